@@ -1,0 +1,1 @@
+"""Kaboom: game rules, the store, the web layer and the command line."""

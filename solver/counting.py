@@ -1,0 +1,331 @@
+"""Exact counting of layouts: probabilities and uniform sampling.
+
+Each independent component of the frontier is counted by mine count with a
+dynamic programme over its cells in a fixed order; the state is the residual
+count of every constraint that has cells on both sides of the cut. Components
+are then combined by convolution, each frontier total t weighted by
+C(outside, mines_left - t), the number of ways to put the rest outside. All
+counts are Python integers: nothing overflows and no rounding ever makes an
+unknown cell look certain. The only floats are the final quotients.
+
+Counting can blow up on artificial positions (scattered numbers forming one
+huge component), so every table is built under a Budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from solver.sat import Constraint
+
+Cell = Hashable
+Poly = list[int]  # index k -> number of layouts with k mines
+
+
+class BudgetExceeded(Exception):
+    """The counting work went past its budget; statuses are still available from SAT."""
+
+
+@dataclass
+class Budget:
+    """How much counting work one question may take.
+
+    `steps` is deterministic (DP transitions), so tests do not depend on the
+    machine's speed; `seconds` protects a server from a slow machine.
+    """
+
+    steps: int = 3_000_000
+    seconds: float | None = None
+    used: int = 0
+    _deadline: float | None = field(default=None, repr=False)
+
+    def start(self) -> Budget:
+        self.used = 0
+        self._deadline = None if self.seconds is None else time.monotonic() + self.seconds
+        return self
+
+    def spend(self, steps: int) -> None:
+        self.used += steps
+        if self.used > self.steps:
+            raise BudgetExceeded(f"counting needed more than {self.steps} steps")
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise BudgetExceeded(f"counting took more than {self.seconds} s")
+
+
+def _add_shifted(target: Poly, source: Poly, shift: int) -> None:
+    needed = len(source) + shift
+    if len(target) < needed:
+        target.extend([0] * (needed - len(target)))
+    for index, value in enumerate(source, start=shift):
+        target[index] += value
+
+
+def _convolve(left: Poly, right: Poly) -> Poly:
+    result = [0] * (len(left) + len(right) - 1)
+    for i, a in enumerate(left):
+        if a:
+            for j, b in enumerate(right):
+                result[i + j] += a * b
+    return result
+
+
+def _choose(rng: random.Random, weights: Sequence[int]) -> int:
+    """An index drawn with probability proportional to its (big integer) weight."""
+    pick = rng.randrange(sum(weights))
+    for index, weight in enumerate(weights):
+        if pick < weight:
+            return index
+        pick -= weight
+    raise AssertionError("weights changed while choosing")
+
+
+def _cell_order(cells: Sequence[Cell], constraints: Sequence[Constraint]) -> list[Cell]:
+    """Greedy order that keeps few constraints open at once (the DP state is their residuals)."""
+    member_of: dict = {cell: [] for cell in cells}
+    for index, constraint in enumerate(constraints):
+        for cell in constraint.cells:
+            member_of[cell].append(index)
+    unplaced_in = [len(constraint.cells) for constraint in constraints]
+    opened: set[int] = set()
+    remaining = set(cells)
+    order = []
+    while remaining:
+        candidates = {cell for index in opened if unplaced_in[index] for cell in constraints[index].cells} & remaining or remaining
+
+        def cost(cell: Cell) -> tuple:
+            members = member_of[cell]
+            new = sum(1 for index in members if index not in opened)
+            closing = sum(1 for index in members if unplaced_in[index] == 1)
+            return (new - closing, new, repr(cell))
+
+        cell = min(candidates, key=cost)
+        order.append(cell)
+        remaining.discard(cell)
+        for index in member_of[cell]:
+            opened.add(index)
+            unplaced_in[index] -= 1
+    return order
+
+
+class _Step:
+    """How the state changes when the DP decides one cell.
+
+    closing: constraints whose last cell this is, as (index in the state before
+    or None when opened here, initial residual); they must reach exactly zero.
+    following: the constraints open after this cell, as (index in the state
+    before or None, initial residual, contains this cell, cells still to come).
+    """
+
+    __slots__ = ("closing", "following")
+
+    def __init__(self, closing: list, following: list):
+        self.closing = closing
+        self.following = following
+
+    def apply(self, state: tuple, mine: int) -> tuple | None:
+        for source, initial in self.closing:
+            if (initial if source is None else state[source]) != mine:
+                return None
+        after = []
+        for source, initial, contains, still_to_come in self.following:
+            residual = (initial if source is None else state[source]) - (mine if contains else 0)
+            if residual < 0 or residual > still_to_come:
+                return None
+            after.append(residual)
+        return tuple(after)
+
+
+def _plan(order: Sequence[Cell], constraints: Sequence[Constraint]) -> list[_Step]:
+    position = {cell: index for index, cell in enumerate(order)}
+    spans = []
+    for index, constraint in enumerate(constraints):
+        places = sorted(position[cell] for cell in constraint.cells)
+        spans.append((places[0], places[-1], set(places), index))
+    steps = []
+    open_before: list[int] = []
+    for t in range(len(order)):
+        slot = {index: place for place, index in enumerate(open_before)}
+        touching = [span for span in spans if t in span[2]]
+        closing = [(slot.get(index), constraints[index].mines) for first, last, places, index in touching if last == t]
+        open_after = sorted({index for index in open_before if spans[index][1] > t} | {span[3] for span in touching if span[1] > t})
+        following = []
+        for index in open_after:
+            places = spans[index][2]
+            following.append((slot.get(index), constraints[index].mines, t in places, sum(1 for p in places if p > t)))
+        steps.append(_Step(closing, following))
+        open_before = open_after
+    return steps
+
+
+class ComponentCounts:
+    """Layouts of one component counted by mine count, with per-cell mine counts."""
+
+    def __init__(self, cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget):
+        constraints = list(constraints)
+        self.order = _cell_order(cells, constraints)
+        self.steps = _plan(self.order, constraints)
+        forward: list[dict[tuple, Poly]] = [{(): [1]}]
+        for step in self.steps:
+            layer: dict[tuple, Poly] = {}
+            budget.spend(2 * len(forward[-1]))
+            for state, poly in forward[-1].items():
+                for mine in (0, 1):
+                    after = step.apply(state, mine)
+                    if after is not None:
+                        _add_shifted(layer.setdefault(after, []), poly, mine)
+            forward.append(layer)
+        # backward[t][state]: completions of cells t.. by their number of mines.
+        backward: list[dict[tuple, Poly]] = [{} for _ in forward]
+        backward[-1] = {state: [1] for state in forward[-1]}
+        for t in range(len(self.steps) - 1, -1, -1):
+            budget.spend(2 * len(forward[t]))
+            layer = backward[t]
+            for state in forward[t]:
+                poly: Poly = []
+                for mine in (0, 1):
+                    after = self.steps[t].apply(state, mine)
+                    if after is not None and after in backward[t + 1]:
+                        _add_shifted(poly, backward[t + 1][after], mine)
+                if any(poly):
+                    layer[state] = poly
+        self._backward = backward
+        total = backward[0].get((), [])
+        self.low = next((k for k, count in enumerate(total) if count), 0)
+        last = max((k for k, count in enumerate(total) if count), default=-1)
+        # by_mines[e]: layouts with low+e mines.
+        self.by_mines: Poly = total[self.low : last + 1]
+        self.mine_by_mines: dict[Cell, Poly] = {}
+        for t, cell in enumerate(self.order):
+            poly = []
+            for state, before in forward[t].items():
+                after = self.steps[t].apply(state, 1)
+                if after is not None and after in backward[t + 1]:
+                    budget.spend(len(before) * len(backward[t + 1][after]))
+                    _add_shifted(poly, _convolve(before, backward[t + 1][after]), 1)
+            poly = poly[self.low : last + 1]
+            self.mine_by_mines[cell] = poly + [0] * (len(self.by_mines) - len(poly))
+
+    @property
+    def width(self) -> int:
+        return len(self.by_mines) - 1
+
+    def sample(self, rng: random.Random, mines: int) -> frozenset:
+        """A layout with exactly `mines` mines, uniform among those."""
+        state: tuple = ()
+        left = mines
+        chosen = []
+        for t, cell in enumerate(self.order):
+            options = []
+            for mine in (0, 1):
+                after = self.steps[t].apply(state, mine)
+                completions = self._backward[t + 1].get(after, []) if after is not None else []
+                weight = completions[left - mine] if 0 <= left - mine < len(completions) else 0
+                options.append((weight, mine, after))
+            weight, mine, state = options[_choose(rng, [option[0] for option in options])]
+            if mine:
+                chosen.append(cell)
+                left -= 1
+        return frozenset(chosen)
+
+
+def _outside_weights(low_total: int, span: int, mines_left: int, outside: int) -> list[int]:
+    """weights[d] proportional to C(outside, mines_left - low_total - d), for d in 0..span.
+
+    Built from the ratio of neighbouring binomials, so the integers carry about
+    span*log2(outside) bits instead of log2 C(outside, mines_left) (thousands of
+    bits on a 100x100 board).
+    """
+    first = max(0, mines_left - outside - low_total)
+    last = min(span, mines_left - low_total)
+    weights = [0] * (span + 1)
+    if first > last:
+        return weights
+    # W(t)/W(t+1) = (outside - mines_left + t + 1) / (mines_left - t)
+    rising = [1] * (last - first + 1)
+    for d in range(first + 1, last + 1):
+        rising[d - first] = rising[d - first - 1] * (mines_left - low_total - (d - 1))
+    falling = [1] * (last - first + 1)
+    for d in range(last - 1, first - 1, -1):
+        falling[d - first] = falling[d - first + 1] * (outside - mines_left + low_total + d + 1)
+    for d in range(first, last + 1):
+        weights[d] = rising[d - first] * falling[d - first]
+    return weights
+
+
+class Combination:
+    """All components and the outside together, under the global mine count."""
+
+    def __init__(self, components: Sequence[ComponentCounts], mines_left: int, outside: int):
+        self.components = list(components)
+        self.mines_left = mines_left
+        self.outside = outside
+        self.low_total = sum(component.low for component in self.components)
+        # Components whose mine count never varies only shift the total: their
+        # weight is the same factor in every term and cancels.
+        self.varying = [i for i, component in enumerate(self.components) if component.width > 0]
+        span = sum(self.components[i].width for i in self.varying)
+        self.weights = _outside_weights(self.low_total, span, mines_left, outside)
+        # before[j]: mine counts of varying components 0..j-1 combined;
+        # after[j][d]: weight of all layouts of varying components j.. and the
+        # outside, given d extra mines in components before j.
+        self.before: list[Poly] = [[1]]
+        for i in self.varying:
+            self.before.append(_convolve(self.before[-1], self.components[i].by_mines))
+        self.after: list[Poly] = [[] for _ in range(len(self.varying) + 1)]
+        self.after[-1] = self.weights
+        for j in range(len(self.varying) - 1, -1, -1):
+            counts = self.components[self.varying[j]].by_mines
+            following = self.after[j + 1]
+            self.after[j] = [
+                sum(count * following[d + e] for e, count in enumerate(counts)) for d in range(len(self.before[j]))
+            ]
+        self.total = sum(count * weight for count, weight in zip(self.before[-1], self.weights))
+        if self.total == 0:
+            raise ValueError("no layout puts the mines left on the covered cells")
+
+    def _rest_weight(self, j: int) -> Poly:
+        """rest[e]: weight of everything but varying component j, given it holds low+e mines."""
+        before, after = self.before[j], self.after[j + 1]
+        width = self.components[self.varying[j]].width
+        return [sum(count * after[d + e] for d, count in enumerate(before)) for e in range(width + 1)]
+
+    def probabilities(self) -> tuple[dict[Cell, Fraction], Fraction | None]:
+        """Exact mine probability of every frontier cell, and of any one outside cell."""
+        result: dict[Cell, Fraction] = {}
+        position = {i: j for j, i in enumerate(self.varying)}
+        for i, component in enumerate(self.components):
+            if i in position:
+                rest = self._rest_weight(position[i])
+                denominator = sum(c * r for c, r in zip(component.by_mines, rest))
+                for cell, mines in component.mine_by_mines.items():
+                    result[cell] = Fraction(sum(c * r for c, r in zip(mines, rest)), denominator)
+            else:
+                for cell, mines in component.mine_by_mines.items():
+                    result[cell] = Fraction(mines[0], component.by_mines[0])
+        outside = None
+        if self.outside:
+            mines_outside = sum(
+                count * weight * (self.mines_left - self.low_total - d)
+                for d, (count, weight) in enumerate(zip(self.before[-1], self.weights))
+            )
+            outside = Fraction(mines_outside, self.outside * self.total)
+        return result, outside
+
+    def sample(self, rng: random.Random) -> tuple[list[frozenset], int]:
+        """Mine sets for every component and the number of outside mines, uniform over layouts."""
+        extra = {}
+        taken = 0
+        for j, i in enumerate(self.varying):
+            counts = self.components[i].by_mines
+            following = self.after[j + 1]
+            e = _choose(rng, [count * following[taken + e] for e, count in enumerate(counts)])
+            extra[i] = e
+            taken += e
+        layouts = [
+            component.sample(rng, component.low + extra.get(i, 0)) for i, component in enumerate(self.components)
+        ]
+        return layouts, self.mines_left - self.low_total - taken

@@ -1,0 +1,303 @@
+"""SAT reasoning over constraints "these cells hold exactly n mines".
+
+Geometry-free: a cell is any hashable id. Two phases, as measured in
+SOLVER-NOTES.md: each component on its own first (whatever it proves stays
+proven, the global count can only remove layouts), then the global count over
+the cells still undetermined, and only for the questions the models found so
+far leave open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from itertools import combinations
+from typing import NamedTuple
+
+from pysat.card import ITotalizer
+from pysat.solvers import Minicard, Minisat22
+
+Cell = Hashable
+
+
+class Constraint(NamedTuple):
+    cells: frozenset
+    mines: int
+
+
+class Unsatisfiable(Exception):
+    """No assignment satisfies the constraints handed to a routine here."""
+
+
+def direct_clauses(literals: Sequence[int], mines: int) -> list[list[int]]:
+    """Exactly `mines` of `literals` true, without auxiliary variables.
+
+    Every (mines+1)-subset has a false literal and every (n-mines+1)-subset a true
+    one: at most 2*C(8,4)=112 clauses for a number, never slower than
+    CardEnc.equals in the measurements and often much faster.
+    """
+    size = len(literals)
+    if not 0 <= mines <= size:
+        return [[]]
+    clauses = [[-lit for lit in subset] for subset in combinations(literals, mines + 1)] if mines < size else []
+    if mines > 0:
+        clauses += [list(subset) for subset in combinations(literals, size - mines + 1)]
+    return clauses
+
+
+class _Witnessed:
+    """Which value each cell was seen to take in some model."""
+
+    def __init__(self) -> None:
+        self.mine: set = set()
+        self.safe: set = set()
+
+    def add(self, mines: frozenset, cells: Iterable) -> None:
+        for cell in cells:
+            (self.mine if cell in mines else self.safe).add(cell)
+
+
+def settle_component(cells: Sequence[Cell], constraints: Iterable[Constraint]) -> tuple[dict, list[frozenset]]:
+    """Phase 1: which cells the constraints alone decide.
+
+    Returns the decided cells (True for a mine) and the models found on the way,
+    each as the frozenset of its mine cells; every undecided cell takes both
+    values among them. Raises Unsatisfiable when no model exists.
+    """
+    variable = {cell: index for index, cell in enumerate(cells, start=1)}
+    with Minisat22() as solver:
+        for constraint in constraints:
+            solver.append_formula(direct_clauses([variable[cell] for cell in constraint.cells], constraint.mines))
+        models: list[frozenset] = []
+        seen = _Witnessed()
+
+        def solve(assumptions: list[int]) -> bool:
+            if not solver.solve(assumptions=assumptions):
+                return False
+            model = solver.get_model()
+            mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
+            models.append(mines)
+            seen.add(mines, cells)
+            return True
+
+        if not solve([]):
+            raise Unsatisfiable
+        decided: dict = {}
+        for cell in cells:
+            for value, witnessed in ((True, seen.mine), (False, seen.safe)):
+                if cell in witnessed or cell in decided:
+                    continue
+                literal = variable[cell] if value else -variable[cell]
+                if not solve([literal]):
+                    decided[cell] = not value
+                    # A unit clause makes every later query cheaper.
+                    solver.add_clause([-literal])
+    return decided, models
+
+
+class _Bound:
+    """Literals to assume for "at most b of these literals are true", for b in a known set.
+
+    A Bailleux-Boufkhad totalizer truncated at the largest bound asked for;
+    only its upward clauses exist, so a lower bound on mines is asked as an
+    upper bound on safe cells. "At most n-1 of n" is one guarded clause instead
+    of an n x (n-1) totalizer.
+    """
+
+    def __init__(self, solver: Minisat22, literals: list[int], bounds: Iterable[int], top: int):
+        self.size = len(literals)
+        self.top = top
+        self.totalizer = None
+        self.guard = None
+        needed = {bound for bound in bounds if 0 <= bound < self.size}
+        if needed == {self.size - 1}:
+            self.top += 1
+            self.guard = self.top
+            solver.add_clause([-lit for lit in literals] + [-self.guard])
+        elif needed:
+            self.totalizer = ITotalizer(lits=literals, ubound=max(needed), top_id=top)
+            self.top = self.totalizer.top_id
+            solver.append_formula(self.totalizer.cnf.clauses)
+
+    def at_most(self, bound: int) -> list[int]:
+        """Assumptions for "at most `bound`": none when that holds anyway."""
+        if bound >= self.size:
+            return []
+        if bound < 0:
+            raise ValueError("a negative bound cannot be assumed")
+        if self.guard is not None and bound == self.size - 1:
+            return [self.guard]
+        return [-self.totalizer.rhs[bound]]
+
+    def delete(self) -> None:
+        if self.totalizer:
+            self.totalizer.delete()
+
+
+class CountQuestions(NamedTuple):
+    """What phase 2 could not settle from models already known."""
+
+    cells: dict  # cell -> set of values (True mine / False safe) still to witness
+    outside_mine: bool  # whether "some outside cell can hold a mine" is still open
+    outside_safe: bool  # whether "some outside cell can be safe" is still open
+
+
+class CountAnswers(NamedTuple):
+    decided: dict  # cell -> True (mine) / False (safe), proven only with the count
+    outside_can_be_mine: bool | None  # None: not asked
+    outside_can_be_safe: bool | None
+    models: list[frozenset]  # models over the cells, each as its mine set
+
+
+def settle_with_count(
+    cells: Sequence[Cell],
+    constraints: Iterable[Constraint],
+    mines_left: int,
+    outside: int,
+    questions: CountQuestions,
+) -> CountAnswers:
+    """Phase 2: the global count over the undetermined frontier.
+
+    `mines_left` mines lie on `cells` and on `outside` further cells that no
+    constraint mentions, so the mines on `cells` number between
+    mines_left - outside and mines_left. Only the open questions are asked, and
+    every model answers all the questions it can. Raises Unsatisfiable when the
+    count cannot be met.
+    """
+    size = len(cells)
+    low, high = mines_left - outside, mines_left
+    if low > size or high < 0:
+        raise Unsatisfiable
+    variable = {cell: index for index, cell in enumerate(cells, start=1)}
+    literals = list(variable.values())
+    # Outside questions: some outside cell is a mine when the frontier holds at
+    # most high-1; some is safe when it holds at least low+1.
+    ask_mine = questions.outside_mine and outside > 0 and high >= 1
+    ask_safe = questions.outside_safe and outside > 0 and low + 1 <= size
+    with Minisat22() as solver:
+        for constraint in constraints:
+            solver.append_formula(direct_clauses([variable[cell] for cell in constraint.cells], constraint.mines))
+        upper = _Bound(solver, literals, [high] + ([high - 1] if ask_mine else []), size)
+        lower = _Bound(solver, [-lit for lit in literals], [size - low] + ([size - low - 1] if ask_safe else []), upper.top)
+        try:
+            base = upper.at_most(high) + lower.at_most(size - low)
+            open_cells = {cell: set(values) for cell, values in questions.cells.items()}
+            models: list[frozenset] = []
+            outside_mine = False
+            outside_safe = False
+
+            def solve(extra: list[int]) -> bool:
+                nonlocal outside_mine, outside_safe
+                if not solver.solve(assumptions=base + extra):
+                    return False
+                model = solver.get_model()
+                mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
+                models.append(mines)
+                for cell in [cell for cell in open_cells if cell in variable]:
+                    open_cells[cell].discard(cell in mines)
+                    if not open_cells[cell]:
+                        del open_cells[cell]
+                outside_mine |= outside > 0 and len(mines) <= high - 1
+                outside_safe |= outside > 0 and len(mines) >= low + 1
+                return True
+
+            if not solve([]):
+                raise Unsatisfiable
+            decided: dict = {}
+            while open_cells:
+                cell, values = next(iter(open_cells.items()))
+                value = values.pop()
+                if not values:
+                    del open_cells[cell]
+                literal = variable[cell] if value else -variable[cell]
+                if not solve([literal]):
+                    decided[cell] = not value
+                    solver.add_clause([-literal])
+            if ask_mine and not outside_mine:
+                solve(upper.at_most(high - 1))
+            if ask_safe and not outside_safe:
+                solve(lower.at_most(size - low - 1))
+        finally:
+            upper.delete()
+            lower.delete()
+    return CountAnswers(
+        decided,
+        outside_mine if questions.outside_mine else None,
+        outside_safe if questions.outside_safe else None,
+        models,
+    )
+
+
+def minimal_unsatisfiable_subset(
+    groups: Sequence[Constraint],
+    count: tuple[int, int] | None,
+    assumptions: dict,
+    order: Sequence[int] | None = None,
+) -> list[int] | None:
+    """The indices of a minimal subset of `groups` (plus "count" if used) that is unsatisfiable.
+
+    `count`, when given, is (low, high): the mines on the cells the groups
+    mention must number between low and high; it takes index len(groups).
+    `assumptions` fixes cells (True mine). Returns None when even everything
+    together is satisfiable. Deletion-based: each member of the core is dropped
+    in turn when the rest stays unsatisfiable, so removing any one of the
+    answer makes it satisfiable. `order` says which members to try dropping
+    first (the last ones tried are the likeliest to stay).
+    """
+    cells = sorted({cell for group in groups for cell in group.cells} | set(assumptions), key=repr)
+    variable = {cell: index for index, cell in enumerate(cells, start=1)}
+    top = len(cells)
+    selectors = []
+    # Minicard's native at-most constraints keep the count compact however many
+    # cells the proof spans; a totalizer over a 2,000-cell frontier would not be.
+    with Minicard() as solver:
+        for group in groups:
+            top += 1
+            selectors.append(top)
+            for clause in direct_clauses([variable[cell] for cell in group.cells], group.mines):
+                solver.add_clause(clause + [-top])
+        if count is not None:
+            top += 1
+            selectors.append(top)
+            top = _add_guarded_count(solver, [variable[c] for c in cells if c not in assumptions], count, assumptions, top)
+        fixed = [variable[cell] if mine else -variable[cell] for cell, mine in assumptions.items()]
+        if solver.solve(assumptions=fixed + selectors):
+            return None
+        kept = set(solver.get_core() or selectors) & set(selectors)
+        index_of = {selector: index for index, selector in enumerate(selectors)}
+        candidates = order if order is not None else range(len(selectors))
+        for index in candidates:
+            selector = selectors[index]
+            if selector not in kept:
+                continue
+            trial = [s for s in selectors if s in kept and s != selector]
+            if not solver.solve(assumptions=fixed + trial):
+                kept = set(solver.get_core() or trial) & set(trial)
+        return sorted(index_of[selector] for selector in kept)
+
+
+def _add_guarded_count(solver: Minicard, literals: list[int], count: tuple[int, int], assumptions: dict, selector: int) -> int:
+    """Add "selector -> low <= mines on literals (plus assumed mines) <= high"; returns the new top variable.
+
+    An at-most-k over n literals is made conditional by n-k extra literals that
+    equal the selector: when it is false they are false and the bound is slack.
+    """
+    low, high = count
+    assumed_mines = sum(1 for mine in assumptions.values() if mine)
+    high -= assumed_mines
+    low -= assumed_mines
+    top = selector
+    size = len(literals)
+    for lits, bound in ((literals, high), ([-lit for lit in literals], size - low)):
+        if bound >= size:
+            continue
+        if bound < 0:
+            solver.add_clause([-selector])
+            continue
+        copies = []
+        for _ in range(size - bound):
+            top += 1
+            copies.append(top)
+            solver.add_clause([-top, selector])
+            solver.add_clause([top, -selector])
+        solver.add_atmost(lits + copies, size)
+    return top

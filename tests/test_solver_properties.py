@@ -1,0 +1,167 @@
+"""The solver against brute-force enumeration on small boards."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver import Analyzer, Inconsistent, Status
+from solver.position import MINE
+from tests.reference import proves, truth, visible_constraints
+from tests.strategies import number_at, positions, render, tampered_positions
+
+
+def expected_status(probability: Fraction) -> Status:
+    return Status.SAFE if probability == 0 else Status.MINE if probability == 1 else Status.UNKNOWN
+
+
+def assert_layout_fits(position, mines):
+    assert len(mines) == position.mines
+    for cell in position.cells():
+        symbol = position[cell]
+        if symbol == MINE:
+            assert cell in mines
+        elif symbol.isdigit():
+            assert cell not in mines
+            assert number_at(cell, mines, position.width, position.height) == symbol, cell
+
+
+@given(positions())
+def test_statuses_and_probabilities_equal_brute_force(position):
+    expected = truth(position)
+    assert expected.consistent
+    analyzer = Analyzer(position)
+    statuses = analyzer.classify()
+    assert statuses == {cell: expected_status(p) for cell, p in expected.probability.items()}
+    probabilities = analyzer.probabilities()
+    # Exact fractions on both sides: equal, not merely within 1e-12.
+    assert probabilities.cells == expected.probability
+
+
+@given(tampered_positions())
+def test_inconsistent_exactly_when_no_layout_exists(position):
+    expected = truth(position)
+    analyzer = Analyzer(position)
+    if expected.consistent:
+        assert analyzer.classify() == {cell: expected_status(p) for cell, p in expected.probability.items()}
+    else:
+        with pytest.raises(Inconsistent) as raised:
+            analyzer.classify()
+        assert str(raised.value).startswith("inconsistent: ")
+
+
+@given(positions(), st.integers(0, 2**32), st.data())
+def test_sampled_layouts_fit_the_position(position, seed, data):
+    analyzer = Analyzer(position)
+    rng = random.Random(seed)
+    assert_layout_fits(position, analyzer.sample_layout(rng).mines)
+    covered = [cell for cell in position.cells() if position.is_covered(cell)]
+    if not covered:
+        return
+    cell = data.draw(st.sampled_from(covered))
+    mine = data.draw(st.booleans())
+    probability = truth(position).probability[cell]
+    if probability == (0 if mine else 1):
+        with pytest.raises(Inconsistent):
+            analyzer.sample_layout(rng, force=(cell, mine))
+    else:
+        layout = analyzer.sample_layout(rng, force=(cell, mine))
+        assert layout.uniform
+        assert_layout_fits(position, layout.mines)
+        assert (cell in layout.mines) == mine
+
+
+@given(positions())
+def test_explanations_prove_the_status_and_are_minimal(position):
+    analyzer = Analyzer(position)
+    for cell, status in analyzer.classify().items():
+        if status is Status.UNKNOWN:
+            continue
+        explanation = analyzer.explain(cell)
+        is_mine = status is Status.MINE
+        numbers = list(explanation.numbers)
+        assert proves(position, numbers, explanation.uses_count, cell, is_mine)
+        for dropped in numbers:
+            rest = [n for n in numbers if n != dropped]
+            assert not proves(position, rest, explanation.uses_count, cell, is_mine)
+        if explanation.uses_count:
+            assert not proves(position, numbers, False, cell, is_mine)
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    mines = frozenset(data.draw(st.sets(st.sampled_from(cells), max_size=len(cells) // 2)))
+    order = data.draw(st.permutations(cells))
+    steps = data.draw(st.integers(1, len(cells)))
+    analyzer = Analyzer(render(width, height, len(mines), mines, set(), set()))
+    revealed: set = set()
+    for cell in order[:steps]:
+        # Reveal in batches as a flood fill would, mines shown as in Flags.
+        batch = {cell} | ({c for c in cells if abs(c[0] - cell[0]) <= 1 and abs(c[1] - cell[1]) <= 1 and c not in mines} if number_at(cell, mines, width, height) == "0" and cell not in mines else set())
+        batch -= revealed
+        revealed |= batch
+        position = render(width, height, len(mines), mines, revealed, set())
+        analyzer.reveal({c: position[c] for c in batch})
+        assert analyzer.position == position
+        fresh = Analyzer(position)
+        assert analyzer.classify() == fresh.classify()
+        assert analyzer.probabilities().cells == fresh.probabilities().cells
+
+
+def test_sampling_frequencies_follow_exact_probabilities():
+    # Two separate groups whose mine counts vary, and an outside: the weights
+    # C(outside, mines left) decide how often each group holds more mines.
+    position = render(
+        6, 5, 7,
+        mines={(0, 0), (1, 2), (5, 0), (4, 3), (2, 4), (5, 4), (3, 0)},
+        revealed={(0, 1), (1, 1), (5, 1), (5, 2), (4, 2)},
+        flags=set(),
+    )
+    expected = truth(position)
+    analyzer = Analyzer(position)
+    rng = random.Random(20261121)
+    samples = 6000
+    hits = {cell: 0 for cell in expected.probability}
+    for _ in range(samples):
+        layout = analyzer.sample_layout(rng)
+        for cell in layout.mines:
+            if cell in hits:
+                hits[cell] += 1
+    for cell, probability in expected.probability.items():
+        p = float(probability)
+        # Six standard deviations: with the fixed seed this is deterministic,
+        # and a biased sampler (SAT models are off by up to 0.5) fails it.
+        assert abs(hits[cell] / samples - p) <= 6 * (p * (1 - p) / samples) ** 0.5 + 1e-12, cell
+
+
+def test_every_layout_is_equally_likely():
+    position = render(4, 3, 4, mines={(0, 0), (3, 0), (2, 2), (3, 2)}, revealed={(1, 1), (1, 0)}, flags=set())
+    expected = truth(position)
+    # Full layouts: every frontier layout times every way to fill the outside.
+    from itertools import combinations
+
+    layouts = set()
+    for frontier_mines, _ in expected.layouts:
+        for outside in combinations(expected.outside, expected.mines_left - len(frontier_mines)):
+            layouts.add(frontier_mines | frozenset(outside))
+    analyzer = Analyzer(position)
+    rng = random.Random(7)
+    samples = 200 * len(layouts)
+    counts = {layout: 0 for layout in layouts}
+    for _ in range(samples):
+        counts[analyzer.sample_layout(rng).mines] += 1
+    mean = samples / len(layouts)
+    chi_square = sum((count - mean) ** 2 / mean for count in counts.values())
+    degrees = len(layouts) - 1
+    # Mean df, spread sqrt(2 df): six spreads above is far beyond chance.
+    assert chi_square < degrees + 6 * (2 * degrees) ** 0.5
+
+
+def test_visible_constraints_match_the_position():
+    position = render(3, 1, 1, mines={(2, 0)}, revealed={(1, 0)}, flags=set())
+    assert visible_constraints(position) == {(1, 0): (frozenset({(0, 0), (2, 0)}), 1)}
