@@ -40,7 +40,7 @@ def _analyze_one(analyzer: Analyzer, args: argparse.Namespace) -> str:
     rows = analyzer.status_rows()
     explanation = _explain(analyzer, args.explain) if args.explain else None
     if not args.json:
-        return "\n".join(rows + ([explanation.describe()] if explanation else []))
+        return "\n".join(rows + ([explanation.as_text()] if explanation else []))
     probabilities = analyzer.probabilities(Budget(steps=args.budget))
     answer: dict = {"status": rows}
     if probabilities.cells is None:
@@ -60,7 +60,7 @@ def _analyze_one(analyzer: Analyzer, args: argparse.Namespace) -> str:
             "status": "safe" if explanation.status is Status.SAFE else "mine",
             "numbers": [[x + 1, y + 1] for x, y in explanation.numbers],
             "uses_count": explanation.uses_count,
-            "text": explanation.describe(),
+            "text": explanation.as_text(),
         }
     return json.dumps(answer)
 

@@ -17,8 +17,11 @@ from fractions import Fraction
 
 from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
-from solver.position import COVERED, FLAG, MINE, Cell, Position, describe
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe
 from solver.sat import Constraint, CountQuestions, Unsatisfiable
+
+
+REVEALED = frozenset(MINE + NUMBERS)
 
 
 class Status(Enum):
@@ -63,7 +66,7 @@ class Explanation:
     numbers: tuple[Cell, ...]  # revealed numbers that, together, prove the status
     uses_count: bool  # whether the global mine count is part of the proof
 
-    def describe(self) -> str:
+    def as_text(self) -> str:
         what = "safe" if self.status is Status.SAFE else "a mine"
         noun = "number" if len(self.numbers) == 1 else "numbers"
         parts = [f"the {noun} at " + "; ".join(map(describe, self.numbers))] if self.numbers else []
@@ -132,7 +135,7 @@ class Analyzer:
         indexed = {}
         for cell, symbol in changes.items():
             index = self._index(cell)
-            if symbol not in MINE + "012345678":
+            if symbol not in REVEALED:
                 raise ValueError(f"{describe(cell)}: a revealed cell is '*' or '0'-'8', not {symbol!r}")
             current = self._symbol[index]
             if current != COVERED and current != symbol:
@@ -398,20 +401,26 @@ class Analyzer:
         """Raise Inconsistent unless some layout fits the position."""
         self._settle()
 
+    def status(self, cell: Cell) -> Status:
+        """Safe, mine or unknown for one covered cell."""
+        index = self._index(cell)
+        if self._symbol[index] != COVERED:
+            raise ValueError(f"{describe(cell)} is not covered")
+        self._settle()
+        return self._status_of(index)
+
+    def _status_of(self, index: int) -> Status:
+        known = self._known.get(index)
+        if known is None:
+            # Phase 2 proves the outside block either way or not at all, so an
+            # undetermined outside cell is unknown like the rest of the block.
+            return Status.UNKNOWN
+        return Status.MINE if known else Status.SAFE
+
     def classify(self) -> dict[Cell, Status]:
         """Safe, mine or unknown for every covered cell (flagged ones included)."""
         self._settle()
-        result = {}
-        for index, symbol in enumerate(self._symbol):
-            if symbol != COVERED:
-                continue
-            known = self._known.get(index)
-            if known is not None:
-                result[self._cell(index)] = Status.MINE if known else Status.SAFE
-            else:
-                # Phase 2 proves the outside block either way or not at all.
-                result[self._cell(index)] = Status.UNKNOWN
-        return result
+        return {self._cell(i): self._status_of(i) for i, symbol in enumerate(self._symbol) if symbol == COVERED}
 
     def status_rows(self) -> list[str]:
         """The grid as `kaboom analyze` prints it: covered cells replaced by s, m or ?."""
@@ -501,10 +510,9 @@ class Analyzer:
                 # Forced outside: that cell leaves the outside block.
                 outside = [index for index in outside if index != forced_index]
                 mines_left -= int(force[1])
-            try:
-                combination = Combination(counts, mines_left, len(outside))
-            except ValueError:
-                raise self._force_impossible(force) from None
+            # An undetermined cell takes either value in some layout, so the
+            # forced value leaves layouts to draw from.
+            combination = Combination(counts, mines_left, len(outside))
             layouts, outside_mines = combination.sample(rng)
             mines = set().union(*layouts) if layouts else set()
             mines.update(rng.sample(outside, outside_mines))
@@ -519,10 +527,6 @@ class Analyzer:
         mines.update(index for index, symbol in enumerate(self._symbol) if symbol == MINE)
         return Layout(frozenset(self._cell(index) for index in mines), uniform)
 
-    def _force_impossible(self, force: tuple[Cell, bool]) -> Inconsistent:
-        cell, mine = force
-        return Inconsistent(f"no layout has {'a mine' if mine else 'no mine'} at {describe(cell)}", [cell])
-
     def _sat_layout(self, forced: int | None, mine: bool | None, rng: random.Random) -> set[int]:
         """A valid layout from the SAT solver, for when counting is over budget (not uniform)."""
         components = list(self._components)
@@ -535,10 +539,7 @@ class Analyzer:
             mines_left -= int(mine)
         elif forced is not None and forced not in self._known:
             constraints.append(Constraint(frozenset([forced]), int(mine)))
-        try:
-            answers = sat.settle_with_count(cells, constraints, mines_left, len(outside), CountQuestions({}, False, False))
-        except Unsatisfiable:
-            raise self._force_impossible((self._cell(forced), bool(mine))) from None
+        answers = sat.settle_with_count(cells, constraints, mines_left, len(outside), CountQuestions({}, False, False))
         chosen = set(answers.models[0])
         chosen.update(rng.sample(outside, mines_left - len(chosen)))
         return chosen
@@ -547,10 +548,7 @@ class Analyzer:
 
     def explain(self, cell: Cell) -> Explanation:
         """A minimal set of revealed numbers (and the count, if needed) that proves a cell's status."""
-        index = self._index(cell)
-        if self._symbol[index] != COVERED:
-            raise ValueError(f"{describe(cell)} is not covered")
-        status = self.classify()[cell]
+        status = self.status(cell)
         if status is Status.UNKNOWN:
             raise ValueError(f"{describe(cell)} is not proven safe or a mine")
         proof = self._minimal_proof(cell, {cell: status is Status.SAFE})

@@ -231,7 +231,6 @@ def minimal_unsatisfiable_subset(
     groups: Sequence[Constraint],
     count: tuple[int, int] | None,
     assumptions: dict,
-    order: Sequence[int] | None = None,
 ) -> list[int] | None:
     """The indices of a minimal subset of `groups` (plus "count" if used) that is unsatisfiable.
 
@@ -240,8 +239,8 @@ def minimal_unsatisfiable_subset(
     `assumptions` fixes cells (True mine). Returns None when even everything
     together is satisfiable. Deletion-based: each member of the core is dropped
     in turn when the rest stays unsatisfiable, so removing any one of the
-    answer makes it satisfiable. `order` says which members to try dropping
-    first (the last ones tried are the likeliest to stay).
+    answer makes it satisfiable. Members are tried in index order, so the ones
+    listed first are the likeliest to be dropped, and the count goes last.
     """
     cells = sorted({cell for group in groups for cell in group.cells} | set(assumptions), key=repr)
     variable = {cell: index for index, cell in enumerate(cells, start=1)}
@@ -264,9 +263,7 @@ def minimal_unsatisfiable_subset(
             return None
         kept = set(solver.get_core() or selectors) & set(selectors)
         index_of = {selector: index for index, selector in enumerate(selectors)}
-        candidates = order if order is not None else range(len(selectors))
-        for index in candidates:
-            selector = selectors[index]
+        for selector in selectors:
             if selector not in kept:
                 continue
             trial = [s for s in selectors if s in kept and s != selector]

@@ -165,3 +165,38 @@ def test_every_layout_is_equally_likely():
 def test_visible_constraints_match_the_position():
     position = render(3, 1, 1, mines={(2, 0)}, revealed={(1, 0)}, flags=set())
     assert visible_constraints(position) == {(1, 0): (frozenset({(0, 0), (2, 0)}), 1)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_on_full_size_games_sat_and_counting_agree_and_incremental_equals_fresh(seed):
+    # Boards too big for brute force: the two independent methods (SAT
+    # statuses, exact counting) must agree, and the incremental answers must
+    # equal fresh ones at every click.
+    rng = random.Random(seed)
+    width, height, total = 16, 16, 40
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    first = rng.choice(cells)
+    mines = frozenset(rng.sample([c for c in cells if max(abs(c[0] - first[0]), abs(c[1] - first[1])) > 1], total))
+    revealed: set = set()
+    analyzer = Analyzer(render(width, height, total, mines, set(), set()))
+    cell = first
+    while cell is not None:
+        batch, queue = set(), [cell]
+        while queue:
+            current = queue.pop()
+            if current in batch or current in revealed:
+                continue
+            batch.add(current)
+            if number_at(current, mines, width, height) == "0":
+                queue.extend(c for c in cells if max(abs(c[0] - current[0]), abs(c[1] - current[1])) == 1)
+        revealed |= batch
+        position = render(width, height, total, mines, revealed, set())
+        analyzer.reveal({c: position[c] for c in batch})
+        statuses = analyzer.classify()
+        assert statuses == Analyzer(position).classify()
+        probabilities = analyzer.probabilities()
+        assert {c: expected_status(p) for c, p in probabilities.cells.items()} == statuses
+        assert sum(probabilities.cells.values()) == total
+        safe = sorted(c for c, status in statuses.items() if status is Status.SAFE)
+        left = sorted(c for c in cells if c not in mines and c not in revealed)
+        cell = rng.choice(safe) if safe else rng.choice(left) if left else None
