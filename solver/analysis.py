@@ -216,12 +216,13 @@ class Analyzer:
                         self._decide(cell, residual > 0)
                         work.extend(n for n in self._neighbours[cell] if n in self._open)
 
-    def _rebuild_components(self, witnesses: list[frozenset] | None = None) -> list[_Component]:
+    def _rebuild_components(self, witnesses: list[tuple[set, frozenset]] | None = None) -> list[_Component]:
         """Recompute the components that contain dirty numbers; returns the new ones.
 
-        With `witnesses` (models of the old components, valid for the new
-        constraints), the new components are marked settled: they only lost
-        proven cells, which leaves nothing new to prove.
+        With `witnesses`, (cells, mines) models that agree with every proven
+        cell, the new components are marked settled: they only lost proven
+        cells, which leaves nothing new to prove. A model helps a new component
+        only if it covers all of the component's cells.
         """
         stale = {self._component_of[n] for n in self._dirty if n in self._component_of}
         seeds = set(self._dirty).union(*(component.numbers for component in stale))
@@ -248,7 +249,7 @@ class Analyzer:
             constraints = list({Constraint(frozenset(self._open[n]), self._residual[n]) for n in numbers})
             component = _Component(numbers, cells, constraints)
             if witnesses is not None:
-                component.witnesses = list({witness & cells for witness in witnesses})
+                component.witnesses = list({mines & cells for domain, mines in witnesses if cells <= domain})
             built.append(component)
         for component in stale:
             self._components.discard(component)
@@ -298,7 +299,7 @@ class Analyzer:
                 self._decide(cell, mine)
             if decided:
                 self._propagate()
-                self._rebuild_components(models)
+                self._rebuild_components([(component.cells, model) for model in models])
             else:
                 component.witnesses = list(set(models))
 
@@ -325,13 +326,14 @@ class Analyzer:
         if answers.decided:
             # Old models stay useful where they agree with what the count proved.
             still_valid = [
-                witness
+                (component.cells, witness)
                 for component in components
                 for witness in component.witnesses
                 if all((cell in witness) == answers.decided[cell] for cell in component.cells & answers.decided.keys())
             ]
+            every_cell = set(cells)
             self._propagate()
-            self._rebuild_components(still_valid + answers.models)
+            self._rebuild_components(still_valid + [(every_cell, model) for model in answers.models])
 
     def _contradiction(self, near: int) -> Inconsistent:
         """A minimal set of numbers (and the count) that no layout satisfies, as a message."""

@@ -34,11 +34,12 @@ class BudgetExceeded(Exception):
 class Budget:
     """How much counting work one question may take.
 
-    `steps` is deterministic (DP transitions), so tests do not depend on the
-    machine's speed; `seconds` protects a server from a slow machine.
+    `steps` is deterministic (units of DP work, about 0.1-0.3 microseconds
+    each), so tests do not depend on the machine's speed; `seconds` protects a
+    server from a slow machine.
     """
 
-    steps: int = 3_000_000
+    steps: int = 10_000_000
     seconds: float | None = None
     used: int = 0
     _deadline: float | None = field(default=None, repr=False)
@@ -83,18 +84,27 @@ def _choose(rng: random.Random, weights: Sequence[int]) -> int:
     raise AssertionError("weights changed while choosing")
 
 
-def _cell_order(cells: Sequence[Cell], constraints: Sequence[Constraint]) -> list[Cell]:
-    """Greedy order that keeps few constraints open at once (the DP state is their residuals)."""
+def _membership(cells: Sequence[Cell], constraints: Sequence[Constraint]) -> dict:
     member_of: dict = {cell: [] for cell in cells}
     for index, constraint in enumerate(constraints):
         for cell in constraint.cells:
             member_of[cell].append(index)
+    return member_of
+
+
+def _cell_order(cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget) -> list[Cell]:
+    """Greedy order that keeps few constraints open at once (the DP state is their residuals)."""
+    member_of = _membership(cells, constraints)
     unplaced_in = [len(constraint.cells) for constraint in constraints]
     opened: set[int] = set()
+    # Unplaced cells of open constraints: the next cell comes from here, so
+    # that the order sweeps the component instead of jumping around.
+    touching: set = set()
     remaining = set(cells)
     order = []
     while remaining:
-        candidates = {cell for index in opened if unplaced_in[index] for cell in constraints[index].cells} & remaining or remaining
+        candidates = touching or remaining
+        budget.spend(len(candidates))
 
         def cost(cell: Cell) -> tuple:
             members = member_of[cell]
@@ -105,8 +115,11 @@ def _cell_order(cells: Sequence[Cell], constraints: Sequence[Constraint]) -> lis
         cell = min(candidates, key=cost)
         order.append(cell)
         remaining.discard(cell)
+        touching.discard(cell)
         for index in member_of[cell]:
-            opened.add(index)
+            if index not in opened:
+                opened.add(index)
+                touching.update(c for c in constraints[index].cells if c in remaining)
             unplaced_in[index] -= 1
     return order
 
@@ -120,11 +133,13 @@ class _Step:
     before or None, initial residual, contains this cell, cells still to come).
     """
 
-    __slots__ = ("closing", "following")
+    __slots__ = ("closing", "following", "cost")
 
     def __init__(self, closing: list, following: list):
         self.closing = closing
         self.following = following
+        # Budget units for one state: both values, each touching every open constraint.
+        self.cost = 2 * (1 + len(closing) + len(following))
 
     def apply(self, state: tuple, mine: int) -> tuple | None:
         for source, initial in self.closing:
@@ -140,22 +155,22 @@ class _Step:
 
 
 def _plan(order: Sequence[Cell], constraints: Sequence[Constraint]) -> list[_Step]:
+    member_of = _membership(order, constraints)
     position = {cell: index for index, cell in enumerate(order)}
-    spans = []
-    for index, constraint in enumerate(constraints):
-        places = sorted(position[cell] for cell in constraint.cells)
-        spans.append((places[0], places[-1], set(places), index))
+    last = [max(position[cell] for cell in constraint.cells) for constraint in constraints]
+    still_to_come = [len(constraint.cells) for constraint in constraints]
     steps = []
     open_before: list[int] = []
-    for t in range(len(order)):
+    for t, cell in enumerate(order):
         slot = {index: place for place, index in enumerate(open_before)}
-        touching = [span for span in spans if t in span[2]]
-        closing = [(slot.get(index), constraints[index].mines) for first, last, places, index in touching if last == t]
-        open_after = sorted({index for index in open_before if spans[index][1] > t} | {span[3] for span in touching if span[1] > t})
-        following = []
-        for index in open_after:
-            places = spans[index][2]
-            following.append((slot.get(index), constraints[index].mines, t in places, sum(1 for p in places if p > t)))
+        touching = set(member_of[cell])
+        for index in touching:
+            still_to_come[index] -= 1
+        closing = [(slot.get(index), constraints[index].mines) for index in touching if last[index] == t]
+        open_after = sorted({index for index in open_before if last[index] > t} | {i for i in touching if last[i] > t})
+        following = [
+            (slot.get(index), constraints[index].mines, index in touching, still_to_come[index]) for index in open_after
+        ]
         steps.append(_Step(closing, following))
         open_before = open_after
     return steps
@@ -166,12 +181,12 @@ class ComponentCounts:
 
     def __init__(self, cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget):
         constraints = list(constraints)
-        self.order = _cell_order(cells, constraints)
+        self.order = _cell_order(cells, constraints, budget)
         self.steps = _plan(self.order, constraints)
         forward: list[dict[tuple, Poly]] = [{(): [1]}]
         for step in self.steps:
             layer: dict[tuple, Poly] = {}
-            budget.spend(2 * len(forward[-1]))
+            budget.spend(len(forward[-1]) * step.cost)
             for state, poly in forward[-1].items():
                 for mine in (0, 1):
                     after = step.apply(state, mine)
@@ -182,7 +197,7 @@ class ComponentCounts:
         backward: list[dict[tuple, Poly]] = [{} for _ in forward]
         backward[-1] = {state: [1] for state in forward[-1]}
         for t in range(len(self.steps) - 1, -1, -1):
-            budget.spend(2 * len(forward[t]))
+            budget.spend(len(forward[t]) * self.steps[t].cost)
             layer = backward[t]
             for state in forward[t]:
                 poly: Poly = []

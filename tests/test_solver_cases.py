@@ -126,3 +126,21 @@ def test_solver_knows_nothing_of_the_web():
     forbidden = re.compile(r"^\s*(from|import)\s+(fastapi|starlette|jinja2|pydantic|app)\b", re.M)
     for path in Path(__file__).resolve().parent.parent.joinpath("solver").glob("*.py"):
         assert not forbidden.search(path.read_text()), path
+
+
+def test_models_of_one_component_never_stand_for_another():
+    # Found by the stress profile: after the count proved cells in several
+    # components, a model of one component, cut down to another component's
+    # cells, claimed an empty layout that broke its numbers; the outside cell
+    # (0, 3) then looked able to hold the last mine.
+    from tests.strategies import render
+
+    mines = {(1, 2), (4, 0), (4, 2), (0, 0)}
+    revealed: set = set()
+    analyzer = Analyzer(render(6, 4, 4, mines, set(), set()))
+    for cell in [(0, 0), (1, 0), (5, 2), (2, 3), (5, 0), (0, 1), (2, 1), (5, 1)]:
+        revealed.add(cell)
+        position = render(6, 4, 4, mines, revealed, set())
+        analyzer.reveal({cell: position[cell]})
+        assert analyzer.status_rows() == Analyzer(position).status_rows()
+    assert analyzer.status((0, 3)) is Status.SAFE

@@ -6,7 +6,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Analyzer, Inconsistent, Status
@@ -92,6 +92,7 @@ def test_explanations_prove_the_status_and_are_minimal(position):
             assert not proves(position, numbers, False, cell, is_mine)
 
 
+@settings(max_examples=1000)
 @given(st.integers(1, 6), st.integers(1, 6), st.data())
 def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
     cells = [(x, y) for y in range(height) for x in range(width)]
