@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from solver import Analyzer, Budget, Inconsistent, PositionError, Status, describe, parse_positions
@@ -82,6 +83,22 @@ def analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     stdout.write("\n")
 
 
+def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
+    import uvicorn
+
+    from app.config import Settings
+    from app.web import create_app
+
+    overrides = {name: value for name in ("host", "port", "database") if (value := getattr(args, name)) is not None}
+    settings = Settings(**overrides)
+    try:
+        app = create_app(settings)
+    except OSError as error:
+        raise BadInput(f"cannot open the database {settings.database}: {error}") from None
+    print(f"Kaboom on http://{settings.host}:{settings.port} (games in {settings.database})", file=sys.stderr)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kaboom", description="Kaboom: Minesweeper where a SAT solver decides.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -103,6 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="counting work allowed for probabilities before giving up on them (default %(default)s)",
     )
     analyze_parser.set_defaults(handler=analyze)
+    serve_parser = commands.add_parser(
+        "serve",
+        help="start the web server",
+        description="Starts the game server. Settings come from KABOOM_ environment variables; these options override them.",
+    )
+    serve_parser.add_argument("--host", help="address to listen on (KABOOM_HOST, default 127.0.0.1)")
+    serve_parser.add_argument("--port", type=int, help="port to listen on (KABOOM_PORT, default 8000)")
+    serve_parser.add_argument("--database", type=Path, help="SQLite file for the games (KABOOM_DATABASE, default data/kaboom.sqlite3)")
+    serve_parser.set_defaults(handler=serve)
     return parser
 
 

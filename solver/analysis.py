@@ -103,6 +103,7 @@ class Analyzer:
         self._outside: set[int] = set(range(size))  # covered cells next to no revealed number
         self._revealed_mines = 0
         self._known_mines = 0
+        self._known_safe = 0
         self._component_of: dict[int, _Component] = {}  # active number -> its component
         self._components: set[_Component] = set()
         self._dirty: set[int] = set()  # numbers whose constraint changed since the last settle
@@ -156,6 +157,8 @@ class Analyzer:
             # A proven cell already counts in its neighbours' residuals.
             if self._known.pop(index):
                 self._known_mines -= 1
+            else:
+                self._known_safe -= 1
         else:
             self._remove_from_numbers(index, mine)
         if mine:
@@ -188,6 +191,8 @@ class Analyzer:
         self._known[index] = mine
         if mine:
             self._known_mines += 1
+        else:
+            self._known_safe += 1
         self._remove_from_numbers(index, mine)
 
     # ----- classification -----------------------------------------------
@@ -402,6 +407,26 @@ class Analyzer:
     def check(self) -> None:
         """Raise Inconsistent unless some layout fits the position."""
         self._settle()
+
+    def is_outside(self, cell: Cell) -> bool:
+        """Whether a covered cell is next to no revealed number."""
+        return self._index(cell) in self._outside
+
+    def frontier_exists(self) -> bool:
+        """Whether some covered cell is next to a revealed number."""
+        self._settle()
+        return any(index not in self._outside for index in self._known) or bool(self._components)
+
+    def safe_cell_exists(self) -> bool:
+        """Whether some covered cell, outside included, is proven safe."""
+        self._settle()
+        return self._known_safe > 0
+
+    def every_frontier_cell_is_a_mine(self) -> bool:
+        """Whether the player has nowhere to go next to the numbers: every frontier cell is proven a mine."""
+        if not self.frontier_exists() or self._components:
+            return False
+        return all(mine for index, mine in self._known.items() if index not in self._outside)
 
     def status(self, cell: Cell) -> Status:
         """Safe, mine or unknown for one covered cell."""

@@ -1,0 +1,123 @@
+"""How a game looks: per-cell classes, labels and text, the status line, and what a move changed.
+
+Cell markup stays small (an id, a class, a label): an Expert board is about
+60 KB, and a click sends only the cells whose look changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.game import FLAG, QUESTION, Game
+from solver import Status
+
+OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
+OVERLAY_LABEL = {Status.SAFE: "proven safe", Status.MINE: "proven mine", Status.UNKNOWN: "unknown"}
+
+CellView = tuple[str, str, str]  # classes, aria-label, text
+
+
+class Look:
+    """How every cell of one game looks, with the player's overlay statuses if shown."""
+
+    def __init__(self, game: Game, statuses: dict | None):
+        self.game = game
+        self.statuses = statuses if game.status == "playing" else None
+        self.over = game.status != "playing"
+        self.mines = frozenset(game.layout or ())
+
+    def cell(self, index: int) -> CellView:
+        game = self.game
+        symbol = game.cells[index]
+        mark = game.marks.get(index, "")
+        if symbol != ".":
+            number = int(symbol)
+            if game.options.countdown and number:
+                # Countdown mode shows the mines still missing around a number.
+                number -= sum(1 for n in game.neighbours(index) if game.marks.get(n) == FLAG and game.cells[n] == ".")
+            return f"c n{symbol}", symbol, str(number) if int(symbol) else ""
+        if index == game.exploded:
+            return "c x", "exploded mine", ""
+        mine = index in self.mines
+        if mark == FLAG:
+            if self.over and not mine:
+                return "c f w", "wrong flag", ""
+            return "c f", "flag", ""
+        if mine:
+            return "c m", "mine", ""
+        classes, label = "c u", "covered"
+        if mark == QUESTION:
+            classes, label = "c u q", "question mark"
+        if self.statuses is not None:
+            status = self.statuses[game.cell(index)]
+            classes += " " + OVERLAY_CLASS[status]
+            label += ", " + OVERLAY_LABEL[status]
+        return classes, label, ""
+
+    def rows(self) -> list[list[tuple[str, CellView]]]:
+        width = self.game.width
+        return [
+            [(cell_id(self.game, y * width + x), self.cell(y * width + x)) for x in range(width)]
+            for y in range(self.game.height)
+        ]
+
+
+def cell_id(game: Game, index: int) -> str:
+    x, y = game.cell(index)
+    return f"c-{x}-{y}"
+
+
+def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[str, CellView]]:
+    """The cells that look different after a move, with their new look."""
+    game = after.game
+    candidates = set(touched)
+    for index in touched:
+        candidates.update(game.neighbours(index))  # countdown numbers around a flag
+    candidates.update(before.mines ^ after.mines)
+    candidates.update(i for i in (before.game.exploded, game.exploded) if i is not None)
+    old, new = before.statuses or {}, after.statuses or {}
+    candidates.update(game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) is not new.get(cell))
+    changed = []
+    for index in sorted(candidates):
+        look = after.cell(index)
+        if look != before.cell(index):
+            changed.append((cell_id(game, index), look))
+    return changed
+
+
+@dataclass
+class Panel:
+    """The status line: what a player glances at."""
+
+    mines_left: int
+    elapsed: int
+    running: bool
+    state: str
+    forced_guesses: int
+    hints: int
+    result: str
+
+
+def panel(game: Game, now: float) -> Panel:
+    elapsed = int(game.elapsed(now))
+    minutes, seconds = divmod(elapsed, 60)
+    clock = f"{minutes}:{seconds:02d}"
+    if game.status == "won":
+        result = f"You won in {clock}" + (f" with {game.forced_guesses} forced guess{'es' * (game.forced_guesses != 1)}" if game.forced_guesses else "") + "."
+    elif game.status == "lost":
+        x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
+        result = f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({clock})."
+        if game.options.undo:
+            result += " Undo (U) to step back."
+    else:
+        result = ""
+    state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
+    return Panel(
+        mines_left=game.mines - game.flags(),
+        elapsed=elapsed,
+        running=game.status == "playing" and game.started_at is not None,
+        state=state,
+        forced_guesses=game.forced_guesses,
+        hints=game.hints,
+        result=result,
+    )

@@ -1,0 +1,494 @@
+"""The web layer: pages and fragments for people, JSON for scripts; a request becomes a move.
+
+Routes parse a request, load the game under its lock, apply the move off the
+event loop (the solver may take a while), save, and render one template block
+(HTMX) or the whole page. The game rules live in app.game, the look in app.view.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from collections import OrderedDict
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import Depends, FastAPI, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from jinja2_fragments.fastapi import Jinja2Blocks
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware.sessions import SessionMiddleware
+
+from app import game as rules
+from app.config import Settings
+from app.game import Game, Move, Options, Refused
+from app.store import Corrupt, NotFound, SQLiteStore, Store
+from app.view import Look, changed_cells, panel
+from solver import Analyzer, Budget
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+PAGE = "game.html"
+
+
+class AnalyzerCache:
+    """Live analyzers of recently played games, so a click costs only its change.
+
+    An entry is valid for one version of one game; anything else (undo, a
+    move from another process) gets a fresh Analyzer from the position.
+    """
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._entries: OrderedDict[str, tuple[int, Analyzer]] = OrderedDict()
+
+    def get(self, game_id: str, game: Game) -> Analyzer:
+        entry = self._entries.pop(game_id, None)
+        if entry is not None and entry[0] == game.moves:
+            return entry[1]
+        return Analyzer(game.position())
+
+    def put(self, game_id: str, game: Game, analyzer: Analyzer | None) -> None:
+        if analyzer is None:
+            return
+        self._entries[game_id] = (game.moves, analyzer)
+        self._entries.move_to_end(game_id)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+
+@dataclass
+class MoveResult:
+    before: Game
+    after: Game
+    outcome: rules.Outcome
+    statuses_before: dict | None
+    statuses_after: dict | None
+
+
+class Games:
+    """Every game operation, for pages and API alike: one lock per game, solver work in a thread."""
+
+    def __init__(self, store: Store, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self.analyzers = AnalyzerCache()
+        # Layouts decide games: they come from the OS's randomness, never a guessable seed.
+        self.rng = random.SystemRandom()
+
+    def budget(self) -> Budget:
+        return Budget(seconds=self.settings.solver_seconds)
+
+    async def create(self, owner: str, game: Game) -> str:
+        return await run_in_threadpool(self.store.create, owner, game)
+
+    async def load(self, game_id: str, owner: str) -> Game:
+        return await run_in_threadpool(self.store.load, game_id, owner)
+
+    async def look(self, game_id: str, owner: str) -> tuple[Game, dict | None]:
+        """The game and, when its overlay is on, every covered cell's status."""
+        async with self.store.locks.hold(game_id):
+            return await run_in_threadpool(self._look, game_id, owner)
+
+    def _look(self, game_id: str, owner: str) -> tuple[Game, dict | None]:
+        game = self.store.load(game_id, owner)
+        statuses = None
+        if game.options.debug_overlay and game.status == "playing":
+            analyzer = self.analyzers.get(game_id, game)
+            statuses = analyzer.classify()
+            self.analyzers.put(game_id, game, analyzer)
+        return game, statuses
+
+    async def move(self, game_id: str, owner: str, move: Move) -> MoveResult:
+        async with self.store.locks.hold(game_id):
+            return await run_in_threadpool(self._move, game_id, owner, move)
+
+    def _move(self, game_id: str, owner: str, move: Move) -> MoveResult:
+        before = self.store.load(game_id, owner)
+        analyzer = self.analyzers.get(game_id, before)
+        overlay = before.options.debug_overlay
+        statuses_before = analyzer.classify() if overlay and before.status == "playing" else None
+        try:
+            after, outcome = rules.apply_move(
+                before, move, rng=self.rng, now=time.time(), analyzer=analyzer, budget=self.budget()
+            )
+        except Refused:
+            # A refused move changed nothing, not even the analyzer.
+            self.analyzers.put(game_id, before, analyzer)
+            raise
+        self.store.save(game_id, owner, after, before.moves)
+        fresh = outcome.analyzer or Analyzer(after.position())
+        self.analyzers.put(game_id, after, fresh)
+        statuses_after = fresh.classify() if overlay and after.status == "playing" else None
+        return MoveResult(before, after, outcome, statuses_before, statuses_after)
+
+    async def set_options(self, game_id: str, owner: str, changes: dict[str, bool]) -> Game:
+        async with self.store.locks.hold(game_id):
+            return await run_in_threadpool(self._set_options, game_id, owner, changes)
+
+    def _set_options(self, game_id: str, owner: str, changes: dict[str, bool]) -> Game:
+        before = self.store.load(game_id, owner)
+        after = rules.set_options(before, changes)
+        self.store.save(game_id, owner, after, before.moves)
+        return after
+
+    async def hint(self, game_id: str, owner: str) -> tuple[Game, rules.Hint]:
+        async with self.store.locks.hold(game_id):
+            return await run_in_threadpool(self._hint, game_id, owner)
+
+    def _hint(self, game_id: str, owner: str) -> tuple[Game, rules.Hint]:
+        before = self.store.load(game_id, owner)
+        analyzer = self.analyzers.get(game_id, before)
+        advice = rules.hint(before, analyzer)
+        after = rules.count_hint(before)
+        self.store.save(game_id, owner, after, before.moves)
+        self.analyzers.put(game_id, after, analyzer)
+        return after, advice
+
+    async def analysis(self, game_id: str, owner: str) -> list[str]:
+        async with self.store.locks.hold(game_id):
+            return await run_in_threadpool(self._analysis, game_id, owner)
+
+    def _analysis(self, game_id: str, owner: str) -> list[str]:
+        game = self.store.load(game_id, owner)
+        analyzer = self.analyzers.get(game_id, game)
+        rows = analyzer.status_rows()
+        self.analyzers.put(game_id, game, analyzer)
+        return rows
+
+
+# ----- JSON shapes ------------------------------------------------------------
+
+
+class NewGameIn(BaseModel):
+    width: int = Field(ge=2, le=rules.MAX_SIDE)
+    height: int = Field(ge=2, le=rules.MAX_SIDE)
+    mines: int = Field(ge=1)
+    mode: Literal["cruel"] = "cruel"
+    allow_outside: bool = False
+    undo: bool = True
+
+
+class MoveIn(BaseModel):
+    action: Literal["reveal", "flag", "chord", "undo"]
+    x: int | None = None
+    y: int | None = None
+    mark: Literal["flag", "question", "none"] | None = Field(None, description='for "flag": set this mark instead of cycling flag, ?, none')
+
+
+class OptionsIn(BaseModel):
+    allow_outside: bool | None = None
+    debug_overlay: bool | None = None
+    safe_mode: bool | None = None
+    countdown: bool | None = None
+    undo: bool | None = None
+
+
+class GameOut(BaseModel):
+    id: str
+    mode: str
+    width: int
+    height: int
+    mines: int
+    status: Literal["playing", "won", "lost"]
+    board: list[str] = Field(description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines of the dealt layout")
+    exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
+    forced_guesses: int
+    hints: int
+    flags: int
+    elapsed: float
+    moves: int
+    can_undo: bool
+    options: dict[str, bool]
+
+
+class AnalysisOut(BaseModel):
+    status: list[str] = Field(description="H rows as printed by kaboom analyze: s safe, m mine, ? unknown for covered cells")
+
+
+class HintOut(BaseModel):
+    kind: Literal["safe", "guess", "outside", "wrong_flag", "start"]
+    message: str
+    cell: list[int] | None
+    proof: list[list[int]]
+    uses_count: bool
+
+
+class ErrorOut(BaseModel):
+    detail: str
+
+
+def game_out(game_id: str, game: Game) -> GameOut:
+    return GameOut(
+        id=game_id,
+        mode=game.mode,
+        width=game.width,
+        height=game.height,
+        mines=game.mines,
+        status=game.status,
+        board=game.board_rows(),
+        exploded=list(game.cell(game.exploded)) if game.exploded is not None else None,
+        forced_guesses=game.forced_guesses,
+        hints=game.hints,
+        flags=game.flags(),
+        elapsed=game.elapsed(time.time()),
+        moves=game.moves,
+        can_undo=game.options.undo and bool(game.history),
+        options={name: getattr(game.options, name) for name in Options.NAMES},
+    )
+
+
+ERRORS = {404: {"model": ErrorOut, "description": "no such game for this player"}}
+
+
+# ----- the app ----------------------------------------------------------------
+
+
+def player(request: Request) -> str:
+    """The player's opaque id, from the signed cookie (made on the first visit)."""
+    player_id = request.session.get("player")
+    if not isinstance(player_id, str):
+        player_id = secrets.token_urlsafe(16)
+        request.session["player"] = player_id
+    return player_id
+
+
+Player = Annotated[str, Depends(player)]
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
+    settings = settings or Settings()
+    if store is None:
+        settings.database.parent.mkdir(parents=True, exist_ok=True)
+        store = SQLiteStore(settings.database)
+    games = Games(store, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        store.close()
+
+    app = FastAPI(
+        title="Kaboom",
+        summary="Cruel-but-fair Minesweeper: a SAT solver decides what the player could have known.",
+        lifespan=lifespan,
+    )
+    app.state.games = games
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.signing_key(),
+        session_cookie="kaboom",
+        max_age=400 * 24 * 3600,
+        same_site="lax",
+        https_only=settings.secure_cookies,
+    )
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    templates = Jinja2Blocks(directory=TEMPLATES)
+
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, error: NotFound) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": "no such game"}, status_code=404)
+        return templates.TemplateResponse(request, PAGE, page_context(None, message="No such game."), status_code=404)
+
+    @app.exception_handler(Corrupt)
+    async def corrupt(request: Request, error: Corrupt) -> Response:
+        message = "This game's stored data is damaged and cannot be played; other games are fine."
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": message}, status_code=500)
+        return templates.TemplateResponse(request, PAGE, page_context(None, message=message), status_code=500)
+
+    def page_context(game_id: str | None, game: Game | None = None, statuses: dict | None = None, **extra) -> dict:
+        context = {"game_id": game_id, "game": game, "presets": rules.PRESETS, "max_side": rules.MAX_SIDE}
+        if game is not None:
+            context.update(look=Look(game, statuses), panel=panel(game, time.time()))
+        context.update(extra)
+        return context
+
+    def is_htmx(request: Request) -> bool:
+        return request.headers.get("HX-Request") == "true"
+
+    # ----- pages -----------------------------------------------------------
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict:
+        return {"status": "ok"}
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def home(request: Request, owner: Player) -> Response:
+        latest = await run_in_threadpool(store.latest, owner)
+        if latest is not None:
+            return RedirectResponse(f"/games/{latest}", status_code=303)
+        return templates.TemplateResponse(request, PAGE, page_context(None))
+
+    @app.post("/games", response_class=HTMLResponse, include_in_schema=False)
+    async def new_game_form(
+        request: Request,
+        owner: Player,
+        preset: Annotated[str, Form()] = "custom",
+        width: Annotated[str, Form()] = "",
+        height: Annotated[str, Form()] = "",
+        mines: Annotated[str, Form()] = "",
+        unit: Annotated[str, Form()] = "count",
+        allow_outside: Annotated[str | None, Form()] = None,
+        undo: Annotated[str | None, Form()] = "on",
+    ) -> Response:
+        try:
+            if preset in rules.PRESETS:
+                size = rules.PRESETS[preset]
+            elif preset == "custom":
+                size = rules.board_size(
+                    _whole(width, "width"),
+                    _whole(height, "height"),
+                    mines=_whole(mines, "mines") if unit == "count" else None,
+                    percent=_decimal(mines, "mine percentage") if unit == "percent" else None,
+                )
+            else:
+                raise rules.Invalid(f"unknown preset {preset!r}")
+        except Refused as error:
+            context = page_context(None, message=error.message, form={"width": width, "height": height, "mines": mines, "unit": unit})
+            return templates.TemplateResponse(request, PAGE, context, status_code=422)
+        options = Options(allow_outside=allow_outside is not None, undo=undo is not None)
+        game_id = await games.create(owner, Game.new(*size, options=options))
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+    @app.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def game_page(request: Request, game_id: str, owner: Player) -> Response:
+        game, statuses = await games.look(game_id, owner)
+        return templates.TemplateResponse(request, PAGE, page_context(game_id, game, statuses))
+
+    @app.post("/games/{game_id}/moves", response_class=HTMLResponse, include_in_schema=False)
+    async def move_form(
+        request: Request,
+        game_id: str,
+        owner: Player,
+        action: Annotated[str, Form()],
+        x: Annotated[str, Form()] = "",
+        y: Annotated[str, Form()] = "",
+        version: Annotated[str, Form()] = "",
+    ) -> Response:
+        if not is_htmx(request):
+            return RedirectResponse(f"/games/{game_id}", status_code=303)
+        try:
+            move = Move(action, _whole(x, "x") if x else None, _whole(y, "y") if y else None)
+            result = await games.move(game_id, owner, move)
+        except Refused as error:
+            game, statuses = await games.look(game_id, owner)
+            context = page_context(game_id, game, statuses, message=error.message, oob=True)
+            return templates.TemplateResponse(request, PAGE, context, status_code=error.status, block_names=["panel"])
+        before, after = Look(result.before, result.statuses_before), Look(result.after, result.statuses_after)
+        whole_board = version != str(result.before.moves)
+        context = page_context(game_id, result.after, result.statuses_after, message=result.outcome.message, oob=True)
+        if whole_board:
+            # The page shows an older board than the one moved on: send all of it.
+            return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "grid"])
+        context["changes"] = changed_cells(before, after, result.outcome.changed)
+        return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "changes"])
+
+    @app.post("/games/{game_id}/options", response_class=HTMLResponse, include_in_schema=False)
+    async def options_form(request: Request, game_id: str, owner: Player) -> Response:
+        form = await request.form()
+        changes = {name: form.get(name) == "on" for name in Options.NAMES}
+        await games.set_options(game_id, owner, changes)
+        if not is_htmx(request):
+            return RedirectResponse(f"/games/{game_id}", status_code=303)
+        game, statuses = await games.look(game_id, owner)
+        context = page_context(game_id, game, statuses, oob=True)
+        return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "grid"])
+
+    @app.post("/games/{game_id}/hint", response_class=HTMLResponse, include_in_schema=False)
+    async def hint_form(request: Request, game_id: str, owner: Player) -> Response:
+        try:
+            game, advice = await games.hint(game_id, owner)
+        except Refused as error:
+            game, statuses = await games.look(game_id, owner)
+            context = page_context(game_id, game, statuses, message=error.message, oob=True)
+            return templates.TemplateResponse(request, PAGE, context, status_code=error.status, block_names=["panel"])
+        if not is_htmx(request):
+            return RedirectResponse(f"/games/{game_id}", status_code=303)
+        game, statuses = await games.look(game_id, owner)
+        context = page_context(game_id, game, statuses, hint=advice, oob=True)
+        return templates.TemplateResponse(request, PAGE, context, block_names=["panel"])
+
+    # ----- JSON API ------------------------------------------------------------
+
+    @app.post("/api/games", status_code=201, response_model=GameOut, tags=["games"])
+    async def api_new_game(body: NewGameIn, owner: Player) -> GameOut:
+        """Start a game; the player cookie that comes back owns it."""
+        try:
+            game = Game.new(body.width, body.height, body.mines, Options(allow_outside=body.allow_outside, undo=body.undo))
+        except Refused as error:
+            raise HTTPException(error.status, error.message) from None
+        game_id = await games.create(owner, game)
+        return game_out(game_id, game)
+
+    @app.get("/api/games/{game_id}", response_model=GameOut, responses=ERRORS, tags=["games"])
+    async def api_game(game_id: str, owner: Player) -> GameOut:
+        return game_out(game_id, await games.load(game_id, owner))
+
+    @app.post(
+        "/api/games/{game_id}/moves",
+        response_model=GameOut,
+        responses={**ERRORS, 409: {"model": ErrorOut, "description": "the rules refuse the move; nothing changed"}},
+        tags=["games"],
+    )
+    async def api_move(game_id: str, body: MoveIn, owner: Player) -> GameOut:
+        """Reveal, flag (cycles flag, ?, none unless `mark` is given), chord or undo. x and y count from 0."""
+        try:
+            result = await games.move(game_id, owner, Move(body.action, body.x, body.y, body.mark))
+        except Refused as error:
+            raise HTTPException(error.status, error.message) from None
+        return game_out(game_id, result.after)
+
+    @app.patch("/api/games/{game_id}/options", response_model=GameOut, responses=ERRORS, tags=["games"])
+    async def api_options(game_id: str, body: OptionsIn, owner: Player) -> GameOut:
+        """Change settings: allow guessing anywhere, debug overlay, safe mode, countdown, undo."""
+        changes = {name: value for name, value in body.model_dump().items() if value is not None}
+        return game_out(game_id, await games.set_options(game_id, owner, changes))
+
+    @app.get("/api/games/{game_id}/analysis", response_model=AnalysisOut, responses=ERRORS, tags=["games"])
+    async def api_analysis(game_id: str, owner: Player) -> AnalysisOut:
+        """What the player could know: every covered cell proven safe, a mine, or unknown."""
+        return AnalysisOut(status=await games.analysis(game_id, owner))
+
+    @app.post(
+        "/api/games/{game_id}/hint",
+        response_model=HintOut,
+        responses={**ERRORS, 409: {"model": ErrorOut, "description": "the game is over"}},
+        tags=["games"],
+    )
+    async def api_hint(game_id: str, owner: Player) -> HintOut:
+        """A hint: the situation, and a proven-safe cell with the revealed numbers that prove it."""
+        try:
+            _, advice = await games.hint(game_id, owner)
+        except Refused as error:
+            raise HTTPException(error.status, error.message) from None
+        return HintOut(
+            kind=advice.kind,
+            message=advice.message,
+            cell=list(advice.cell) if advice.cell else None,
+            proof=[list(cell) for cell in advice.proof],
+            uses_count=advice.uses_count,
+        )
+
+    return app
+
+
+def _whole(text: str, name: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise rules.Invalid(f"{name} must be a whole number, not {text!r}") from None
+
+
+def _decimal(text: str, name: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise rules.Invalid(f"{name} must be a number, not {text!r}") from None

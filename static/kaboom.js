@@ -1,0 +1,290 @@
+// Kaboom's one small script: turns mouse, touch and keyboard input on the board
+// into moves, and keeps the cursor, the timer and hint highlights alive across
+// swaps. The server decides everything; this file only asks.
+(function () {
+  "use strict";
+
+  const LONG_PRESS_MS = 450;
+
+  function cellOf(target) {
+    const cell = target && target.closest ? target.closest(".c") : null;
+    if (!cell) return null;
+    const [, x, y] = cell.id.split("-");
+    return { cell, x: Number(x), y: Number(y) };
+  }
+
+  function isCovered(cell) {
+    return cell.classList.contains("u") || cell.classList.contains("f");
+  }
+
+  function numberOf(cell) {
+    const match = /\bn([1-8])\b/.exec(cell.className);
+    return match ? Number(match[1]) : 0;
+  }
+
+  function isNumber(cell) {
+    return numberOf(cell) > 0;
+  }
+
+  // A number whose flags are all placed and that still has covered neighbours:
+  // a plain click on it chords. Other numbers ignore plain clicks.
+  function isSatisfied(cell, x, y) {
+    let flags = 0;
+    let covered = 0;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        const other = (dx || dy) && document.getElementById(`c-${x + dx}-${y + dy}`);
+        if (!other) continue;
+        if (other.classList.contains("f")) flags++;
+        else if (other.classList.contains("u")) covered++;
+      }
+    }
+    return flags === numberOf(cell) && covered > 0;
+  }
+
+  function setup() {
+    const board = document.getElementById("board");
+    if (!board) return;
+    const flagModeButton = document.getElementById("flag-mode");
+    let flagMode = false;
+    let cursor = { x: 0, y: 0 };
+    let suppressClick = false;
+    let pressTimer = null;
+
+    // Each move travels as the detail of a custom event; htmx queues the
+    // requests (hx-sync="this:queue all") and fires configRequest when a queued
+    // one is finally sent, with its own triggering event, so values never mix.
+    function send(action, x, y) {
+      clearHint();
+      htmx.trigger(board, "kaboom:move", { action, x, y });
+    }
+
+    board.addEventListener("htmx:configRequest", (event) => {
+      const detail = event.detail.triggeringEvent && event.detail.triggeringEvent.detail;
+      if (!detail || !detail.action) return;
+      event.detail.parameters.action = detail.action;
+      if (detail.x !== undefined) {
+        event.detail.parameters.x = detail.x;
+        event.detail.parameters.y = detail.y;
+      }
+    });
+
+    function primary(target) {
+      const hit = cellOf(target);
+      if (!hit) return;
+      moveCursor(hit.x, hit.y, false);
+      if (flagMode && isCovered(hit.cell)) {
+        send("flag", hit.x, hit.y);
+      } else if (isNumber(hit.cell)) {
+        if (isSatisfied(hit.cell, hit.x, hit.y)) send("chord", hit.x, hit.y);
+      } else if (hit.cell.classList.contains("u")) {
+        send("reveal", hit.x, hit.y);
+      }
+    }
+
+    board.addEventListener("click", (event) => {
+      if (suppressClick) {
+        suppressClick = false;
+        return;
+      }
+      if (event.button !== 0) return;
+      const hit = cellOf(event.target);
+      // Safe mode: a single click on a covered cell does nothing, a double click reveals.
+      if (grid().classList.contains("safe-mode") && hit && hit.cell.classList.contains("u") && !flagMode) return;
+      primary(event.target);
+    });
+
+    board.addEventListener("dblclick", (event) => {
+      if (!grid().classList.contains("safe-mode")) return;
+      const hit = cellOf(event.target);
+      if (hit && hit.cell.classList.contains("u")) send("reveal", hit.x, hit.y);
+    });
+
+    // The browser's menu never opens on the board: a right click is a flag.
+    board.addEventListener("contextmenu", (event) => {
+      event.preventDefault();
+      const hit = cellOf(event.target);
+      if (hit && isCovered(hit.cell)) {
+        moveCursor(hit.x, hit.y, false);
+        send("flag", hit.x, hit.y);
+      }
+    });
+
+    // Middle click: no autoscroll, a chord.
+    board.addEventListener("mousedown", (event) => {
+      if (event.button === 1) event.preventDefault();
+    });
+    board.addEventListener("auxclick", (event) => {
+      if (event.button !== 1) return;
+      event.preventDefault();
+      const hit = cellOf(event.target);
+      if (hit && isNumber(hit.cell)) send("chord", hit.x, hit.y);
+    });
+
+    // Touch: iOS has no long-press contextmenu, so a held finger flags on a timer.
+    board.addEventListener("pointerdown", (event) => {
+      if (event.pointerType === "mouse") return;
+      const hit = cellOf(event.target);
+      if (!hit || !isCovered(hit.cell)) return;
+      pressTimer = setTimeout(() => {
+        pressTimer = null;
+        suppressClick = true;
+        send("flag", hit.x, hit.y);
+        if (navigator.vibrate) navigator.vibrate(20);
+      }, LONG_PRESS_MS);
+    });
+    for (const type of ["pointerup", "pointercancel", "pointerleave", "pointermove"]) {
+      board.addEventListener(type, (event) => {
+        if (type === "pointermove" && Math.abs(event.movementX) + Math.abs(event.movementY) < 4) return;
+        if (pressTimer) {
+          clearTimeout(pressTimer);
+          pressTimer = null;
+        }
+      });
+    }
+
+    if (flagModeButton) {
+      flagModeButton.addEventListener("click", () => {
+        flagMode = !flagMode;
+        flagModeButton.setAttribute("aria-pressed", String(flagMode));
+        board.classList.toggle("flag-mode", flagMode);
+      });
+    }
+
+    // Keyboard: focus stays on the grid container (it is never swapped by a
+    // move); the cursor is aria-activedescendant plus a class.
+    function grid() {
+      return document.getElementById("grid");
+    }
+
+    function moveCursor(x, y, focus) {
+      const width = Number(board.dataset.width);
+      const height = Number(board.dataset.height);
+      cursor = { x: Math.max(0, Math.min(width - 1, x)), y: Math.max(0, Math.min(height - 1, y)) };
+      paintCursor();
+      if (focus) grid().focus();
+    }
+
+    function paintCursor() {
+      for (const old of board.querySelectorAll(".cur")) old.classList.remove("cur");
+      const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
+      if (!cell) return;
+      cell.classList.add("cur");
+      grid().setAttribute("aria-activedescendant", cell.id);
+      if (document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+
+    board.addEventListener("keydown", (event) => {
+      if (event.target !== grid()) return;
+      const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+      if (steps[event.key]) {
+        event.preventDefault();
+        moveCursor(cursor.x + steps[event.key][0], cursor.y + steps[event.key][1], false);
+        return;
+      }
+      const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
+      if (!cell) return;
+      if (event.key === "Enter") {
+        event.preventDefault();
+        if (isNumber(cell)) send("chord", cursor.x, cursor.y);
+        else if (cell.classList.contains("u")) send("reveal", cursor.x, cursor.y);
+      } else if (event.key === " ") {
+        event.preventDefault();
+        if (isCovered(cell)) send("flag", cursor.x, cursor.y);
+      }
+    });
+
+    grid().addEventListener("focus", paintCursor);
+
+    function undo() {
+      send("undo");
+    }
+
+    function hint() {
+      const button = document.getElementById("hint-button");
+      if (button) htmx.trigger(button, "click");
+    }
+
+    document.getElementById("undo").addEventListener("click", undo);
+
+    document.addEventListener("keydown", (event) => {
+      const typing = event.target.closest && event.target.closest("input, select, textarea");
+      if (event.key === "F2") {
+        event.preventDefault();
+        document.getElementById("again").requestSubmit();
+      } else if (typing || event.altKey || event.metaKey) {
+        return;
+      } else if ((event.key === "z" || event.key === "Z") && event.ctrlKey) {
+        event.preventDefault();
+        undo();
+      } else if (event.ctrlKey) {
+        return;
+      } else if (event.key === "u" || event.key === "U") {
+        undo();
+      } else if (event.key === "h" || event.key === "H") {
+        hint();
+      }
+    });
+
+    // Hints: the server names a cell and the numbers that prove it; they stay
+    // highlighted until the next move.
+    function clearHint() {
+      for (const old of board.querySelectorAll(".hl, .proof")) old.classList.remove("hl", "proof");
+    }
+
+    function showHint() {
+      const hintElt = document.getElementById("hint");
+      if (!hintElt) return;
+      clearHint();
+      const target = hintElt.dataset.cell && document.getElementById(hintElt.dataset.cell);
+      if (target) target.classList.add("hl");
+      for (const id of (hintElt.dataset.proof || "").split(" ")) {
+        const number = id && document.getElementById(id);
+        if (number) number.classList.add("proof");
+      }
+    }
+
+    // The timer runs on the client from the server's count, and stops with the game.
+    let timerBase = null;
+    function resetTimer() {
+      const timer = document.getElementById("timer");
+      timerBase = timer ? { elapsed: Number(timer.dataset.elapsed), at: Date.now(), running: timer.dataset.running === "yes" } : null;
+    }
+    setInterval(() => {
+      const timer = document.getElementById("timer");
+      if (!timer || !timerBase || !timerBase.running) return;
+      const seconds = timerBase.elapsed + Math.floor((Date.now() - timerBase.at) / 1000);
+      timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    }, 250);
+
+    document.body.addEventListener("htmx:afterSettle", () => {
+      resetTimer();
+      paintCursor();
+      showHint();
+    });
+
+    // Errors the server could not render as a fragment still get a visible line.
+    document.body.addEventListener("htmx:responseError", (event) => {
+      const panel = document.getElementById("panel");
+      if (!panel) return;
+      let line = document.getElementById("message");
+      if (!line) {
+        line = document.createElement("p");
+        line.id = "message";
+        line.className = "message";
+        line.setAttribute("role", "alert");
+        panel.appendChild(line);
+      }
+      line.textContent = `The server could not apply that (${event.detail.xhr.status}). Reload the page to see the game as stored.`;
+    });
+    document.body.addEventListener("htmx:sendError", () => {
+      const panel = document.getElementById("panel");
+      if (panel) panel.insertAdjacentHTML("beforeend", '<p class="message" role="alert">The server cannot be reached.</p>');
+    });
+
+    resetTimer();
+    paintCursor();
+  }
+
+  document.addEventListener("DOMContentLoaded", setup);
+})();

@@ -1,0 +1,251 @@
+"""End to end: a real Chromium (Debian's, driven by Playwright) against a real server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from tests.live import live_server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
+# Without the networking flags Chromium keeps trying to reach Google on a machine with no network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (make test installs it)"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with live_server(tmp_path_factory.mktemp("browser") / "games.sqlite3") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def start(page, preset="beginner"):
+    page.goto("/")
+    page.click(f"button[value={preset}]")
+    page.wait_for_selector("#grid")
+
+
+def version(page) -> int:
+    return int(page.get_attribute("#version", "value"))
+
+
+def act(page, do) -> None:
+    """Do something that sends one move, and wait until its answer is on the page."""
+    before = version(page)
+    do()
+    settled(page, f"Number(document.getElementById('version').value) > {before}")
+
+
+def settled(page, condition: str) -> None:
+    # htmx shows swapped cells with their old attributes until it settles them.
+    page.wait_for_function(f"({condition}) && !document.querySelector('.htmx-settling, .htmx-request')")
+
+
+def analysis(page) -> list[str]:
+    game_id = page.get_attribute("#board", "data-game")
+    return page.evaluate(f"fetch('/api/games/{game_id}/analysis').then(r => r.json()).then(j => j.status)")
+
+
+def classes(page, x, y) -> str:
+    return page.get_attribute(f"#c-{x}-{y}", "class")
+
+
+def progress_cell(rows: list[str]) -> tuple[int, int]:
+    """A cell the rules make safe: a proven one, else a frontier guess, else the outside."""
+    safe, frontier, outside = [], [], []
+    for y, row in enumerate(rows):
+        for x, status in enumerate(row):
+            if status == "s":
+                safe.append((x, y))
+            elif status == "?":
+                near = any(
+                    0 <= y + dy < len(rows) and 0 <= x + dx < len(row) and rows[y + dy][x + dx] in "012345678"
+                    for dy in (-1, 0, 1)
+                    for dx in (-1, 0, 1)
+                )
+                (frontier if near else outside).append((x, y))
+    return (safe or frontier or outside)[0]
+
+
+def test_preset_reveal_and_right_click_flag_without_a_context_menu(page):
+    start(page)
+    assert page.locator("#grid [role=gridcell]").count() == 81
+    act(page, lambda: page.click("#c-4-4"))
+    assert "u" not in classes(page, 4, 4).split()
+    assert page.inner_text("#state") == "Playing"
+    covered = next((x, y) for y, row in enumerate(analysis(page)) for x, s in enumerate(row) if s in "sm?")
+    page.evaluate(
+        "() => { window.menuPrevented = null; window.addEventListener('contextmenu', e => { window.menuPrevented = e.defaultPrevented; }, {once: true}); }"
+    )
+    act(page, lambda: page.click(f"#c-{covered[0]}-{covered[1]}", button="right"))
+    assert page.evaluate("window.menuPrevented") is True
+    assert "f" in classes(page, *covered).split()
+    assert page.inner_text("#mines-left") == "9"
+
+
+def test_chord_on_a_satisfied_number(page):
+    start(page, "intermediate")
+    act(page, lambda: page.click("#c-8-8"))
+    for _ in range(60):
+        rows = analysis(page)
+        for y, row in enumerate(rows):
+            for x, symbol in enumerate(row):
+                if symbol not in "12345678":
+                    continue
+                around = [
+                    (x + dx, y + dy)
+                    for dy in (-1, 0, 1)
+                    for dx in (-1, 0, 1)
+                    if (dx or dy) and 0 <= y + dy < 16 and 0 <= x + dx < 16
+                ]
+                mines = [c for c in around if rows[c[1]][c[0]] == "m"]
+                safe = [c for c in around if rows[c[1]][c[0]] == "s"]
+                if len(mines) == int(symbol) and safe:
+                    for mx, my in mines:
+                        if "f" not in classes(page, mx, my).split():
+                            act(page, lambda: page.click(f"#c-{mx}-{my}", button="right"))
+                    act(page, lambda: page.click(f"#c-{x}-{y}"))
+                    for sx, sy in safe:
+                        assert "u" not in classes(page, sx, sy).split()
+                    return
+        cell = progress_cell(rows)
+        act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
+    pytest.fail("no number to chord on came up")
+
+
+def test_keyboard_only(page):
+    start(page)
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "grid":
+            break
+    assert page.evaluate("document.activeElement.id") == "grid"
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowDown")
+    assert "cur" in classes(page, 4, 4).split()
+    act(page, lambda: page.keyboard.press("Enter"))
+    assert "u" not in classes(page, 4, 4).split()
+    target = next((x, y) for y, row in enumerate(analysis(page)) for x, s in enumerate(row) if s in "sm?")
+    for axis, (less, more) in enumerate((("ArrowLeft", "ArrowRight"), ("ArrowUp", "ArrowDown"))):
+        for _ in range(abs(target[axis] - 4)):
+            page.keyboard.press(less if target[axis] < 4 else more)
+    assert "cur" in classes(page, *target).split()
+    act(page, lambda: page.keyboard.press(" "))
+    assert "f" in classes(page, *target).split()
+    act(page, lambda: page.keyboard.press("u"))
+    assert "f" not in classes(page, *target).split()
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint")
+    assert page.evaluate("document.activeElement.id") == "grid"
+
+
+def test_debug_overlay_colours_every_covered_cell(page):
+    start(page)
+    act(page, lambda: page.click("#c-4-4"))
+    act(page, lambda: page.check("#debug-overlay"))
+    covered = page.locator("#grid .c.u")
+    shown = page.locator("#grid .c.u.os, #grid .c.u.om, #grid .c.u.ou")
+    assert covered.count() > 0 and shown.count() == covered.count()
+    rows = analysis(page)
+    for y, row in enumerate(rows):
+        for x, status in enumerate(row):
+            if status in "sm?":
+                assert {"s": "os", "m": "om", "?": "ou"}[status] in classes(page, x, y).split()
+
+
+def test_lose_then_undo(page):
+    start(page, "intermediate")
+    act(page, lambda: page.click("#c-8-8"))
+    for _ in range(40):
+        rows = analysis(page)
+        has_safe = any("s" in row for row in rows)
+        doomed = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "m" or (s == "?" and has_safe)]
+        if doomed:
+            break
+        cell = progress_cell(rows)
+        act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
+    x, y = doomed[0]
+    act(page, lambda: page.click(f"#c-{x}-{y}"))
+    assert page.inner_text("#state") == "Lost"
+    assert "x" in classes(page, x, y).split()
+    assert "was a mine" in page.inner_text("#result")
+    act(page, lambda: page.keyboard.press("u"))
+    assert page.inner_text("#state") == "Playing"
+    assert "u" in classes(page, x, y).split()
+    assert page.locator("#grid .c.m").count() == 0
+
+
+def test_win_a_small_custom_game(page):
+    page.goto("/")
+    page.fill("input[name=width]", "6")
+    page.fill("input[name=height]", "5")
+    page.fill("input[name=mines]", "4")
+    page.click("button[value=custom]")
+    page.wait_for_selector("#grid")
+    for _ in range(40):
+        if page.inner_text("#state") == "Won":
+            break
+        cell = progress_cell(analysis(page))
+        act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
+    assert page.inner_text("#state") == "Won"
+    assert page.inner_text("#result").startswith("You won in")
+    assert page.locator("#grid .c.m, #grid .c.f").count() == 4
+
+
+def test_reload_mid_game_and_rapid_clicks(page):
+    start(page, "intermediate")
+    act(page, lambda: page.click("#c-8-8"))
+    rows = analysis(page)
+    safe = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "s"][:6]
+    covered = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s in "m?"][:3]
+    start_version = version(page)
+    # Clicks faster than answers: queued, applied in order, none lost.
+    for x, y in covered:
+        page.click(f"#c-{x}-{y}", button="right")
+    for x, y in safe:
+        page.click(f"#c-{x}-{y}")
+    settled(page, f"Number(document.getElementById('version').value) >= {start_version + len(covered) + len(safe)}")
+    looks = "[...document.querySelectorAll('#grid .c')].map(c => c.className.replace(' cur', '') + c.textContent)"
+    board = page.evaluate(looks)
+    for x, y in covered:
+        assert "f" in classes(page, x, y).split()
+    for x, y in safe:
+        assert "u" not in classes(page, x, y).split()
+    page.reload()
+    page.wait_for_selector("#grid")
+    again = page.evaluate(looks)
+    assert again == board

@@ -1,0 +1,233 @@
+"""The cruel-but-fair rules of DESIGN.md §1.1, on hand-made positions."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from app.game import Game, Invalid, Move, Options, Refused, apply_move, board_size, hint, set_options
+from solver import Analyzer
+
+
+def game_from(rows: list[str], mines: int, **options) -> Game:
+    """'.' covered, 'F' flagged, '0'-'8' revealed."""
+    width, height = len(rows[0]), len(rows)
+    game = Game.new(width, height, mines, Options(**options))
+    for y, row in enumerate(rows):
+        for x, symbol in enumerate(row):
+            index = y * width + x
+            if symbol == "F":
+                game.marks[index] = "F"
+            elif symbol != ".":
+                game.cells[index] = symbol
+    if any(symbol not in ".F" for row in rows for symbol in row):
+        game.started_at = 0.0
+    return game
+
+
+def play(game: Game, action: str, x: int | None = None, y: int | None = None, seed: int = 1, **extra):
+    return apply_move(game, Move(action, x, y, **extra), rng=random.Random(seed), now=100.0)
+
+
+def test_the_first_click_is_always_safe():
+    for seed in range(40):
+        game, _ = play(Game.new(5, 5, 24), "reveal", seed % 5, seed // 5 % 5, seed=seed)
+        assert game.status == "won"  # 24 mines on 25 cells: the one safe cell is the click
+        game, _ = play(Game.new(9, 9, 40), "reveal", 4, 4, seed=seed)
+        assert game.status == "playing" and game.cells[4 * 9 + 4] != "."
+
+
+def test_a_provably_safe_frontier_cell_is_safe():
+    # The lower 1s put the mine at (1, 1), so the top 1 leaves (1, 0) safe.
+    game = game_from(["1....", "1....", "11..."], 3)
+    after, outcome = play(game, "reveal", 1, 0)
+    assert after.status == "playing" and after.cells[1] == "1"
+    assert not outcome.forced_guess
+
+
+# Both mines next to the 2: the count proves the right column safe.
+SAFE_OUTSIDE = ["2..", "..."]
+# One mine by the 1, so the other two fill the left column: nothing is safe.
+NOTHING_SAFE = ["...", "..1"]
+# A 1 in the corner of a board with two mines: everything unknown.
+ALL_UNKNOWN = ["1..", "..."]
+# Both 2s need both middle cells: the frontier is all mines.
+FRONTIER_FULL = ["..2", "..2"]
+
+
+def test_a_risky_frontier_cell_is_a_mine_while_a_safe_cell_exists():
+    game = game_from(SAFE_OUTSIDE, 2)
+    after, outcome = play(game, "reveal", 1, 0)
+    assert after.status == "lost" and after.exploded == 1
+    assert 1 in after.layout and len(after.layout) == 2
+    assert "mine" in outcome.message
+
+
+def test_a_forced_guess_on_the_frontier_is_made_safe():
+    game = game_from(NOTHING_SAFE, 3)
+    for seed in range(10):
+        after, outcome = play(game, "reveal", 1, 0, seed=seed)
+        assert after.status == "playing" and outcome.forced_guess and after.forced_guesses == 1
+
+
+def test_outside_cells_follow_the_strict_rule_unless_guessing_anywhere_is_allowed():
+    strict, _ = play(game_from(ALL_UNKNOWN, 2), "reveal", 2, 1)
+    assert strict.status == "lost"
+    relaxed, outcome = play(game_from(ALL_UNKNOWN, 2, allow_outside=True), "reveal", 2, 1)
+    assert relaxed.status == "playing" and outcome.forced_guess
+
+
+def test_an_outside_cell_proven_safe_is_safe():
+    after, outcome = play(game_from(SAFE_OUTSIDE, 2), "reveal", 2, 1)
+    assert after.status == "playing" and not outcome.forced_guess
+
+
+def test_when_every_frontier_cell_is_a_mine_the_outside_is_the_way_on():
+    game = game_from(FRONTIER_FULL, 3)
+    assert Analyzer(game.position()).every_frontier_cell_is_a_mine()
+    after, outcome = play(game, "reveal", 0, 0)
+    assert after.status != "lost" and outcome.forced_guess
+
+
+def test_a_chord_over_a_wrong_flag_can_kill():
+    # The flags may be wrong: the mines could be at (1, 0) and (1, 1).
+    game = game_from(["2F.", "F.."], 2)
+    after, _ = play(game, "chord", 0, 0)
+    assert after.status == "lost" and after.exploded == 4
+
+
+def test_a_chord_opens_the_neighbours_of_a_satisfied_number():
+    game = game_from(["1....", "1....", "11..."], 3)
+    flagged, _ = play(game, "flag", 1, 1)  # the proven mine
+    after, _ = play(flagged, "chord", 1, 2)
+    assert after.status == "playing"
+    assert after.cells[2 * 5 + 2] != "." and after.cells[1 * 5 + 2] != "."
+    assert len(after.history) == len(flagged.history) + 1  # one action for undo
+
+
+def test_refused_chords_and_reveals_change_nothing():
+    game = game_from(["1..", "...", "..."], 1)
+    with pytest.raises(Refused, match="has 0 flags"):
+        play(game, "chord", 0, 0)
+    flagged, _ = play(game, "flag", 2, 2)
+    with pytest.raises(Refused, match="flagged"):
+        play(flagged, "reveal", 2, 2)
+    with pytest.raises(Refused, match="already revealed"):
+        play(game, "reveal", 0, 0)
+    with pytest.raises(Invalid, match="off the 3x3 board"):
+        play(game, "reveal", 3, 0)
+    with pytest.raises(Invalid, match="unknown action"):
+        play(game, "explode", 0, 0)
+    assert game.cells[0] == "1" and game.moves == 0
+
+
+def test_undo_after_a_loss_restores_the_game_before_it():
+    game = game_from(SAFE_OUTSIDE, 2)
+    lost, _ = play(game, "reveal", 1, 0)
+    back, _ = play(lost, "undo")
+    assert back.status == "playing" and back.cells == game.cells and back.layout is None and back.exploded is None
+    with pytest.raises(Refused, match="nothing to undo"):
+        play(back, "undo")
+    off = set_options(lost, {"undo": False})
+    with pytest.raises(Refused, match="turned off"):
+        play(off, "undo")
+
+
+def test_flags_cycle_and_can_be_set():
+    game = Game.new(3, 3, 1)
+    marks = []
+    for _ in range(3):
+        game, _ = play(game, "flag", 0, 0)
+        marks.append(game.marks.get(0, ""))
+    assert marks == ["F", "?", ""]
+    game, _ = play(game, "flag", 0, 0, mark="question")
+    assert game.marks[0] == "?"
+
+
+def test_winning_shows_every_mine():
+    game = Game.new(4, 4, 3)
+    rng = random.Random(5)
+    while game.status == "playing":
+        analyzer = Analyzer(game.position())
+        statuses = analyzer.classify()
+        safe = [c for c, s in statuses.items() if s.value == "s"]
+        unknown_frontier = [c for c, s in statuses.items() if s.value == "?" and not analyzer.is_outside(c)]
+        cell = (safe or unknown_frontier or [c for c, s in statuses.items() if s.value == "?"])[0]
+        game, _ = apply_move(game, Move("reveal", *cell), rng=rng, now=1.0)
+    assert game.status == "won"
+    assert sum(row.count("*") for row in game.board_rows()) == 3
+
+
+def test_reveals_follow_the_uniform_law():
+    # After a corner 1 on a 3x3 board with 2 mines, guessing (2, 2) anywhere is
+    # allowed; its number must follow the distribution over all layouts with
+    # (2, 2) empty, each layout of the board equally likely.
+    game = game_from(["1..", "...", "..."], 2, allow_outside=True)
+    covered = [i for i in range(9) if game.cells[i] == "."]
+    expected: Counter = Counter()
+    for mines in combinations(covered, 2):
+        if 8 in mines or sum(1 for m in mines if m in (1, 3, 4)) != 1:
+            continue
+        expected[str(sum(1 for m in mines if m in (4, 5, 7)))] += 1
+    total = sum(expected.values())
+    rng = random.Random(1234)
+    samples = 3000
+    seen: Counter = Counter()
+    for _ in range(samples):
+        after, _ = apply_move(game, Move("reveal", 2, 2), rng=rng, now=1.0)
+        seen[after.cells[8]] += 1
+    chi_square = sum((seen[k] - samples * n / total) ** 2 / (samples * n / total) for k, n in expected.items())
+    assert set(seen) <= set(expected)
+    degrees = len(expected) - 1
+    assert chi_square < degrees + 6 * (2 * degrees) ** 0.5, (seen, expected)
+
+
+def test_hints_say_what_the_player_could_know():
+    game = game_from(["1....", "1....", "11..."], 3)
+    advice = hint(game, Analyzer(game.position()))
+    assert advice.kind == "safe" and advice.message == "There are safe cells"
+    assert advice.cell == (1, 0) and advice.proof == [(0, 0), (0, 2)] and not advice.uses_count
+    counted = game_from(SAFE_OUTSIDE, 2)
+    advice = hint(counted, Analyzer(counted.position()))
+    assert advice.cell in {(2, 0), (2, 1)} and advice.proof == [(0, 0)] and advice.uses_count
+    guess = game_from(NOTHING_SAFE, 3)
+    assert hint(guess, Analyzer(guess.position())).message == "No safe cells: you may guess"
+    outside = game_from(FRONTIER_FULL, 3)
+    assert hint(outside, Analyzer(outside.position())).message == "Every frontier cell is a mine: play outside"
+    flagged = game_from(["2.F", "..."], 2)
+    advice = hint(flagged, Analyzer(flagged.position()))
+    assert advice.message == "You flagged a cell that could be empty" and advice.cell == (2, 0)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((1, 5, 2), "between 2 and 100"),
+        ((101, 5, 2), "between 2 and 100"),
+        ((5, 5, 25), "between 1 and 24"),
+        ((5, 5, 0), "between 1 and 24"),
+    ],
+)
+def test_board_sizes_are_validated(args, message):
+    with pytest.raises(Invalid, match=message):
+        board_size(*args)
+
+
+def test_mines_as_a_percentage():
+    assert board_size(10, 10, percent=15) == (10, 10, 15)
+    with pytest.raises(Invalid, match="percentage"):
+        board_size(10, 10, percent=100)
+
+
+def test_games_survive_json():
+    game, _ = play(Game.new(9, 9, 10), "reveal", 4, 4)
+    game, _ = play(game, "flag", 0, 0)
+    again = Game.from_json(game.to_json())
+    assert again == game
+    broken = game.to_json()
+    broken["cells"] = broken["cells"][:-1]
+    with pytest.raises(ValueError, match="malformed"):
+        Game.from_json(broken)
