@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from solver import Analyzer, Budget, Position, Status, describe
@@ -186,13 +186,15 @@ class Game:
     # ----- storage ----------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The state without its history: stores keep history records apart, each written once."""
+        data = {name: getattr(self, name) for name in SCALARS + ("width", "height", "mines", "mode", "hints", "moves")}
+        data["options"] = {name: getattr(self.options, name) for name in Options.NAMES}
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Game:
+    def from_json(cls, data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
         """Rebuild a stored game; anything malformed raises ValueError."""
         try:
             options = Options(**{name: bool(data["options"][name]) for name in Options.NAMES})
@@ -212,13 +214,15 @@ class Game:
                 started_at=data["started_at"],
                 finished_at=data["finished_at"],
                 last_cell=data["last_cell"],
-                history=list(data["history"]),
+                history=list(history),
                 moves=int(data["moves"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ValueError(f"stored game is malformed: {error!r}") from None
         if len(game.cells) != game.width * game.height or game.status not in ("playing", "won", "lost"):
             raise ValueError("stored game is malformed: board does not match its size")
+        if not all(isinstance(record, dict) and {"cells", "marks", *SCALARS} <= record.keys() for record in game.history):
+            raise ValueError("stored game is malformed: an undo record is incomplete")
         game.position()  # checks the alphabet and the size
         return game
 

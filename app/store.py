@@ -1,10 +1,12 @@
 """Where games live between requests: by an unguessable id, bound to the player who made them.
 
 SQLite is the embedded default: one file, every move written before the
-response goes out, so a restart loses nothing. Each write checks the version
-it read, so a move can never be applied over another one; inside one process
-a lock per game makes simultaneous moves wait their turn. MemoryStore serves
-tests that do not need a file.
+response goes out, so a restart loses nothing. A game's state is one row; its
+undo records are rows of their own, written once each, so a click late in a
+100x100 game writes a few hundred bytes, not the whole history. Each write
+checks the version it read, inside one transaction, so a move can never be
+applied over another one; inside one process a lock per game makes
+simultaneous moves wait their turn. MemoryStore serves tests that need no file.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from app.game import Game
 
@@ -47,9 +51,7 @@ class _GameLocks:
 
     @asynccontextmanager
     async def hold(self, game_id: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(game_id, (None, 0))
-        if lock is None:
-            lock = asyncio.Lock()
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
         self._locks[game_id] = (lock, users + 1)
         try:
             async with lock:
@@ -63,10 +65,14 @@ class _GameLocks:
 
 
 class Store:
-    """The interface every store offers; see SQLiteStore for the semantics."""
+    """What every store offers. Histories of recently used games stay decoded in memory,
+    keyed by version: a given version of a game always has the same history."""
 
-    def __init__(self) -> None:
+    def __init__(self, cached_histories: int = 256) -> None:
         self.locks = _GameLocks()
+        self._histories: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
+        self._cached_histories = cached_histories
+        self._cache_lock = threading.Lock()
 
     def create(self, owner: str, game: Game) -> str:
         raise NotImplementedError
@@ -83,38 +89,57 @@ class Store:
     def close(self) -> None:
         pass
 
-    @staticmethod
-    def _decode(data: str) -> Game:
+    def _cached_history(self, game_id: str, version: int) -> list[dict[str, Any]] | None:
+        with self._cache_lock:
+            entry = self._histories.get(game_id)
+            if entry is None or entry[0] != version:
+                return None
+            self._histories.move_to_end(game_id)
+            return entry[1]
+
+    def _remember_history(self, game_id: str, version: int, history: list[dict[str, Any]]) -> None:
+        with self._cache_lock:
+            self._histories[game_id] = (version, list(history))
+            self._histories.move_to_end(game_id)
+            while len(self._histories) > self._cached_histories:
+                self._histories.popitem(last=False)
+
+    def _decode(self, game_id: str, data: str, history: list[dict[str, Any]]) -> Game:
         try:
-            return Game.from_json(json.loads(data))
+            game = Game.from_json(json.loads(data), history)
         except (ValueError, TypeError) as error:
-            raise Corrupt(str(error)) from None
+            raise Corrupt(f"game {game_id}: {error}") from None
+        self._remember_history(game_id, game.moves, game.history)
+        return game
 
 
 class MemoryStore(Store):
     def __init__(self) -> None:
         super().__init__()
-        self._games: dict[str, tuple[str, str, float]] = {}  # id -> (owner, json, updated)
+        self._games: dict[str, dict[str, Any]] = {}
 
     def create(self, owner: str, game: Game) -> str:
         game_id = new_game_id()
-        self._games[game_id] = (owner, json.dumps(game.to_json()), time.time())
+        self._games[game_id] = {"owner": owner, "data": json.dumps(game.to_json()), "history": [], "updated": time.time()}
         return game_id
 
     def load(self, game_id: str, owner: str) -> Game:
         row = self._games.get(game_id)
-        if row is None or row[0] != owner:
+        if row is None or row["owner"] != owner:
             raise NotFound(game_id)
-        return self._decode(row[1])
+        return self._decode(game_id, row["data"], [json.loads(record) for record in row["history"]])
 
     def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
-        current = self.load(game_id, owner)
-        if current.moves != read_version:
+        if self.load(game_id, owner).moves != read_version:
             raise Conflict(game_id)
-        self._games[game_id] = (owner, json.dumps(game.to_json()), time.time())
+        row = self._games[game_id]
+        del row["history"][len(game.history) :]
+        row["history"].extend(json.dumps(record) for record in game.history[len(row["history"]) :])
+        row.update(data=json.dumps(game.to_json()), updated=time.time())
+        self._remember_history(game_id, game.moves, game.history)
 
     def latest(self, owner: str) -> str | None:
-        mine = [(updated, game_id) for game_id, (who, _, updated) in self._games.items() if who == owner]
+        mine = [(row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
         return max(mine)[1] if mine else None
 
 
@@ -125,10 +150,17 @@ class SQLiteStore(Store):
             owner TEXT NOT NULL,
             version INTEGER NOT NULL,
             data TEXT NOT NULL,
+            history_length INTEGER NOT NULL DEFAULT 0,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL
         );
         CREATE INDEX IF NOT EXISTS games_by_owner ON games (owner, updated_at);
+        CREATE TABLE IF NOT EXISTS history (
+            game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (game_id, seq)
+        ) WITHOUT ROWID;
     """
 
     def __init__(self, path: Path):
@@ -137,8 +169,7 @@ class SQLiteStore(Store):
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
-        with self._connection() as connection:
-            connection.executescript(self.SCHEMA)
+        self._connection().executescript(self.SCHEMA)
 
     def _connection(self) -> sqlite3.Connection:
         # One connection per thread: the web layer runs store calls in a thread pool.
@@ -147,7 +178,7 @@ class SQLiteStore(Store):
             connection = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute("PRAGMA busy_timeout=10000")
+            connection.execute("PRAGMA foreign_keys=ON")
             self._local.connection = connection
             with self._all_lock:
                 self._all.append(connection)
@@ -163,18 +194,50 @@ class SQLiteStore(Store):
         return game_id
 
     def load(self, game_id: str, owner: str) -> Game:
-        row = self._connection().execute("SELECT owner, data FROM games WHERE id = ?", (game_id,)).fetchone()
+        connection = self._connection()
+        row = connection.execute("SELECT owner, version, data FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None or row[0] != owner:
             raise NotFound(game_id)
-        return self._decode(row[1])
+        history = self._cached_history(game_id, row[1])
+        if history is None:
+            records = connection.execute(
+                "SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+            try:
+                history = [json.loads(record) for (record,) in records]
+            except ValueError as error:
+                raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
+        return self._decode(game_id, row[2], history)
 
     def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
-        cursor = self._connection().execute(
-            "UPDATE games SET version = ?, data = ?, updated_at = ? WHERE id = ? AND owner = ? AND version = ?",
-            (game.moves, json.dumps(game.to_json()), time.time(), game_id, owner, read_version),
-        )
-        if cursor.rowcount != 1:
-            raise Conflict(game_id)
+        connection = self._connection()
+        # BEGIN IMMEDIATE takes the write lock first, so the version read below
+        # cannot change before the writes that depend on it.
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            row = connection.execute(
+                "SELECT version, history_length FROM games WHERE id = ? AND owner = ?", (game_id, owner)
+            ).fetchone()
+            if row is None:
+                raise NotFound(game_id)
+            if row[0] != read_version:
+                raise Conflict(game_id)
+            stored = row[1]
+            kept = min(stored, len(game.history))
+            connection.execute("DELETE FROM history WHERE game_id = ? AND seq >= ?", (game_id, kept))
+            connection.executemany(
+                "INSERT INTO history (game_id, seq, record) VALUES (?, ?, ?)",
+                [(game_id, seq, json.dumps(game.history[seq])) for seq in range(kept, len(game.history))],
+            )
+            connection.execute(
+                "UPDATE games SET version = ?, data = ?, history_length = ?, updated_at = ? WHERE id = ?",
+                (game.moves, json.dumps(game.to_json()), len(game.history), time.time(), game_id),
+            )
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        self._remember_history(game_id, game.moves, game.history)
 
     def latest(self, owner: str) -> str | None:
         row = self._connection().execute(

@@ -54,12 +54,12 @@ class Look:
             label += ", " + OVERLAY_LABEL[status]
         return classes, label, ""
 
-    def rows(self) -> list[list[tuple[str, CellView]]]:
+    def row(self, y: int) -> list[tuple[str, CellView]]:
         width = self.game.width
-        return [
-            [(cell_id(self.game, y * width + x), self.cell(y * width + x)) for x in range(width)]
-            for y in range(self.game.height)
-        ]
+        return [(cell_id(self.game, y * width + x), self.cell(y * width + x)) for x in range(width)]
+
+    def rows(self) -> list[list[tuple[str, CellView]]]:
+        return [self.row(y) for y in range(self.game.height)]
 
 
 def cell_id(game: Game, index: int) -> str:

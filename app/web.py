@@ -27,7 +27,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from app import game as rules
 from app.config import Settings
 from app.game import Game, Move, Options, Refused
-from app.store import Corrupt, NotFound, SQLiteStore, Store
+from app.store import Conflict, Corrupt, NotFound, SQLiteStore, Store
 from app.view import Look, changed_cells, panel
 from solver import Analyzer, Budget
 
@@ -35,6 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 PAGE = "game.html"
+# Past this many changed cells a response sends rows, past this many rows the whole grid:
+# htmx fires an event per earlier swap on every out-of-band swap (N^2/2 events in all).
+OOB_CELLS = 40
+OOB_ROWS = 30
 
 
 class AnalyzerCache:
@@ -53,6 +57,9 @@ class AnalyzerCache:
         if entry is not None and entry[0] == game.moves:
             return entry[1]
         return Analyzer(game.position())
+
+    def drop(self, game_id: str) -> None:
+        self._entries.pop(game_id, None)
 
     def put(self, game_id: str, game: Game, analyzer: Analyzer | None) -> None:
         if analyzer is None:
@@ -81,6 +88,9 @@ class Games:
         self.analyzers = AnalyzerCache()
         # Layouts decide games: they come from the OS's randomness, never a guessable seed.
         self.rng = random.SystemRandom()
+
+    def forget(self, game_id: str) -> None:
+        self.analyzers.drop(game_id)
 
     def budget(self) -> Budget:
         return Budget(seconds=self.settings.solver_seconds)
@@ -250,6 +260,28 @@ ERRORS = {404: {"model": ErrorOut, "description": "no such game for this player"
 # ----- the app ----------------------------------------------------------------
 
 
+class ServerTiming:
+    """Adds `Server-Timing: app;dur=<ms>`: how long the server worked on a request, for benchmarks and browsers' dev tools."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def timed_send(message):
+            if message["type"] == "http.response.start":
+                duration = (time.perf_counter() - started) * 1000
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"server-timing", f"app;dur={duration:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed_send)
+
+
 def player(request: Request) -> str:
     """The player's opaque id, from the signed cookie (made on the first visit)."""
     player_id = request.session.get("player")
@@ -288,6 +320,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         same_site="lax",
         https_only=settings.secure_cookies,
     )
+    app.add_middleware(ServerTiming)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     templates = Jinja2Blocks(directory=TEMPLATES)
 
@@ -296,6 +329,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": "no such game"}, status_code=404)
         return templates.TemplateResponse(request, PAGE, page_context(None, message="No such game."), status_code=404)
+
+    @app.exception_handler(Conflict)
+    async def conflict(request: Request, error: Conflict) -> Response:
+        games.forget(str(error))
+        message = "This game changed through another request at the same moment; nothing was applied. Try again."
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": message}, status_code=409)
+        # The page shows a game that has moved on: htmx reloads it.
+        return HTMLResponse(message, status_code=409, headers={"HX-Refresh": "true"})
 
     @app.exception_handler(Corrupt)
     async def corrupt(request: Request, error: Corrupt) -> Response:
@@ -388,7 +430,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if whole_board:
             # The page shows an older board than the one moved on: send all of it.
             return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "grid"])
-        context["changes"] = changed_cells(before, after, result.outcome.changed)
+        changes = changed_cells(before, after, result.outcome.changed)
+        if len(changes) <= OOB_CELLS:
+            context.update(changes=changes, changed_rows=[])
+            return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "changes"])
+        # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
+        rows = sorted({int(cell_id.rsplit("-", 1)[1]) for cell_id, _ in changes})
+        if len(rows) > OOB_ROWS:
+            return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "grid"])
+        context.update(changes=[], changed_rows=[(y, after.row(y)) for y in rows])
         return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "changes"])
 
     @app.post("/games/{game_id}/options", response_class=HTMLResponse, include_in_schema=False)

@@ -9,6 +9,7 @@ Undo is a fresh Analyzer.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -95,7 +96,7 @@ class Analyzer:
         self.height = position.height
         self.total_mines = position.mines
         size = self.width * self.height
-        self._neighbours = [tuple(y * self.width + x for x, y in position.neighbours(self._cell(i))) for i in range(size)]
+        self._neighbours = _neighbour_table(self.width, self.height)
         self._symbol = [COVERED] * size
         self._known: dict[int, bool] = {}  # covered cell -> proven mine
         self._residual: dict[int, int] = {}  # revealed number -> mines still to place among its open cells
@@ -583,6 +584,21 @@ class Analyzer:
             raise AssertionError(f"{describe(cell)} is {status.name.lower()} but no proof was found")
         numbers, uses_count = proof
         return Explanation(cell, status, tuple(numbers), uses_count)
+
+
+@functools.lru_cache(maxsize=16)
+def _neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """Neighbours of every cell by index; shared by every Analyzer of that board size."""
+    return tuple(
+        tuple(
+            ny * width + nx
+            for ny in range(max(0, y - 1), min(height, y + 2))
+            for nx in range(max(0, x - 1), min(width, x + 2))
+            if (nx, ny) != (x, y)
+        )
+        for y in range(height)
+        for x in range(width)
+    )
 
 
 def _unwitnessed(components: list[_Component], mines_left: int, outside: int) -> CountQuestions | None:

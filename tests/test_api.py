@@ -160,3 +160,15 @@ def test_a_restart_loses_nothing(tmp_path):
             assert {k: v for k, v in after.items() if k != "elapsed"} == {k: v for k, v in before.items() if k != "elapsed"}
             undone = client.post(f"/api/games/{game['id']}/moves", json={"action": "undo"}).json()
             assert undone["flags"] == 0 and undone["board"][4][4] != "."
+
+
+def test_big_changes_travel_as_rows_not_hundreds_of_swaps(client):
+    created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "3", "unit": "count"})
+    game_url = created.headers["location"]
+    fragment = client.post(
+        f"{game_url}/moves", data={"action": "reveal", "x": "15", "y": "8", "version": "0"}, headers={"HX-Request": "true"}
+    )
+    # Three mines on 480 cells: the first click floods most of the board.
+    assert fragment.text.count('role="gridcell"') > 40
+    assert fragment.text.count('hx-swap-oob="true"') <= 17  # the panel and at most every row
+    assert 'id="r-8" hx-swap-oob="true"' in fragment.text

@@ -225,9 +225,11 @@ def test_mines_as_a_percentage():
 def test_games_survive_json():
     game, _ = play(Game.new(9, 9, 10), "reveal", 4, 4)
     game, _ = play(game, "flag", 0, 0)
-    again = Game.from_json(game.to_json())
+    again = Game.from_json(game.to_json(), game.history)
     assert again == game
     broken = game.to_json()
     broken["cells"] = broken["cells"][:-1]
     with pytest.raises(ValueError, match="malformed"):
-        Game.from_json(broken)
+        Game.from_json(broken, game.history)
+    with pytest.raises(ValueError, match="undo record"):
+        Game.from_json(game.to_json(), [{"cells": {}}])

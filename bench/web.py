@@ -1,0 +1,148 @@
+"""Web benchmark: click latency of a real uvicorn server, over HTTP, one player at a time.
+
+Starts `kaboom serve` on a fresh SQLite file, then a seeded, solver-guided
+player (a proven-safe cell when there is one, else a frontier guess, else the
+outside: the rules make all of those safe) plays Expert and 100x100/2000 games
+through the HTML route (HTMX fragments) and through the JSON route. Prints per
+route the median, p95 and max milliseconds per click as the server measured it
+(its Server-Timing header) and as the client saw it. Run by hand:
+
+    .venv/bin/python bench/web.py
+    .venv/bin/python bench/web.py --sizes 30x16/99 --games 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver import Analyzer, Position, Status  # noqa: E402
+
+SIZES = {"30x16/99": (30, 16, 99, 6), "100x100/2000": (100, 100, 2000, 1)}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def choose(analyzer: Analyzer, rng: random.Random) -> tuple[int, int]:
+    statuses = analyzer.classify()
+    safe = [cell for cell, status in statuses.items() if status is Status.SAFE]
+    if safe:
+        return rng.choice(safe)
+    unknown = [cell for cell, status in statuses.items() if status is Status.UNKNOWN]
+    frontier = [cell for cell in unknown if not analyzer.is_outside(cell)]
+    return rng.choice(frontier or unknown)
+
+
+def server_ms(response: httpx.Response) -> float:
+    timing = response.headers.get("server-timing", "")
+    return float(timing.split("dur=")[1]) if "dur=" in timing else float("nan")
+
+
+def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict) -> str:
+    width, height, mines = size
+    game = client.post("/api/games", json={"width": width, "height": height, "mines": mines}).json()
+    game_id = game["id"]
+    analyzer = Analyzer(Position.empty(width, height, mines))
+    board = game["board"]
+    version = 0
+    while game["status"] == "playing":
+        x, y = choose(analyzer, rng)
+        started = time.perf_counter()
+        if route == "json":
+            response = client.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": x, "y": y})
+        else:
+            response = client.post(
+                f"/games/{game_id}/moves",
+                data={"action": "reveal", "x": str(x), "y": str(y), "version": str(version)},
+                headers={"HX-Request": "true"},
+            )
+        timings["client"].append((time.perf_counter() - started) * 1000)
+        timings["server"].append(server_ms(response))
+        response.raise_for_status()
+        game = response.json() if route == "json" else client.get(f"/api/games/{game_id}").json()
+        version = game["moves"]
+        changes = {
+            (cx, cy): symbol
+            for cy, row in enumerate(game["board"])
+            for cx, symbol in enumerate(row)
+            if symbol in "012345678" and board[cy][cx] != symbol
+        }
+        board = game["board"]
+        if game["status"] == "playing":
+            analyzer.reveal(changes)
+    return game["status"]
+
+
+def summary(values: list[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return f"{statistics.median(ordered):.1f} / {p95:.1f} / {ordered[-1]:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=",".join(SIZES))
+    parser.add_argument("--games", type=int, help="games per size and route (default: per size)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        env = {**os.environ, "KABOOM_DATABASE": f"{data}/bench.sqlite3", "KABOOM_PORT": str(port)}
+        kaboom = Path(sys.executable).with_name("kaboom")
+        server = subprocess.Popen([str(kaboom), "serve"], env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    httpx.get(f"{base}/healthz").raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the server did not start")
+                    time.sleep(0.1)
+            table = Table(title="Click latency, ms: median / p95 / max (server = Server-Timing, client = round trip)")
+            for column in ("size", "route", "games", "clicks", "won", "server", "client"):
+                table.add_column(column)
+            rng = random.Random(args.seed)
+            with Progress(console=Console(stderr=True), transient=True) as progress, httpx.Client(base_url=base, timeout=60) as client:
+                for name in args.sizes.split(","):
+                    width, height, mines, games = SIZES[name]
+                    games = args.games or games
+                    for route in ("html", "json"):
+                        timings: dict = {"client": [], "server": []}
+                        won = 0
+                        task = progress.add_task(f"{name} {route}", total=games)
+                        for _ in range(games):
+                            won += play(client, route, (width, height, mines), rng, timings) == "won"
+                            progress.advance(task)
+                        table.add_row(
+                            name, route, str(games), str(len(timings["client"])), str(won), summary(timings["server"]), summary(timings["client"])
+                        )
+            Console(width=160).print(table)
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+if __name__ == "__main__":
+    main()

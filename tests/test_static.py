@@ -1,0 +1,20 @@
+"""The vendored front end: the pinned htmx, and a page that needs no inline script."""
+
+import hashlib
+import re
+from pathlib import Path
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def test_htmx_is_the_pinned_2_0_release():
+    source = (STATIC / "htmx.min.js").read_bytes()
+    assert re.search(rb'version:"2\.0\.\d+"', source)
+    assert hashlib.sha256(source).hexdigest() in (STATIC / "VENDORED.md").read_text()
+
+
+def test_templates_have_no_inline_scripts_or_handlers():
+    for template in (STATIC.parent / "templates").glob("*.html"):
+        text = template.read_text()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), template
+        assert not re.search(r"\s(on\w+|hx-on[:\w-]*)=", text), template
