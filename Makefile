@@ -32,7 +32,7 @@ run: $(VENV)/.installed
 	$(BIN)/kaboom serve
 
 test: $(VENV)/.installed-test $(CHROMIUM)
-	$(BIN)/python -m pytest
+	KABOOM_REQUIRE_BROWSER=1 KABOOM_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/solver.py

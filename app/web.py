@@ -453,7 +453,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return templates.TemplateResponse(request, PAGE, context, block_names=["panel", "grid"])
 
     @app.post("/games/{game_id}/hint", response_class=HTMLResponse, include_in_schema=False)
-    async def hint_form(request: Request, game_id: str, owner: Player) -> Response:
+    async def hint_form(request: Request, game_id: str, owner: Player, show: Annotated[str, Form()] = "") -> Response:
         try:
             game, advice = await games.hint(game_id, owner)
         except Refused as error:
@@ -463,7 +463,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if not is_htmx(request):
             return RedirectResponse(f"/games/{game_id}", status_code=303)
         game, statuses = await games.look(game_id, owner)
-        context = page_context(game_id, game, statuses, hint=advice, oob=True)
+        context = page_context(game_id, game, statuses, hint=advice, show_hint=show == "yes", oob=True)
         return templates.TemplateResponse(request, PAGE, context, block_names=["panel"])
 
     # ----- JSON API ------------------------------------------------------------

@@ -32,7 +32,7 @@ def main() -> None:
         for x, y in mines[:6]:
             if "f" not in page.get_attribute(f"#c-{x}-{y}", "class"):
                 act(page, lambda: page.click(f"#c-{x}-{y}", button="right"))
-        page.keyboard.press("h")
+        page.keyboard.press("s")
         page.wait_for_selector("#hint")
         page.wait_for_timeout(300)
         page.screenshot(path=str(ROOT / "docs" / "screenshot.png"), full_page=True)

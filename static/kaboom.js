@@ -200,8 +200,8 @@
       send("undo");
     }
 
-    function hint() {
-      const button = document.getElementById("hint-button");
+    function hint(which) {
+      const button = document.getElementById(which);
       if (button) htmx.trigger(button, "click");
     }
 
@@ -222,7 +222,9 @@
       } else if (event.key === "u" || event.key === "U") {
         undo();
       } else if (event.key === "h" || event.key === "H") {
-        hint();
+        hint("hint-button");
+      } else if (event.key === "s" || event.key === "S") {
+        hint("show-button");
       }
     });
 

@@ -172,3 +172,23 @@ def test_big_changes_travel_as_rows_not_hundreds_of_swaps(client):
     assert fragment.text.count('role="gridcell"') > 40
     assert fragment.text.count('hx-swap-oob="true"') <= 17  # the panel and at most every row
     assert 'id="r-8" hx-swap-oob="true"' in fragment.text
+
+
+def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    game = new_game(client, width=16, height=16, mines=40)
+    url = f"{server}/api/games/{game['id']}/moves"
+    cookies = dict(client.cookies)
+    cells = [(x, y) for y in range(4) for x in range(16)]
+
+    def flag(cell):
+        with httpx.Client(cookies=cookies, timeout=30) as own:
+            return own.post(url, json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}).status_code
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        statuses = list(pool.map(flag, cells))
+    assert statuses == [200] * len(cells)
+    after = client.get(f"/api/games/{game['id']}").json()
+    assert after["flags"] == len(cells) and after["moves"] == len(cells)
+    assert all(row == "F" * 16 for row in after["board"][:4])
