@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from contextlib import asynccontextmanager
@@ -51,23 +52,29 @@ class AnalyzerCache:
     def __init__(self, size: int = 256):
         self.size = size
         self._entries: OrderedDict[str, tuple[int, Analyzer]] = OrderedDict()
+        # Different games are worked on in different threads at once.
+        self._lock = threading.Lock()
 
     def get(self, game_id: str, game: Game) -> Analyzer:
-        entry = self._entries.pop(game_id, None)
+        """The cached analyzer, taken out of the cache (moves change it), or a fresh one."""
+        with self._lock:
+            entry = self._entries.pop(game_id, None)
         if entry is not None and entry[0] == game.moves:
             return entry[1]
         return Analyzer(game.position())
 
     def drop(self, game_id: str) -> None:
-        self._entries.pop(game_id, None)
+        with self._lock:
+            self._entries.pop(game_id, None)
 
     def put(self, game_id: str, game: Game, analyzer: Analyzer | None) -> None:
         if analyzer is None:
             return
-        self._entries[game_id] = (game.moves, analyzer)
-        self._entries.move_to_end(game_id)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[game_id] = (game.moves, analyzer)
+            self._entries.move_to_end(game_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
 
 
 @dataclass
@@ -379,7 +386,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         mines: Annotated[str, Form()] = "",
         unit: Annotated[str, Form()] = "count",
         allow_outside: Annotated[str | None, Form()] = None,
-        undo: Annotated[str | None, Form()] = "on",
+        undo: Annotated[str | None, Form()] = None,
     ) -> Response:
         try:
             if preset in rules.PRESETS:

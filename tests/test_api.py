@@ -131,8 +131,9 @@ def test_pages_render_and_htmx_moves_send_only_what_changed(client):
 def test_new_game_form_validates_sizes(client):
     response = client.post("/games", data={"preset": "custom", "width": "200", "height": "10", "mines": "10", "unit": "count"})
     assert response.status_code == 422 and "between 2 and 100" in response.text
-    response = client.post("/games", data={"preset": "custom", "width": "ten", "height": "10", "mines": "10"})
+    response = client.post("/games", data={"preset": "custom", "width": "<b>ten</b>", "height": "10", "mines": "10"})
     assert response.status_code == 422 and "width must be a whole number" in response.text
+    assert "<b>ten" not in response.text and "&lt;b&gt;ten" in response.text
     response = client.post(
         "/games", data={"preset": "custom", "width": "10", "height": "10", "mines": "20", "unit": "percent"}, follow_redirects=True
     )
