@@ -84,19 +84,40 @@ def analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
 
 
 def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
-    import uvicorn
+    import os
 
-    from app.config import Settings
+    import uvicorn
+    from pydantic import ValidationError
+
+    from app.config import ConfigurationError, Settings
     from app.web import create_app
 
-    overrides = {name: value for name in ("host", "port", "database") if (value := getattr(args, name)) is not None}
-    settings = Settings(**overrides)
+    # Workers are separate processes that read their settings from the
+    # environment, so command-line overrides travel there too.
+    for name in ("host", "port", "database", "workers"):
+        if (value := getattr(args, name)) is not None:
+            os.environ[f"KABOOM_{name.upper()}"] = str(value)
     try:
-        app = create_app(settings)
-    except OSError as error:
-        raise BadInput(f"cannot open the database {settings.database}: {error}") from None
-    print(f"Kaboom on http://{settings.host}:{settings.port} (games in {settings.database})", file=sys.stderr)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+        settings = Settings()
+        # Opening the store here, once, makes a bad setting (an unwritable
+        # database, a missing secret) stop the server with its message.
+        create_app(settings).state.games.store.close()
+    except ValidationError as error:
+        problems = "; ".join(f"KABOOM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors())
+        raise BadInput(f"bad setting: {problems}") from None
+    except ConfigurationError as error:
+        raise BadInput(str(error)) from None
+    where = settings.store or settings.database
+    print(f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}", file=sys.stderr)
+    uvicorn.run(
+        "app.web:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        proxy_headers=True,
+        log_level="info",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--host", help="address to listen on (KABOOM_HOST, default 127.0.0.1)")
     serve_parser.add_argument("--port", type=int, help="port to listen on (KABOOM_PORT, default 8000)")
     serve_parser.add_argument("--database", type=Path, help="SQLite file for the games (KABOOM_DATABASE, default data/kaboom.sqlite3)")
+    serve_parser.add_argument("--workers", type=int, help="server processes sharing the games (KABOOM_WORKERS, default 1)")
     serve_parser.set_defaults(handler=serve)
     return parser
 

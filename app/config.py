@@ -6,33 +6,66 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigurationError(Exception):
+    """A setting that keeps the server from starting; the message says which and why."""
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KABOOM_", env_file=".env", extra="ignore")
 
     database: Path = Field(Path("data/kaboom.sqlite3"), description="the SQLite file that keeps every game")
-    secret_key: str | None = Field(
-        None, description="signs the player cookie; generated and kept beside the database when not set"
+    store: str | None = Field(
+        None, description="redis://host:port/db to keep games in Redis, shared by several servers; SQLite when unset"
+    )
+    secret_key: str | None = Field(None, description="signs the player cookie")
+    generate_secret: bool = Field(
+        True, description="without KABOOM_SECRET_KEY, generate one and keep it beside the database (off in Docker)"
     )
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(8000, ge=1, le=65535)
+    workers: int = Field(1, ge=1, le=64, description="server processes; they share games through the store")
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
-    solver_seconds: float = Field(2.0, description="time a click may spend counting layouts before a SAT layout is used")
+    solver_seconds: float = Field(
+        2.0, gt=0, description="time a click may spend on the solver; past it the click is decided as if no safe cell were known"
+    )
+    max_body_bytes: int = Field(16_384, ge=1024, description="largest request body accepted")
+    games_per_player: int = Field(100, ge=1, description="games kept per player; past it old finished games go first")
+    idle_days: float = Field(30, gt=0, description="games untouched for this many days are deleted")
+    create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
+    create_window: float = Field(60, gt=0)
+
+    @field_validator("store")
+    @classmethod
+    def _redis_only(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("KABOOM_STORE must be a redis:// URL (leave it unset for SQLite)")
+        return value or None
 
     def signing_key(self) -> str:
         """The configured secret, or one generated on the first run and kept for the next ones."""
         if self.secret_key:
+            if len(self.secret_key) < 16:
+                raise ConfigurationError("KABOOM_SECRET_KEY is too short: use at least 16 random characters")
             return self.secret_key
+        if not self.generate_secret:
+            raise ConfigurationError(
+                "KABOOM_SECRET_KEY is not set: it signs the player cookies, so it must be given (for example "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            )
         path = self.database.parent / "secret_key"
-        if path.exists():
-            return path.read_text().strip()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_urlsafe(32)
-        # Only the owner may read it: anyone with the key can sign a cookie for any player.
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as file:
-            file.write(key + "\n")
-        return key
+        try:
+            if path.exists():
+                return path.read_text().strip()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            key = secrets.token_urlsafe(32)
+            # Only the owner may read it: anyone with the key can sign a cookie for any player.
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as file:
+                file.write(key + "\n")
+            return key
+        except OSError as error:
+            raise ConfigurationError(f"cannot keep the generated secret key in {path}: {error}") from None

@@ -74,16 +74,31 @@ class Store:
         self._cached_histories = cached_histories
         self._cache_lock = threading.Lock()
 
-    def create(self, owner: str, game: Game) -> str:
+    def create(self, owner: str, game: Game, keep: int = 100) -> str:
+        """Store a new game. A player keeps at most `keep` games: past that the
+        oldest finished games go first, then the longest idle ones."""
         raise NotImplementedError
 
     def load(self, game_id: str, owner: str) -> Game:
+        """The game, if `owner` made it; NotFound otherwise, Corrupt if it cannot be read."""
         raise NotImplementedError
 
     def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
+        """Write `game` if the stored version is still `read_version`, else Conflict; all or nothing."""
         raise NotImplementedError
 
     def latest(self, owner: str) -> str | None:
+        """The id of the player's most recently played game."""
+        raise NotImplementedError
+
+    def expire(self, idle_before: float) -> int:
+        """Delete games nobody touched since `idle_before` (epoch seconds); returns how many."""
+        raise NotImplementedError
+
+    def allow(self, key: str, limit: int, window: float) -> bool:
+        """Count one event for `key`; False when it is over `limit` in the current `window` seconds.
+
+        Kept in the store, so every worker and host shares the count."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -117,10 +132,16 @@ class MemoryStore(Store):
     def __init__(self) -> None:
         super().__init__()
         self._games: dict[str, dict[str, Any]] = {}
+        self._counters: dict[str, tuple[float, int]] = {}
 
-    def create(self, owner: str, game: Game) -> str:
+    def create(self, owner: str, game: Game, keep: int = 100) -> str:
+        mine = [(row["status"] == "playing", row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
+        for _, _, old in sorted(mine)[: max(0, len(mine) - keep + 1)]:
+            del self._games[old]
         game_id = new_game_id()
-        self._games[game_id] = {"owner": owner, "data": json.dumps(game.to_json()), "history": [], "updated": time.time()}
+        self._games[game_id] = {
+            "owner": owner, "data": json.dumps(game.to_json()), "history": [], "updated": time.time(), "status": game.status
+        }
         return game_id
 
     def load(self, game_id: str, owner: str) -> Game:
@@ -135,12 +156,40 @@ class MemoryStore(Store):
         row = self._games[game_id]
         del row["history"][len(game.history) :]
         row["history"].extend(json.dumps(record) for record in game.history[len(row["history"]) :])
-        row.update(data=json.dumps(game.to_json()), updated=time.time())
+        row.update(data=json.dumps(game.to_json()), updated=time.time(), status=game.status)
         self._remember_history(game_id, game.moves, game.history)
 
     def latest(self, owner: str) -> str | None:
         mine = [(row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
         return max(mine)[1] if mine else None
+
+    def expire(self, idle_before: float) -> int:
+        old = [game_id for game_id, row in self._games.items() if row["updated"] < idle_before]
+        for game_id in old:
+            del self._games[game_id]
+        return len(old)
+
+    def allow(self, key: str, limit: int, window: float) -> bool:
+        now = time.time()
+        started, count = self._counters.get(key, (now, 0))
+        if now - started >= window:
+            started, count = now, 0
+        self._counters[key] = (started, count + 1)
+        return count + 1 <= limit
+
+
+class _Immediate:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all of a write or none of it."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self.connection = connection
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.connection.execute("BEGIN IMMEDIATE")
+        return self.connection
+
+    def __exit__(self, kind, error, traceback) -> None:
+        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 class SQLiteStore(Store):
@@ -151,10 +200,17 @@ class SQLiteStore(Store):
             version INTEGER NOT NULL,
             data TEXT NOT NULL,
             history_length INTEGER NOT NULL DEFAULT 0,
+            finished INTEGER NOT NULL DEFAULT 0,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL
         );
         CREATE INDEX IF NOT EXISTS games_by_owner ON games (owner, updated_at);
+        CREATE INDEX IF NOT EXISTS games_by_age ON games (updated_at);
+        CREATE TABLE IF NOT EXISTS counters (
+            key TEXT PRIMARY KEY,
+            window_start REAL NOT NULL,
+            count INTEGER NOT NULL
+        );
         CREATE TABLE IF NOT EXISTS history (
             game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
             seq INTEGER NOT NULL,
@@ -184,13 +240,23 @@ class SQLiteStore(Store):
                 self._all.append(connection)
         return connection
 
-    def create(self, owner: str, game: Game) -> str:
+    def _transaction(self):
+        return _Immediate(self._connection())
+
+    def create(self, owner: str, game: Game, keep: int = 100) -> str:
         game_id = new_game_id()
         now = time.time()
-        self._connection().execute(
-            "INSERT INTO games (id, owner, version, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, owner, game.moves, json.dumps(game.to_json()), now, now),
-        )
+        with self._transaction() as connection:
+            surplus = connection.execute("SELECT COUNT(*) FROM games WHERE owner = ?", (owner,)).fetchone()[0] - keep + 1
+            if surplus > 0:
+                connection.execute(
+                    "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE owner = ? ORDER BY finished DESC, updated_at LIMIT ?)",
+                    (owner, surplus),
+                )
+            connection.execute(
+                "INSERT INTO games (id, owner, version, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, owner, game.moves, json.dumps(game.to_json()), now, now),
+            )
         return game_id
 
     def load(self, game_id: str, owner: str) -> Game:
@@ -210,11 +276,9 @@ class SQLiteStore(Store):
         return self._decode(game_id, row[2], history)
 
     def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
-        connection = self._connection()
         # BEGIN IMMEDIATE takes the write lock first, so the version read below
         # cannot change before the writes that depend on it.
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as connection:
             row = connection.execute(
                 "SELECT version, history_length FROM games WHERE id = ? AND owner = ?", (game_id, owner)
             ).fetchone()
@@ -230,13 +294,9 @@ class SQLiteStore(Store):
                 [(game_id, seq, json.dumps(game.history[seq])) for seq in range(kept, len(game.history))],
             )
             connection.execute(
-                "UPDATE games SET version = ?, data = ?, history_length = ?, updated_at = ? WHERE id = ?",
-                (game.moves, json.dumps(game.to_json()), len(game.history), time.time(), game_id),
+                "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
+                (game.moves, json.dumps(game.to_json()), len(game.history), game.status != "playing", time.time(), game_id),
             )
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
         self._remember_history(game_id, game.moves, game.history)
 
     def latest(self, owner: str) -> str | None:
@@ -244,6 +304,23 @@ class SQLiteStore(Store):
             "SELECT id FROM games WHERE owner = ? ORDER BY updated_at DESC LIMIT 1", (owner,)
         ).fetchone()
         return row[0] if row else None
+
+    def expire(self, idle_before: float) -> int:
+        with self._transaction() as connection:
+            return connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
+
+    def allow(self, key: str, limit: int, window: float) -> bool:
+        now = time.time()
+        with self._transaction() as connection:
+            row = connection.execute("SELECT window_start, count FROM counters WHERE key = ?", (key,)).fetchone()
+            if row is None or now - row[0] >= window:
+                connection.execute("INSERT OR REPLACE INTO counters (key, window_start, count) VALUES (?, ?, 1)", (key, now))
+                # Old windows are dead weight: sweep them now and then, not on every call.
+                if row is None and secrets.randbelow(100) == 0:
+                    connection.execute("DELETE FROM counters WHERE window_start < ?", (now - 3600,))
+                return True
+            connection.execute("UPDATE counters SET count = count + 1 WHERE key = ?", (key,))
+            return row[1] + 1 <= limit
 
     def close(self) -> None:
         with self._all_lock:

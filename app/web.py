@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -26,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.sessions import SessionMiddleware
 
 from app import game as rules
-from app.config import Settings
+from app.config import ConfigurationError, Settings
 from app.game import Game, Move, Options, Refused
 from app.store import Conflict, Corrupt, NotFound, SQLiteStore, Store
 from app.view import Look, changed_cells, panel
@@ -301,11 +302,23 @@ def player(request: Request) -> str:
 Player = Annotated[str, Depends(player)]
 
 
+def open_store(settings: Settings) -> Store:
+    """The store the settings name; a store that cannot be opened raises ConfigurationError."""
+    if settings.store:
+        from app.redis_store import RedisStore
+
+        return RedisStore(settings.store)
+    try:
+        settings.database.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteStore(settings.database)
+    except (OSError, sqlite3.Error) as error:
+        raise ConfigurationError(f"cannot open the database {settings.database}: {error}") from None
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     settings = settings or Settings()
-    if store is None:
-        settings.database.parent.mkdir(parents=True, exist_ok=True)
-        store = SQLiteStore(settings.database)
+    store = store or open_store(settings)
+    signing_key = settings.signing_key()
     games = Games(store, settings)
 
     @asynccontextmanager
@@ -321,7 +334,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.games = games
     app.add_middleware(
         SessionMiddleware,
-        secret_key=settings.signing_key(),
+        secret_key=signing_key,
         session_cookie="kaboom",
         max_age=400 * 24 * 3600,
         same_site="lax",

@@ -164,12 +164,17 @@ def test_a_restart_loses_nothing(tmp_path):
 
 
 def test_big_changes_travel_as_rows_not_hundreds_of_swaps(client):
-    created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "3", "unit": "count"})
-    game_url = created.headers["location"]
-    fragment = client.post(
-        f"{game_url}/moves", data={"action": "reveal", "x": "15", "y": "8", "version": "0"}, headers={"HX-Request": "true"}
-    )
-    # Three mines on 480 cells: the first click floods most of the board.
+    # One mine on 480 cells: a first click floods most of the board, unless the
+    # dealt mine happens to touch it (1.7%): a few tries make that negligible.
+    for _ in range(6):
+        created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "1", "unit": "count"})
+        fragment = client.post(
+            f"{created.headers['location']}/moves",
+            data={"action": "reveal", "x": "15", "y": "8", "version": "0"},
+            headers={"HX-Request": "true"},
+        )
+        if fragment.text.count('role="gridcell"') > 40:
+            break
     assert fragment.text.count('role="gridcell"') > 40
     assert fragment.text.count('hx-swap-oob="true"') <= 17  # the panel and at most every row
     assert 'id="r-8" hx-swap-oob="true"' in fragment.text
