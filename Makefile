@@ -1,11 +1,12 @@
 # Two commands set everything up on a fresh Debian machine with Python 3.11:
 #   make run    creates .venv, installs Kaboom, serves http://127.0.0.1:8000 (games in data/)
-#   make test   also installs the test tools and Debian's Chromium, then runs the whole suite
+#   make test   also installs the test tools, Debian's Chromium and redis-server, then runs the whole suite
 # .venv is reinstalled when pyproject.toml changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CHROMIUM := /usr/bin/chromium
+REDIS_SERVER := /usr/bin/redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HTMX_VERSION ?= 2.0.11
 
@@ -28,11 +29,16 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
 
+# The Redis store tests start their own redis-server on a free loopback port.
+$(REDIS_SERVER):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server
+
 run: $(VENV)/.installed
 	$(BIN)/kaboom serve
 
-test: $(VENV)/.installed-test $(CHROMIUM)
-	KABOOM_REQUIRE_BROWSER=1 KABOOM_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+test: $(VENV)/.installed-test $(CHROMIUM) $(REDIS_SERVER)
+	KABOOM_REQUIRE_BROWSER=1 KABOOM_REQUIRE_REDIS=1 KABOOM_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/solver.py

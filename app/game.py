@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver import Analyzer, Budget, Position, Status, describe
+from solver import Analyzer, Budget, Inconsistent, OutOfTime, Position, Status, describe
 from solver.position import COVERED, MINE
 
 PRESETS = {
@@ -278,16 +278,19 @@ def apply_move(
     index = game.index(move.x, move.y)
     turn = _Turn(game.copy(), analyzer or Analyzer(game.position()), rng, budget or Budget(), now)
     turn.undo.update({name: getattr(game, name) for name in SCALARS})
-    if move.action == "flag":
-        _flag(turn, index, move.mark)
-    elif move.action == "reveal":
-        if game.cells[index] != COVERED:
-            raise Refused(f"{describe(game.cell(index))} is already revealed")
-        if game.marks.get(index) == FLAG:
-            raise Refused(f"{describe(game.cell(index))} is flagged: remove the flag to reveal it")
-        _reveal(turn, index)
-    else:
-        _chord(turn, index)
+    # One time limit for the whole move, a chord included: past it each
+    # reveal is decided as a guess (see _reveal).
+    with turn.analyzer.time_limit(turn.budget.seconds):
+        if move.action == "flag":
+            _flag(turn, index, move.mark)
+        elif move.action == "reveal":
+            if game.cells[index] != COVERED:
+                raise Refused(f"{describe(game.cell(index))} is already revealed")
+            if game.marks.get(index) == FLAG:
+                raise Refused(f"{describe(game.cell(index))} is flagged: remove the flag to reveal it")
+            _reveal(turn, index)
+        else:
+            _chord(turn, index)
     new = turn.game
     new.last_cell = index
     new.history.append(turn.undo)
@@ -328,42 +331,59 @@ def _chord(turn: _Turn, index: int) -> None:
             _reveal(turn, target)
 
 
+def _judge(game: Game, analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, bool]:
+    """(safe, forced guess) for a click on a covered cell, by the rules of DESIGN.md §1.1."""
+    status = analyzer.status(cell)
+    if status is Status.SAFE:
+        return True, False
+    if status is Status.MINE:
+        return False, False
+    if not analyzer.frontier_exists():
+        # Rule 1: nothing to reason from, so nothing to punish.
+        return True, game.started_at is not None
+    if not analyzer.is_outside(cell):
+        # Rule 2: a risky frontier cell is safe only when no safe cell exists anywhere.
+        safe = not analyzer.safe_cell_exists()
+        return safe, safe
+    if analyzer.every_frontier_cell_is_a_mine():
+        # Rule 3: the player has nowhere else to go.
+        return True, True
+    # Rule 3 (strict) refuses the guess; rule 4 allows it when no safe cell exists.
+    safe = game.options.allow_outside and not analyzer.safe_cell_exists()
+    return safe, safe
+
+
 def _reveal(turn: _Turn, index: int) -> None:
     """Reveal one covered cell under the cruel-but-fair rules (DESIGN.md §1.1)."""
     game, analyzer = turn.game, turn.analyzer
     cell = game.cell(index)
-    status = analyzer.status(cell)
     first = game.started_at is None
-    if status is Status.SAFE:
-        safe, forced = True, False
-    elif status is Status.MINE:
-        safe, forced = False, False
-    elif not analyzer.frontier_exists():
-        # Rule 1: nothing to reason from, so nothing to punish.
-        safe, forced = True, not first
-    elif not analyzer.is_outside(cell):
-        # Rule 2: a risky frontier cell is safe only when no safe cell exists anywhere.
-        safe = forced = not analyzer.safe_cell_exists()
-    elif analyzer.every_frontier_cell_is_a_mine():
-        # Rule 3: the player has nowhere else to go.
-        safe = forced = True
-    else:
-        # Rule 3 (strict) refuses the guess; rule 4 allows it when no safe cell exists.
-        safe = forced = game.options.allow_outside and not analyzer.safe_cell_exists()
+    hurried = False
+    try:
+        safe, forced = _judge(game, analyzer, cell)
+    except OutOfTime:
+        # The solver ran out of time before it knew this position. The fair
+        # reading: no safe cell is known, so the click is a guess, and a guess
+        # is safe when the cell can be safe. What was proven already still counts.
+        proven = analyzer.proven(cell)
+        safe, forced, hurried = proven is not Status.MINE, proven is Status.UNKNOWN, True
+        turn.outcome.message = "The position was too complex to judge in time: this click counted as a guess."
     if first:
         game.started_at = turn.now
     if not safe:
-        layout = analyzer.sample_layout(turn.rng, force=(cell, True), budget=turn.budget)
-        game.status = "lost"
-        game.exploded = index
-        game.layout = sorted(y * game.width + x for x, y in layout.mines)
-        game.finished_at = turn.now
-        turn.outcome.message = f"Boom: {describe(cell)} was a mine."
+        _explode(turn, index)
+        return
+    try:
+        layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
+    except Inconsistent:
+        if not hurried:
+            raise
+        # In a hurry the cell turned out to be a mine in every layout.
+        _explode(turn, index)
         return
     if forced:
         game.forced_guesses += 1
         turn.outcome.forced_guess = True
-    layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
     mines = {y * game.width + x for x, y in layout.mines}
     revealed = {}
     queue = [index]
@@ -385,6 +405,17 @@ def _reveal(turn: _Turn, index: int) -> None:
         game.layout = [i for i, symbol in enumerate(game.cells) if symbol == COVERED]
         game.finished_at = turn.now
         turn.outcome.message = "Cleared: every safe cell is open."
+
+
+def _explode(turn: _Turn, index: int) -> None:
+    game = turn.game
+    cell = game.cell(index)
+    layout = turn.analyzer.sample_layout(turn.rng, force=(cell, True), budget=turn.budget)
+    game.status = "lost"
+    game.exploded = index
+    game.layout = sorted(y * game.width + x for x, y in layout.mines)
+    game.finished_at = turn.now
+    turn.outcome.message = f"Boom: {describe(cell)} was a mine."
 
 
 def _undo(game: Game) -> tuple[Game, Outcome]:

@@ -18,8 +18,8 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,17 @@ class Store:
 
     def close(self) -> None:
         pass
+
+    @contextmanager
+    def hold(self, game_id: str) -> Iterator[None]:
+        """Keep other processes off this game while a move is worked out.
+
+        The version check in save() already makes a lost update impossible;
+        a store that several hosts share also takes a lock, so that a game
+        played from many places at once queues its moves instead of retrying
+        them. Processes on one SQLite file retry (see app.web).
+        """
+        yield
 
     def _cached_history(self, game_id: str, version: int) -> list[dict[str, Any]] | None:
         with self._cache_lock:

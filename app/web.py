@@ -7,6 +7,7 @@ event loop (the solver may take a while), save, and render one template block
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 import sqlite3
@@ -28,10 +29,11 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from app import game as rules
 from app.config import ConfigurationError, Settings
+from app.guard import Guard
 from app.game import Game, Move, Options, Refused
 from app.store import Conflict, Corrupt, NotFound, SQLiteStore, Store
 from app.view import Look, changed_cells, panel
-from solver import Analyzer, Budget
+from solver import Analyzer, Budget, OutOfTime
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -41,6 +43,8 @@ PAGE = "game.html"
 # htmx fires an event per earlier swap on every out-of-band swap (N^2/2 events in all).
 OOB_CELLS = 40
 OOB_ROWS = 30
+# A move that keeps meeting writes from other processes gives up after this many tries.
+WRITE_ATTEMPTS = 8
 
 
 class AnalyzerCache:
@@ -104,34 +108,62 @@ class Games:
         return Budget(seconds=self.settings.solver_seconds)
 
     async def create(self, owner: str, game: Game) -> str:
-        return await run_in_threadpool(self.store.create, owner, game)
+        return await run_in_threadpool(self.store.create, owner, game, self.settings.games_per_player)
 
     async def load(self, game_id: str, owner: str) -> Game:
         return await run_in_threadpool(self.store.load, game_id, owner)
 
+    async def _locked(self, game_id: str, work, *args):
+        """Run `work` in a thread while holding the game's lock in this process.
+
+        Other processes (workers, hosts) are kept apart by the store's version
+        check instead: a write that finds the game moved on is thrown away and
+        the whole operation runs again on the new state, so every move is
+        applied to the game as it is, one after the other.
+        """
+        async with self.store.locks.hold(game_id):
+            for attempt in range(WRITE_ATTEMPTS):
+                try:
+                    return await run_in_threadpool(self._held, game_id, work, *args)
+                except Conflict:
+                    self.analyzers.drop(game_id)
+                    if attempt == WRITE_ATTEMPTS - 1:
+                        raise
+                    # Processes that collided should not collide again in step.
+                    await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))
+
+    def _held(self, game_id: str, work, *args):
+        with self.store.hold(game_id):
+            return work(game_id, *args)
+
+    def _statuses(self, analyzer: Analyzer, game: Game) -> dict | None:
+        """Every covered cell's status for the debug overlay; None when off, over, or out of time."""
+        if not game.options.debug_overlay or game.status != "playing":
+            return None
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                return analyzer.classify()
+        except OutOfTime:
+            return None
+
     async def look(self, game_id: str, owner: str) -> tuple[Game, dict | None]:
         """The game and, when its overlay is on, every covered cell's status."""
-        async with self.store.locks.hold(game_id):
-            return await run_in_threadpool(self._look, game_id, owner)
+        return await self._locked(game_id, self._look, owner)
 
     def _look(self, game_id: str, owner: str) -> tuple[Game, dict | None]:
         game = self.store.load(game_id, owner)
-        statuses = None
-        if game.options.debug_overlay and game.status == "playing":
-            analyzer = self.analyzers.get(game_id, game)
-            statuses = analyzer.classify()
-            self.analyzers.put(game_id, game, analyzer)
+        analyzer = self.analyzers.get(game_id, game)
+        statuses = self._statuses(analyzer, game)
+        self.analyzers.put(game_id, game, analyzer)
         return game, statuses
 
     async def move(self, game_id: str, owner: str, move: Move) -> MoveResult:
-        async with self.store.locks.hold(game_id):
-            return await run_in_threadpool(self._move, game_id, owner, move)
+        return await self._locked(game_id, self._move, owner, move)
 
     def _move(self, game_id: str, owner: str, move: Move) -> MoveResult:
         before = self.store.load(game_id, owner)
         analyzer = self.analyzers.get(game_id, before)
-        overlay = before.options.debug_overlay
-        statuses_before = analyzer.classify() if overlay and before.status == "playing" else None
+        statuses_before = self._statuses(analyzer, before)
         try:
             after, outcome = rules.apply_move(
                 before, move, rng=self.rng, now=time.time(), analyzer=analyzer, budget=self.budget()
@@ -143,12 +175,10 @@ class Games:
         self.store.save(game_id, owner, after, before.moves)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
-        statuses_after = fresh.classify() if overlay and after.status == "playing" else None
-        return MoveResult(before, after, outcome, statuses_before, statuses_after)
+        return MoveResult(before, after, outcome, statuses_before, self._statuses(fresh, after))
 
     async def set_options(self, game_id: str, owner: str, changes: dict[str, bool]) -> Game:
-        async with self.store.locks.hold(game_id):
-            return await run_in_threadpool(self._set_options, game_id, owner, changes)
+        return await self._locked(game_id, self._set_options, owner, changes)
 
     def _set_options(self, game_id: str, owner: str, changes: dict[str, bool]) -> Game:
         before = self.store.load(game_id, owner)
@@ -157,28 +187,42 @@ class Games:
         return after
 
     async def hint(self, game_id: str, owner: str) -> tuple[Game, rules.Hint]:
-        async with self.store.locks.hold(game_id):
-            return await run_in_threadpool(self._hint, game_id, owner)
+        return await self._locked(game_id, self._hint, owner)
 
     def _hint(self, game_id: str, owner: str) -> tuple[Game, rules.Hint]:
         before = self.store.load(game_id, owner)
         analyzer = self.analyzers.get(game_id, before)
-        advice = rules.hint(before, analyzer)
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                advice = rules.hint(before, analyzer)
+        except OutOfTime:
+            raise TooComplex from None
+        finally:
+            self.analyzers.put(game_id, before, analyzer)
         after = rules.count_hint(before)
         self.store.save(game_id, owner, after, before.moves)
         self.analyzers.put(game_id, after, analyzer)
         return after, advice
 
     async def analysis(self, game_id: str, owner: str) -> list[str]:
-        async with self.store.locks.hold(game_id):
-            return await run_in_threadpool(self._analysis, game_id, owner)
+        return await self._locked(game_id, self._analysis, owner)
 
     def _analysis(self, game_id: str, owner: str) -> list[str]:
         game = self.store.load(game_id, owner)
         analyzer = self.analyzers.get(game_id, game)
-        rows = analyzer.status_rows()
-        self.analyzers.put(game_id, game, analyzer)
-        return rows
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                return analyzer.status_rows()
+        except OutOfTime:
+            raise TooComplex from None
+        finally:
+            self.analyzers.put(game_id, game, analyzer)
+
+
+class TooComplex(Exception):
+    """The solver could not finish within the time a request may take."""
+
+    message = "The position is too complex to analyse within the server's time limit; play on and ask again."
 
 
 # ----- JSON shapes ------------------------------------------------------------
@@ -262,32 +306,17 @@ def game_out(game_id: str, game: Game) -> GameOut:
     )
 
 
-ERRORS = {404: {"model": ErrorOut, "description": "no such game for this player"}}
+ERRORS = {
+    403: {"model": ErrorOut, "description": "a cross-site request from a browser"},
+    404: {"model": ErrorOut, "description": "no such game for this player"},
+    409: {"model": ErrorOut, "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed"},
+    413: {"model": ErrorOut, "description": "the request body is too large"},
+    500: {"model": ErrorOut, "description": "the stored game is damaged (other games are unaffected)"},
+    503: {"model": ErrorOut, "description": "the position is too complex to analyse within the time limit"},
+}
 
 
 # ----- the app ----------------------------------------------------------------
-
-
-class ServerTiming:
-    """Adds `Server-Timing: app;dur=<ms>`: how long the server worked on a request, for benchmarks and browsers' dev tools."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-
-        async def timed_send(message):
-            if message["type"] == "http.response.start":
-                duration = (time.perf_counter() - started) * 1000
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"server-timing", f"app;dur={duration:.2f}".encode())]
-            await send(message)
-
-        await self.app(scope, receive, timed_send)
 
 
 def player(request: Request) -> str:
@@ -321,9 +350,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     signing_key = settings.signing_key()
     games = Games(store, settings)
 
+    async def expire_idle_games() -> None:
+        # Every worker sweeps; a sweep that finds nothing costs one indexed query.
+        while True:
+            idle_before = time.time() - settings.idle_days * 86400
+            await run_in_threadpool(store.expire, idle_before)
+            await asyncio.sleep(3600)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        sweeper = asyncio.create_task(expire_idle_games())
         yield
+        sweeper.cancel()
         store.close()
 
     app = FastAPI(
@@ -340,7 +378,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(ServerTiming)
+    app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     templates = Jinja2Blocks(directory=TEMPLATES)
 
@@ -358,6 +396,22 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return JSONResponse({"detail": message}, status_code=409)
         # The page shows a game that has moved on: htmx reloads it.
         return HTMLResponse(message, status_code=409, headers={"HX-Refresh": "true"})
+
+    @app.exception_handler(TooComplex)
+    async def too_complex(request: Request, error: TooComplex) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": TooComplex.message}, status_code=503)
+        game_id = request.path_params.get("game_id")
+        game, statuses = await games.look(game_id, player(request))
+        context = page_context(game_id, game, statuses, message=TooComplex.message, oob=True)
+        # 409 so that htmx shows it in the status panel (it swaps 409 and 422 only).
+        return templates.TemplateResponse(request, PAGE, context, status_code=409, block_names=["panel"])
+
+    async def may_create(request: Request) -> bool:
+        client = request.client.host if request.client else "unknown"
+        return await run_in_threadpool(store.allow, f"create:{client}", settings.create_limit, settings.create_window)
+
+    too_many = f"Too many new games from your address: at most {settings.create_limit} every {settings.create_window:g} seconds. Wait a little."
 
     @app.exception_handler(Corrupt)
     async def corrupt(request: Request, error: Corrupt) -> Response:
@@ -416,6 +470,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         except Refused as error:
             context = page_context(None, message=error.message, form={"width": width, "height": height, "mines": mines, "unit": unit})
             return templates.TemplateResponse(request, PAGE, context, status_code=422)
+        if not await may_create(request):
+            return templates.TemplateResponse(request, PAGE, page_context(None, message=too_many), status_code=429)
         options = Options(allow_outside=allow_outside is not None, undo=undo is not None)
         game_id = await games.create(owner, Game.new(*size, options=options))
         return RedirectResponse(f"/games/{game_id}", status_code=303)
@@ -488,9 +544,17 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     # ----- JSON API ------------------------------------------------------------
 
-    @app.post("/api/games", status_code=201, response_model=GameOut, tags=["games"])
-    async def api_new_game(body: NewGameIn, owner: Player) -> GameOut:
+    @app.post(
+        "/api/games",
+        status_code=201,
+        response_model=GameOut,
+        responses={**ERRORS, 429: {"model": ErrorOut, "description": "too many new games from this address"}},
+        tags=["games"],
+    )
+    async def api_new_game(request: Request, body: NewGameIn, owner: Player) -> GameOut:
         """Start a game; the player cookie that comes back owns it."""
+        if not await may_create(request):
+            raise HTTPException(429, too_many)
         try:
             game = Game.new(body.width, body.height, body.mines, Options(allow_outside=body.allow_outside, undo=body.undo))
         except Refused as error:
@@ -505,7 +569,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.post(
         "/api/games/{game_id}/moves",
         response_model=GameOut,
-        responses={**ERRORS, 409: {"model": ErrorOut, "description": "the rules refuse the move; nothing changed"}},
+        responses=ERRORS,
         tags=["games"],
     )
     async def api_move(game_id: str, body: MoveIn, owner: Player) -> GameOut:
@@ -530,7 +594,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.post(
         "/api/games/{game_id}/hint",
         response_model=HintOut,
-        responses={**ERRORS, 409: {"model": ErrorOut, "description": "the game is over"}},
+        responses=ERRORS,
         tags=["games"],
     )
     async def api_hint(game_id: str, owner: Player) -> HintOut:

@@ -2,6 +2,7 @@
 
 from solver.analysis import Analyzer, Explanation, Inconsistent, Layout, Probabilities, Status
 from solver.counting import Budget
+from solver.sat import OutOfTime
 from solver.position import Cell, Position, PositionError, describe, parse_position, parse_positions
 
 __all__ = [
@@ -11,6 +12,7 @@ __all__ = [
     "Explanation",
     "Inconsistent",
     "Layout",
+    "OutOfTime",
     "Position",
     "PositionError",
     "Probabilities",

@@ -9,9 +9,11 @@ Undo is a fresh Analyzer.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -19,7 +21,7 @@ from fractions import Fraction
 from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe
-from solver.sat import Constraint, CountQuestions, Unsatisfiable
+from solver.sat import Constraint, CountQuestions, OutOfTime, Unsatisfiable
 
 
 REVEALED = frozenset(MINE + NUMBERS)
@@ -113,6 +115,9 @@ class Analyzer:
         self._outside_decided = False
         self._settled = False
         self._broken: Inconsistent | None = None
+        # While set (time.monotonic() seconds), solver work past it raises OutOfTime
+        # and leaves everything proven so far in place; see time_limit().
+        self.deadline: float | None = None
         changes = {cell: symbol for cell in position.cells() if (symbol := position[cell]) not in (COVERED, FLAG)}
         self.reveal(changes)
 
@@ -274,6 +279,26 @@ class Analyzer:
                 return self._component_of[number]
         return None
 
+    @contextlib.contextmanager
+    def time_limit(self, seconds: float | None) -> Iterator[None]:
+        """Within this block, reasoning that would go past `seconds` raises OutOfTime.
+
+        What was proven before stays proven, and the next call goes on from
+        there; only sample_layout never raises it (it falls back to a SAT layout).
+        """
+        previous = self.deadline
+        if seconds is not None:
+            deadline = time.monotonic() + seconds
+            self.deadline = deadline if previous is None else min(previous, deadline)
+        try:
+            yield
+        finally:
+            self.deadline = previous
+
+    def proven(self, cell: Cell) -> Status:
+        """What is proven of a covered cell so far, without reasoning any further."""
+        return self._status_of(self._index(cell))
+
     def _settle(self) -> None:
         if self._broken is not None:
             raise self._broken
@@ -291,14 +316,16 @@ class Analyzer:
     def _settle_frontier(self) -> None:
         """Phase 1 on every component that changed since the last call."""
         self._propagate()
-        pending = self._rebuild_components()
+        self._rebuild_components()
+        # Components left unsettled by a call that ran out of time come first.
+        pending = [component for component in self._components if component.witnesses is None]
         while pending:
             component = pending.pop()
             if component.witnesses is not None:
                 continue
             cells = sorted(component.cells)
             try:
-                decided, models = sat.settle_component(cells, component.constraints)
+                decided, models = sat.settle_component(cells, component.constraints, self.deadline)
             except Unsatisfiable:
                 raise self._contradiction(min(component.numbers)) from None
             for cell, mine in decided.items():
@@ -320,7 +347,7 @@ class Analyzer:
         cells = sorted(cell for component in components for cell in component.cells)
         constraints = [constraint for component in components for constraint in component.constraints]
         try:
-            answers = sat.settle_with_count(cells, constraints, mines_left, outside, questions)
+            answers = sat.settle_with_count(cells, constraints, mines_left, outside, questions, self.deadline)
         except Unsatisfiable:
             raise self._contradiction(cells[0] if cells else 0) from None
         for cell, mine in answers.decided.items():
@@ -506,11 +533,11 @@ class Analyzer:
         """A full layout consistent with the position, uniform over all of them.
 
         `force` = (cell, True) asks for a mine there, (cell, False) for a safe
-        cell; it raises Inconsistent when no layout allows that. Over budget,
-        a valid SAT layout comes back with uniform=False.
+        cell; it raises Inconsistent when no layout allows that. Over the
+        counting budget, or past the time limit, a valid SAT layout comes back
+        with uniform=False.
         """
-        self._settle()
-        forced_index = None
+        forced_index, mine = None, False
         if force is not None:
             cell, mine = force
             forced_index = self._index(cell)
@@ -519,56 +546,63 @@ class Analyzer:
             known = self._known.get(forced_index)
             if known is not None and known != mine:
                 raise Inconsistent(f"{describe(cell)} is proven {'a mine' if known else 'safe'}", [cell])
+            if known is not None:
+                forced_index = None  # nothing left to force
+        try:
+            self._settle()
+        except OutOfTime:
+            # Whatever was proven stays; the rest is one SAT call away.
+            self._propagate()
+            self._rebuild_components()
+            return self._layout(self._sat_layout(forced_index, mine, rng), forced_index, mine, uniform=False)
         budget = (budget or Budget()).start()
-        components = list(self._components)
         outside = self._undetermined_outside()
         mines_left = self._mines_left()
-        forced_component = None
-        if forced_index is not None and forced_index not in self._known:
-            forced_component = self._component_containing(forced_index)
+        forced_component = self._component_containing(forced_index) if forced_index is not None else None
+        if forced_index is not None and forced_component is None:
+            outside.remove(forced_index)
+            mines_left -= int(mine)
         try:
             counts = []
-            for component in components:
+            for component in self._components:
                 if component is forced_component:
-                    extra = Constraint(frozenset([forced_index]), int(force[1]))
+                    extra = Constraint(frozenset([forced_index]), int(mine))
                     counts.append(ComponentCounts(sorted(component.cells), component.constraints + [extra], budget))
                 else:
                     counts.append(self._counts(component, budget))
-            if forced_index is not None and forced_component is None and forced_index not in self._known:
-                # Forced outside: that cell leaves the outside block.
-                outside = [index for index in outside if index != forced_index]
-                mines_left -= int(force[1])
-            # An undetermined cell takes either value in some layout, so the
-            # forced value leaves layouts to draw from.
-            combination = Combination(counts, mines_left, len(outside))
-            layouts, outside_mines = combination.sample(rng)
-            mines = set().union(*layouts) if layouts else set()
-            mines.update(rng.sample(outside, outside_mines))
-            uniform = True
         except BudgetExceeded:
-            mines = self._sat_layout(forced_index, force[1] if force else None, rng)
-            uniform = False
-        if forced_index is not None and force[1] and forced_index not in self._known:
-            if forced_component is None:
-                mines.add(forced_index)
-        mines.update(index for index, mine in self._known.items() if mine)
+            return self._layout(self._sat_layout(forced_index, mine, rng), forced_index, mine, uniform=False)
+        # An undetermined cell takes either value in some layout, so the
+        # forced value leaves layouts to draw from.
+        layouts, outside_mines = Combination(counts, mines_left, len(outside)).sample(rng)
+        mines = set().union(*layouts)
+        mines.update(rng.sample(outside, outside_mines))
+        return self._layout(mines, forced_index, mine, uniform=True)
+
+    def _layout(self, mines: set[int], forced: int | None, mine: bool, uniform: bool) -> Layout:
+        """Mines of the undetermined cells, plus the forced, proven and revealed ones, as a Layout."""
+        if forced is not None and mine and forced in self._outside:
+            mines.add(forced)
+        mines.update(index for index, known in self._known.items() if known)
         mines.update(index for index, symbol in enumerate(self._symbol) if symbol == MINE)
         return Layout(frozenset(self._cell(index) for index in mines), uniform)
 
-    def _sat_layout(self, forced: int | None, mine: bool | None, rng: random.Random) -> set[int]:
-        """A valid layout from the SAT solver, for when counting is over budget (not uniform)."""
-        components = list(self._components)
-        cells = sorted(cell for component in components for cell in component.cells)
-        constraints = [constraint for component in components for constraint in component.constraints]
+    def _sat_layout(self, forced: int | None, mine: bool, rng: random.Random) -> set[int]:
+        """A valid layout of the undetermined cells from one SAT call (not uniform); a forced outside cell is left out."""
+        cells = sorted(cell for component in self._components for cell in component.cells)
+        constraints = [constraint for component in self._components for constraint in component.constraints]
         outside = self._undetermined_outside()
         mines_left = self._mines_left()
-        if forced is not None and forced in self._outside and forced not in self._known:
+        if forced is not None and forced in self._outside:
             outside.remove(forced)
             mines_left -= int(mine)
-        elif forced is not None and forced not in self._known:
+        elif forced is not None:
             constraints.append(Constraint(frozenset([forced]), int(mine)))
-        answers = sat.settle_with_count(cells, constraints, mines_left, len(outside), CountQuestions({}, False, False))
-        chosen = set(answers.models[0])
+        try:
+            chosen = set(sat.model_with_count(cells, constraints, mines_left - len(outside), mines_left))
+        except Unsatisfiable:
+            where = describe(self._cell(forced)) if forced is not None else "any cell"
+            raise Inconsistent(f"no layout has {'a mine' if mine else 'no mine'} at {where}") from None
         chosen.update(rng.sample(outside, mines_left - len(chosen)))
         return chosen
 

@@ -9,6 +9,7 @@ far leave open.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
@@ -26,6 +27,17 @@ class Constraint(NamedTuple):
 
 class Unsatisfiable(Exception):
     """No assignment satisfies the constraints handed to a routine here."""
+
+
+class OutOfTime(Exception):
+    """The deadline passed before the answer was complete; nothing was concluded."""
+
+
+def _check(deadline: float | None) -> None:
+    # Checked before every solver call: each call on these small formulas is
+    # short, so this bounds the overrun to one call.
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime
 
 
 def direct_clauses(literals: Sequence[int], mines: int) -> list[list[int]]:
@@ -56,7 +68,9 @@ class _Witnessed:
             (self.mine if cell in mines else self.safe).add(cell)
 
 
-def settle_component(cells: Sequence[Cell], constraints: Iterable[Constraint]) -> tuple[dict, list[frozenset]]:
+def settle_component(
+    cells: Sequence[Cell], constraints: Iterable[Constraint], deadline: float | None = None
+) -> tuple[dict, list[frozenset]]:
     """Phase 1: which cells the constraints alone decide.
 
     Returns the decided cells (True for a mine) and the models found on the way,
@@ -71,6 +85,7 @@ def settle_component(cells: Sequence[Cell], constraints: Iterable[Constraint]) -
         seen = _Witnessed()
 
         def solve(assumptions: list[int]) -> bool:
+            _check(deadline)
             if not solver.solve(assumptions=assumptions):
                 return False
             model = solver.get_model()
@@ -154,6 +169,7 @@ def settle_with_count(
     mines_left: int,
     outside: int,
     questions: CountQuestions,
+    deadline: float | None = None,
 ) -> CountAnswers:
     """Phase 2: the global count over the undetermined frontier.
 
@@ -187,6 +203,7 @@ def settle_with_count(
 
             def solve(extra: list[int]) -> bool:
                 nonlocal outside_mine, outside_safe
+                _check(deadline)
                 if not solver.solve(assumptions=base + extra):
                     return False
                 model = solver.get_model()
@@ -225,6 +242,28 @@ def settle_with_count(
         outside_safe if questions.outside_safe else None,
         models,
     )
+
+
+def model_with_count(cells: Sequence[Cell], constraints: Iterable[Constraint], low: int, high: int) -> frozenset:
+    """One model (its mine set) with between low and high mines on `cells`; Unsatisfiable if none.
+
+    Minicard's native cardinality constraints: one call, no encoding to build,
+    however many cells (the fallback when there is no time for anything else).
+    """
+    variable = {cell: index for index, cell in enumerate(cells, start=1)}
+    literals = list(variable.values())
+    with Minicard() as solver:
+        for constraint in constraints:
+            for clause in direct_clauses([variable[cell] for cell in constraint.cells], constraint.mines):
+                solver.add_clause(clause)
+        if high < len(literals):
+            solver.add_atmost(literals, max(high, -1)) if high >= 0 else solver.add_clause([])
+        if low > 0:
+            solver.add_atmost([-lit for lit in literals], len(literals) - low) if low <= len(literals) else solver.add_clause([])
+        if not solver.solve():
+            raise Unsatisfiable
+        model = solver.get_model() or []
+    return frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
 
 
 def minimal_unsatisfiable_subset(

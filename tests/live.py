@@ -36,3 +36,41 @@ def live_server(database: Path, **settings):
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def kaboom_process(**env: str):
+    """`kaboom serve` as its own process (workers are processes too), on a free port."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    port = free_port()
+    environment = {**os.environ, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port), **env}
+    command = [str(Path(sys.executable).with_name("kaboom")), "serve"]
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"kaboom serve exited: {process.stderr.read()}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("kaboom serve did not answer /healthz")
+            time.sleep(0.1)
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

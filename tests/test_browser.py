@@ -45,7 +45,10 @@ def browser():
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900})
+    # Playwright's waiting helpers evaluate strings in the page, which the
+    # CSP forbids; test_the_page_runs_under_its_content_security_policy plays
+    # with the policy in force.
+    context = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900}, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -258,3 +261,26 @@ def test_reload_mid_game_and_rapid_clicks(page):
     page.wait_for_selector("#grid")
     again = page.evaluate(looks)
     assert again == board
+
+
+def test_the_page_runs_under_its_content_security_policy(browser, server):
+    import time
+
+    context = browser.new_context(base_url=server)
+    page = context.new_page()
+    complaints: list[str] = []
+    page.on("console", lambda message: complaints.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on("pageerror", lambda error: complaints.append(str(error)))
+    page.goto("/")
+    page.click("button[value=beginner]")
+    page.wait_for_selector("#grid")
+    page.click("#c-4-4")
+    page.click("#c-0-0", button="right")
+    deadline = time.monotonic() + 20
+    while page.evaluate("document.getElementById('version').value") != "2" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert page.evaluate("document.getElementById('version').value") == "2"
+    headers = page.request.get("/").headers
+    assert "'unsafe-eval'" not in headers["content-security-policy"] and "frame-ancestors 'none'" in headers["content-security-policy"]
+    context.close()
+    assert not complaints, complaints

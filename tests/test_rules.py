@@ -233,3 +233,40 @@ def test_games_survive_json():
         Game.from_json(broken, game.history)
     with pytest.raises(ValueError, match="undo record"):
         Game.from_json(game.to_json(), [{"cells": {}}])
+
+
+def scattered_game(seed: int = 1) -> tuple[Game, set[int]]:
+    """A 100x100 board with a third of its safe cells revealed at random: one huge,
+    slow component, the kind of position classic mode's random clicking builds."""
+    rng = random.Random(seed)
+    game = Game.new(100, 100, 2000)
+    mines = set(rng.sample(range(10_000), 2000))
+    for index in rng.sample([i for i in range(10_000) if i not in mines], 2700):
+        game.cells[index] = str(sum(1 for n in game.neighbours(index) if n in mines))
+    game.started_at = 0.0
+    return game, mines
+
+
+def test_a_click_that_runs_out_of_time_is_a_guess_and_returns_quickly():
+    import time
+
+    from solver import Budget, OutOfTime, Status
+
+    game, mines = scattered_game()
+    analyzer = Analyzer(game.position())
+    with analyzer.time_limit(0.001), pytest.raises(OutOfTime):
+        analyzer.classify()
+    # A cell nothing proved yet, and that the real layout leaves empty: it can be safe.
+    index = next(
+        i for i, symbol in enumerate(game.cells)
+        if symbol == "." and i not in mines and analyzer.proven(game.cell(i)) is Status.UNKNOWN
+    )
+    started = time.perf_counter()
+    after, outcome = apply_move(
+        game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, budget=Budget(seconds=0.001)
+    )
+    assert time.perf_counter() - started < 5  # a full analysis of this position takes far longer
+    assert "too complex" in outcome.message
+    # The fair reading: no safe cell is known, so a cell that can be safe is safe.
+    assert after.status == "playing" and outcome.forced_guess and after.forced_guesses == 1
+    assert after.cells[index] != "."

@@ -84,3 +84,44 @@ def test_a_failed_save_leaves_the_stored_game_whole(tmp_path):
     assert fresh._connection().execute("SELECT COUNT(*) FROM history").fetchone()[0] == 0
     store.close()
     fresh.close()
+
+
+def test_a_player_keeps_a_bounded_number_of_games_finished_ones_going_first(store):
+    import dataclasses
+
+    first = store.create("alice", Game.new(9, 9, 10), keep=3)
+    finished = store.create("alice", Game.new(9, 9, 10), keep=3)
+    game = store.load(finished, "alice")
+    store.save(finished, "alice", dataclasses.replace(game, status="won", moves=game.moves + 1), game.moves)
+    third = store.create("alice", Game.new(9, 9, 10), keep=3)
+    fourth = store.create("alice", Game.new(9, 9, 10), keep=3)
+    with pytest.raises(NotFound):
+        store.load(finished, "alice")
+    for kept in (first, third, fourth):
+        store.load(kept, "alice")
+    fifth = store.create("alice", Game.new(9, 9, 10), keep=3)
+    with pytest.raises(NotFound):
+        store.load(first, "alice")  # then the longest idle
+    store.load(fifth, "alice")
+
+
+def test_idle_games_expire(store):
+    import time
+
+    old = store.create("alice", Game.new(9, 9, 10))
+    time.sleep(0.02)
+    cutoff = time.time()
+    new = store.create("alice", Game.new(9, 9, 10))
+    assert store.expire(cutoff) == 1
+    with pytest.raises(NotFound):
+        store.load(old, "alice")
+    store.load(new, "alice")
+
+
+def test_rate_counters_allow_a_limit_per_window(store):
+    import time
+
+    assert [store.allow("create:1.2.3.4", 3, 0.2) for _ in range(4)] == [True, True, True, False]
+    assert store.allow("create:5.6.7.8", 3, 0.2)
+    time.sleep(0.25)
+    assert store.allow("create:1.2.3.4", 3, 0.2)

@@ -1,0 +1,233 @@
+"""Self-hosting: many workers and hosts, security, limits, time budgets and faults, on real servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.store import SQLiteStore
+from tests.live import kaboom_process, live_server
+from tests.redis_server import redis_server
+
+KABOOM = str(Path(sys.executable).with_name("kaboom"))
+SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
+
+
+def new_game(client: httpx.Client, **body) -> dict:
+    response = client.post("/api/games", json={"width": 16, "height": 16, "mines": 40, **body})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def hammer(url: str, cookies: dict, game_id: str, cells: list) -> list[int]:
+    """Flag every cell at once from many clients; each flag is one move."""
+
+    def flag(cell):
+        with httpx.Client(base_url=url, cookies=cookies, timeout=60) as client:
+            return client.post(f"/api/games/{game_id}/moves", json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}).status_code
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        return list(pool.map(flag, cells))
+
+
+def test_two_workers_share_games_and_never_lose_a_move(tmp_path):
+    with kaboom_process(KABOOM_DATABASE=str(tmp_path / "games.sqlite3"), KABOOM_WORKERS="2", **SECRET) as (_, url):
+        with httpx.Client(base_url=url, timeout=60) as client:
+            game = new_game(client)
+            cells = [(x, y) for y in range(6) for x in range(16)]
+            assert hammer(url, dict(client.cookies), game["id"], cells) == [200] * len(cells)
+            after = client.get(f"/api/games/{game['id']}").json()
+            assert after["flags"] == len(cells) and after["moves"] == len(cells)
+            # Every worker sees the game: many fresh connections all find it.
+            for _ in range(10):
+                with httpx.Client(base_url=url, cookies=dict(client.cookies)) as other:
+                    assert other.get(f"/api/games/{game['id']}").json()["moves"] == len(cells)
+
+
+def test_two_hosts_on_one_redis_share_games_one_move_at_a_time(tmp_path):
+    with redis_server() as redis_url:
+        env = {"KABOOM_STORE": redis_url, **SECRET}
+        with kaboom_process(**env) as (_, first), kaboom_process(**env) as (_, second):
+            with httpx.Client(base_url=first, timeout=60) as client:
+                game = new_game(client)
+                cookies = dict(client.cookies)
+            cells = [(x, y) for y in range(4) for x in range(16)]
+            results: dict = {}
+            threads = [
+                threading.Thread(target=lambda u=url, c=part: results.setdefault(u, hammer(u, cookies, game["id"], c)))
+                for url, part in ((first, cells[:32]), (second, cells[32:]))
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert results[first] == [200] * 32 and results[second] == [200] * 32
+            with httpx.Client(base_url=second, cookies=cookies) as client:
+                after = client.get(f"/api/games/{game['id']}").json()
+            assert after["flags"] == 64 and after["moves"] == 64
+
+
+def test_cookies_headers_and_cross_site_posts(tmp_path):
+    with live_server(tmp_path / "games.sqlite3", secure_cookies=True) as url, httpx.Client(base_url=url) as client:
+        response = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10})
+        cookie = response.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "secure" in cookie
+        page = client.get("/")
+        policy = page.headers["content-security-policy"]
+        assert "'unsafe-eval'" not in policy and "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["referrer-policy"] == "no-referrer"
+        body = {"width": 9, "height": 9, "mines": 10}
+        for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}, {"Origin": "null"}):
+            refused = client.post("/api/games", json=body, headers=headers)
+            assert refused.status_code == 403 and "Cross-site" in refused.json()["detail"]
+        form = client.post("/games", data={"preset": "beginner"}, headers={"Sec-Fetch-Site": "cross-site"})
+        assert form.status_code == 403 and "Cross-site" in form.text
+        allowed = client.post("/api/games", json=body, headers={"Sec-Fetch-Site": "same-origin", "Origin": url})
+        assert allowed.status_code == 201
+
+
+def test_no_layout_reaches_the_client_before_the_end(tmp_path):
+    with live_server(tmp_path / "games.sqlite3") as url, httpx.Client(base_url=url) as client:
+        game = new_game(client)
+        moved = client.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 8, "y": 8}).json()
+        assert "*" not in "".join(moved["board"]) and "layout" not in moved
+        page = client.get(f"/games/{game['id']}").text
+        assert 'class="c m"' not in page and "exploded" not in page
+
+
+def test_limits_answer_with_messages_never_500(tmp_path):
+    with live_server(tmp_path / "games.sqlite3", create_limit=3, max_body_bytes=2048) as url, httpx.Client(base_url=url) as client:
+        body = {"width": 9, "height": 9, "mines": 10}
+        assert [client.post("/api/games", json=body).status_code for _ in range(3)] == [201] * 3
+        limited = client.post("/api/games", json=body)
+        assert limited.status_code == 429 and "Too many new games" in limited.json()["detail"]
+        page = client.post("/games", data={"preset": "beginner"})
+        assert page.status_code == 429 and "Too many new games" in page.text
+        big = client.post("/api/games", content=b"{" + b" " * 4096 + b"}", headers={"content-type": "application/json"})
+        assert big.status_code == 413 and "larger than 2048 bytes" in big.json()["detail"]
+
+        def chunks():
+            yield b'{"width": 9, "height": 9, "mines": 10, "pad": "'
+            for _ in range(10):
+                yield b"x" * 512
+            yield b'"}'
+
+        streamed = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+        assert streamed.status_code == 413
+        huge = client.post("/api/games", json={"width": 100000, "height": 9, "mines": 10})
+        assert huge.status_code == 422
+
+
+def scattered_state(game_id: str, database: Path, owner_game: dict) -> None:
+    """Replace a stored game by a slow position: a third of a 100x100 board's safe cells revealed at random."""
+    from tests.test_rules import scattered_game
+
+    store = SQLiteStore(database)
+    row = store._connection().execute("SELECT owner, version FROM games WHERE id = ?", (game_id,)).fetchone()
+    game, _ = scattered_game()
+    game.moves = row[1] + 1
+    store._connection().execute(
+        "UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(game.to_json()), game.moves, game_id)
+    )
+    store.close()
+
+
+def test_a_slow_position_never_blocks_a_click(tmp_path):
+    database = tmp_path / "games.sqlite3"
+    with live_server(database, solver_seconds=0.05) as url, httpx.Client(base_url=url, timeout=60) as client:
+        game = client.post("/api/games", json={"width": 100, "height": 100, "mines": 2000}).json()
+        scattered_state(game["id"], database, game)
+        analysis = client.get(f"/api/games/{game['id']}/analysis")
+        assert analysis.status_code == 503 and "too complex" in analysis.json()["detail"]
+        board = client.get(f"/api/games/{game['id']}").json()["board"]
+        x, y = next((x, y) for y, row in enumerate(board) for x, symbol in enumerate(row) if symbol == ".")
+        moved = client.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": x, "y": y})
+        assert moved.status_code == 200
+        assert float(moved.headers["server-timing"].split("dur=")[1]) < 5000
+        assert client.get("/healthz").status_code == 200
+
+
+def test_a_damaged_game_answers_clearly_and_others_keep_working(tmp_path):
+    database = tmp_path / "games.sqlite3"
+    with live_server(database) as url, httpx.Client(base_url=url) as client:
+        damaged = new_game(client)
+        healthy = new_game(client)
+        with sqlite3.connect(database) as connection:
+            connection.execute("UPDATE games SET data = 'not json', version = version + 1 WHERE id = ?", (damaged["id"],))
+        response = client.get(f"/api/games/{damaged['id']}")
+        assert response.status_code == 500 and "damaged" in response.json()["detail"]
+        assert "damaged" in client.get(f"/games/{damaged['id']}").text
+        assert client.post(f"/api/games/{healthy['id']}/moves", json={"action": "reveal", "x": 1, "y": 1}).status_code == 200
+
+
+def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    result = subprocess.run(
+        [KABOOM, "serve", "--database", str(blocker / "games.sqlite3")], capture_output=True, text=True, timeout=60, env={**os.environ, **SECRET}
+    )
+    assert result.returncode == 2 and "cannot open the database" in result.stderr
+    result = subprocess.run(
+        [KABOOM, "serve", "--database", str(tmp_path / "ok.sqlite3")],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "KABOOM_GENERATE_SECRET": "false", "KABOOM_SECRET_KEY": ""},
+    )
+    assert result.returncode == 2 and "KABOOM_SECRET_KEY is not set" in result.stderr
+
+
+def test_sigkill_during_play_loses_no_completed_move(tmp_path):
+    database = tmp_path / "games.sqlite3"
+    env = {"KABOOM_DATABASE": str(database), **SECRET}
+    acknowledged: list[int] = []
+    with kaboom_process(**env) as (process, url):
+        with httpx.Client(base_url=url, timeout=30) as client:
+            game = new_game(client, width=30, height=16, mines=99)
+            cookies = dict(client.cookies)
+        stop = threading.Event()
+
+        def play(seed: int):
+            rng = random.Random(seed)
+            with httpx.Client(base_url=url, cookies=cookies, timeout=30) as client:
+                while not stop.is_set():
+                    try:
+                        response = client.post(
+                            f"/api/games/{game['id']}/moves",
+                            json={"action": "flag", "x": rng.randrange(30), "y": rng.randrange(16)},
+                        )
+                    except httpx.HTTPError:
+                        return
+                    if response.status_code == 200:
+                        acknowledged.append(response.json()["moves"])
+
+        threads = [threading.Thread(target=play, args=(seed,)) for seed in range(6)]
+        for thread in threads:
+            thread.start()
+        while len(acknowledged) < 60:
+            threading.Event().wait(0.01)
+        os.kill(process.pid, signal.SIGKILL)  # in the middle of moves
+        stop.set()
+        for thread in threads:
+            thread.join()
+    with kaboom_process(**env) as (_, url), httpx.Client(base_url=url, cookies=cookies) as client:
+        after = client.get(f"/api/games/{game['id']}").json()
+        # Every answered move is there; a move cut off before its answer is all there or absent.
+        assert after["moves"] >= max(acknowledged)
+        undone = client.post(f"/api/games/{game['id']}/moves", json={"action": "undo"})
+        assert undone.status_code == 200 and undone.json()["moves"] == after["moves"] + 1
+    store = SQLiteStore(database)
+    with store._connection() as connection:
+        length = connection.execute("SELECT history_length FROM games WHERE id = ?", (game["id"],)).fetchone()[0]
+        records = connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game["id"],)).fetchone()[0]
+    assert length == records  # no half-applied write
+    store.close()
