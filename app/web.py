@@ -17,13 +17,13 @@ from collections import OrderedDict
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2_fragments.fastapi import Jinja2Blocks
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.sessions import SessionMiddleware
 
@@ -229,6 +229,8 @@ class TooComplex(Exception):
 
 
 class NewGameIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     width: int = Field(ge=2, le=rules.MAX_SIDE)
     height: int = Field(ge=2, le=rules.MAX_SIDE)
     mines: int = Field(ge=1)
@@ -238,6 +240,8 @@ class NewGameIn(BaseModel):
 
 
 class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     action: Literal["reveal", "flag", "chord", "undo"]
     x: int | None = None
     y: int | None = None
@@ -245,6 +249,8 @@ class MoveIn(BaseModel):
 
 
 class OptionsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     allow_outside: bool | None = None
     debug_overlay: bool | None = None
     safe_mode: bool | None = None
@@ -283,7 +289,8 @@ class HintOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    detail: str
+    # A sentence for refusals; FastAPI's list of field errors when the JSON itself is malformed.
+    detail: str | list[dict[str, Any]]
 
 
 def game_out(game_id: str, game: Game) -> GameOut:
@@ -311,6 +318,7 @@ ERRORS = {
     404: {"model": ErrorOut, "description": "no such game for this player"},
     409: {"model": ErrorOut, "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed"},
     413: {"model": ErrorOut, "description": "the request body is too large"},
+    422: {"model": ErrorOut, "description": "not a valid request: malformed JSON, or a move that makes no sense on this board"},
     500: {"model": ErrorOut, "description": "the stored game is damaged (other games are unaffected)"},
     503: {"model": ErrorOut, "description": "the position is too complex to analyse within the time limit"},
 }
