@@ -43,6 +43,7 @@ test: $(VENV)/.installed-test $(CHROMIUM) $(REDIS_SERVER)
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/solver.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/load.py
 
 # htmx stays on 2.0.x: the newest htmx is a rewrite with different defaults.
 vendor-htmx:
