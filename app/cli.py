@@ -116,6 +116,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         port=settings.port,
         workers=settings.workers,
         proxy_headers=True,
+        # Limits count per client address: behind a proxy that address comes from it.
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         log_level="info",
     )
 

@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(1, ge=1, le=64, description="server processes; they share games through the store")
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1", description="proxies whose X-Forwarded-For/-Proto are believed (comma-separated, or *)"
+    )
     solver_seconds: float = Field(
         2.0, gt=0, description="time a click may spend on the solver; past it the click is decided as if no safe cell were known"
     )
