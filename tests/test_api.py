@@ -30,7 +30,9 @@ def test_create_play_and_read_a_game(client):
     game = new_game(client)
     assert game["status"] == "playing" and game["board"] == ["." * 9] * 9 and game["exploded"] is None
     assert len(game["id"]) >= 22  # 128 bits, URL-safe
-    moved = client.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 4, "y": 4}).json()
+    response = client.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 4, "y": 4})
+    assert response.status_code == 200, response.text
+    moved = response.json()
     assert moved["board"][4][4] in "012345678" and moved["status"] == "playing"
     flagged = client.post(f"/api/games/{game['id']}/moves", json={"action": "flag", "x": 0, "y": 0}).json()
     assert flagged["board"][0][0] == "F" and flagged["flags"] == 1
