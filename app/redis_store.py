@@ -158,7 +158,7 @@ class RedisStore(Store):
 
         # The history list only changes together with the hash, so watching the hash covers both.
         self._transaction([key], write)
-        self._remember_history(game_id, game.moves, game.history)
+        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
 
     def latest(self, owner: str) -> str | None:
         newest = self.redis.zrange(self._key("owner", owner), 0, 0, desc=True)

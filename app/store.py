@@ -69,7 +69,7 @@ class Store:
     """What every store offers. Histories of recently used games stay decoded in memory,
     keyed by version: a given version of a game always has the same history."""
 
-    def __init__(self, cached_histories: int = 256) -> None:
+    def __init__(self, cached_histories: int = 64) -> None:
         self.locks = _GameLocks()
         self._histories: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
         self._cached_histories = cached_histories
@@ -124,8 +124,12 @@ class Store:
             self._histories.move_to_end(game_id)
             return entry[1]
 
-    def _remember_history(self, game_id: str, version: int, history: list[dict[str, Any]]) -> None:
+    def _remember_history(self, game_id: str, version: int, history: list[dict[str, Any]], playing: bool = True) -> None:
         with self._cache_lock:
+            if not playing:
+                # Finished games are rarely touched again: read them from the store if they are.
+                self._histories.pop(game_id, None)
+                return
             self._histories[game_id] = (version, list(history))
             self._histories.move_to_end(game_id)
             while len(self._histories) > self._cached_histories:
@@ -136,7 +140,7 @@ class Store:
             game = Game.from_json(json.loads(data), history)
         except (ValueError, TypeError) as error:
             raise Corrupt(f"game {game_id}: {error}") from None
-        self._remember_history(game_id, game.moves, game.history)
+        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
         return game
 
 
@@ -169,7 +173,7 @@ class MemoryStore(Store):
         del row["history"][len(game.history) :]
         row["history"].extend(json.dumps(record) for record in game.history[len(row["history"]) :])
         row.update(data=json.dumps(game.to_json()), updated=time.time(), status=game.status)
-        self._remember_history(game_id, game.moves, game.history)
+        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
 
     def latest(self, owner: str) -> str | None:
         mine = [(row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
@@ -346,7 +350,7 @@ class SQLiteStore(Store):
                 "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
                 (game.moves, json.dumps(game.to_json()), len(game.history), game.status != "playing", time.time(), game_id),
             )
-        self._remember_history(game_id, game.moves, game.history)
+        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
 
     def latest(self, owner: str) -> str | None:
         row = self._connection().execute(

@@ -57,7 +57,7 @@ class AnalyzerCache:
     move from another process) gets a fresh Analyzer from the position.
     """
 
-    def __init__(self, size: int = 256):
+    def __init__(self, size: int = 64):
         self.size = size
         self._entries: OrderedDict[str, tuple[int, Analyzer]] = OrderedDict()
         # Different games are worked on in different threads at once.
@@ -76,7 +76,10 @@ class AnalyzerCache:
             self._entries.pop(game_id, None)
 
     def put(self, game_id: str, game: Game, analyzer: Analyzer | None) -> None:
-        if analyzer is None:
+        if analyzer is None or game.status != "playing":
+            # A finished game needs no analyzer until an undo, which builds a fresh one;
+            # keeping it would only hold memory that live games could use.
+            self.drop(game_id)
             return
         with self._lock:
             self._entries[game_id] = (game.moves, analyzer)
