@@ -274,27 +274,34 @@ class SQLiteStore(Store):
     def __init__(self, path: Path):
         super().__init__()
         self.path = Path(path)
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._all_lock = threading.Lock()
+        # Connections not in use. A pool, not one per thread: the thread pool
+        # retires and replaces its threads, and per-thread connections (each
+        # with its page cache) piled up, growing memory for as long as the server ran.
+        self._idle: list[sqlite3.Connection] = []
+        self._pool_lock = threading.Lock()
         self._writing = threading.Lock()
-        self._connection().executescript(self.SCHEMA)
+        with self._connection() as connection:
+            connection.executescript(self.SCHEMA)
 
-    def _connection(self) -> sqlite3.Connection:
-        # One connection per thread: the web layer runs store calls in a thread pool.
-        connection = getattr(self._local, "connection", None)
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        with self._pool_lock:
+            connection = self._idle.pop() if self._idle else None
         if connection is None:
             connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
-            self._local.connection = connection
-            with self._all_lock:
-                self._all.append(connection)
-        return connection
+        try:
+            yield connection
+        finally:
+            with self._pool_lock:
+                self._idle.append(connection)
 
-    def _transaction(self):
-        return _Immediate(self._connection(), self._writing)
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._connection() as connection, _Immediate(connection, self._writing):
+            yield connection
 
     def create(self, owner: str, game: Game, keep: int = 100) -> str:
         game_id = new_game_id()
@@ -313,15 +320,16 @@ class SQLiteStore(Store):
         return game_id
 
     def load(self, game_id: str, owner: str) -> Game:
-        connection = self._connection()
-        row = connection.execute("SELECT owner, version, data FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None or row[0] != owner:
-            raise NotFound(game_id)
-        history = self._cached_history(game_id, row[1])
+        with self._connection() as connection:
+            row = connection.execute("SELECT owner, version, data FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None or row[0] != owner:
+                raise NotFound(game_id)
+            history = self._cached_history(game_id, row[1])
+            if history is None:
+                records = connection.execute(
+                    "SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,)
+                ).fetchall()
         if history is None:
-            records = connection.execute(
-                "SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,)
-            ).fetchall()
             try:
                 history = [json.loads(record) for (record,) in records]
             except ValueError as error:
@@ -353,9 +361,10 @@ class SQLiteStore(Store):
         self._remember_history(game_id, game.moves, game.history, game.status == "playing")
 
     def latest(self, owner: str) -> str | None:
-        row = self._connection().execute(
-            "SELECT id FROM games WHERE owner = ? ORDER BY updated_at DESC LIMIT 1", (owner,)
-        ).fetchone()
+        with self._connection() as connection:
+            row = connection.execute(
+                "SELECT id FROM games WHERE owner = ? ORDER BY updated_at DESC LIMIT 1", (owner,)
+            ).fetchone()
         return row[0] if row else None
 
     def expire(self, idle_before: float) -> int:
@@ -376,7 +385,7 @@ class SQLiteStore(Store):
             return row[1] + 1 <= limit
 
     def close(self) -> None:
-        with self._all_lock:
-            for connection in self._all:
+        with self._pool_lock:
+            for connection in self._idle:
                 connection.close()
-            self._all.clear()
+            self._idle.clear()

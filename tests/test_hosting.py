@@ -16,7 +16,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.store import SQLiteStore
 from tests.live import kaboom_process, live_server
 from tests.redis_server import redis_server
 
@@ -130,25 +129,22 @@ def test_limits_answer_with_messages_never_500(tmp_path):
         assert huge.status_code == 422
 
 
-def scattered_state(game_id: str, database: Path, owner_game: dict) -> None:
+def scattered_state(game_id: str, database: Path) -> None:
     """Replace a stored game by a slow position: a third of a 100x100 board's safe cells revealed at random."""
     from tests.test_rules import scattered_game
 
-    store = SQLiteStore(database)
-    row = store._connection().execute("SELECT owner, version FROM games WHERE id = ?", (game_id,)).fetchone()
-    game, _ = scattered_game()
-    game.moves = row[1] + 1
-    store._connection().execute(
-        "UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(game.to_json()), game.moves, game_id)
-    )
-    store.close()
+    with sqlite3.connect(database) as connection:
+        version = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()[0]
+        game, _ = scattered_game()
+        game.moves = version + 1
+        connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(game.to_json()), game.moves, game_id))
 
 
 def test_a_slow_position_never_blocks_a_click(tmp_path):
     database = tmp_path / "games.sqlite3"
     with live_server(database, solver_seconds=0.05) as url, httpx.Client(base_url=url, timeout=60) as client:
         game = client.post("/api/games", json={"width": 100, "height": 100, "mines": 2000}).json()
-        scattered_state(game["id"], database, game)
+        scattered_state(game["id"], database)
         analysis = client.get(f"/api/games/{game['id']}/analysis")
         assert analysis.status_code == 503 and "too complex" in analysis.json()["detail"]
         board = client.get(f"/api/games/{game['id']}").json()["board"]
@@ -225,9 +221,7 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
         assert after["moves"] >= max(acknowledged)
         undone = client.post(f"/api/games/{game['id']}/moves", json={"action": "undo"})
         assert undone.status_code == 200 and undone.json()["moves"] == after["moves"] + 1
-    store = SQLiteStore(database)
-    with store._connection() as connection:
+    with sqlite3.connect(database) as connection:
         length = connection.execute("SELECT history_length FROM games WHERE id = ?", (game["id"],)).fetchone()[0]
         records = connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game["id"],)).fetchone()[0]
     assert length == records  # no half-applied write
-    store.close()

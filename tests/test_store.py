@@ -81,7 +81,8 @@ def test_a_failed_save_leaves_the_stored_game_whole(tmp_path):
         store.save(game_id, "alice", after, game.moves)
     fresh = SQLiteStore(tmp_path / "games.sqlite3")
     assert fresh.load(game_id, "alice") == game
-    assert fresh._connection().execute("SELECT COUNT(*) FROM history").fetchone()[0] == 0
+    with fresh._connection() as connection:
+        assert connection.execute("SELECT COUNT(*) FROM history").fetchone()[0] == 0
     store.close()
     fresh.close()
 
