@@ -203,10 +203,12 @@ class Games:
         try:
             with analyzer.time_limit(self.settings.solver_seconds):
                 advice = rules.hint(before, analyzer)
-        except OutOfTime:
-            raise TooComplex from None
-        finally:
+        except (OutOfTime, Refused) as error:
+            # What was proven so far stays useful for the next request.
             self.analyzers.put(game_id, before, analyzer)
+            if isinstance(error, OutOfTime):
+                raise TooComplex from None
+            raise
         after = rules.count_hint(before)
         self.store.save(game_id, owner, after, before.moves)
         self.analyzers.put(game_id, after, analyzer)
