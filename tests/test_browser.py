@@ -276,7 +276,9 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     page.wait_for_selector("#grid")
     def wait_for_version(expected: str) -> None:
         deadline = time.monotonic() + 20
-        while page.evaluate("document.getElementById('version').value") != expected and time.monotonic() < deadline:
+        # Also until htmx has settled: swapped cells keep their old class for a moment.
+        state = "[document.getElementById('version').value, !!document.querySelector('.htmx-settling')]"
+        while page.evaluate(state) != [expected, False] and time.monotonic() < deadline:
             time.sleep(0.05)
         assert page.evaluate("document.getElementById('version').value") == expected
 
