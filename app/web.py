@@ -26,7 +26,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from jinja2_fragments.fastapi import Jinja2Blocks
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware.sessions import SessionMiddleware
 
 from app import game as rules
@@ -116,10 +115,14 @@ class Games:
         return Budget(seconds=self.settings.solver_seconds)
 
     async def create(self, owner: str, game: Game) -> str:
-        return await anyio.to_thread.run_sync(self.store.create, owner, game, self.settings.games_per_player, limiter=self.limiter)
+        return await self.offload(self.store.create, owner, game, self.settings.games_per_player)
 
     async def load(self, game_id: str, owner: str) -> Game:
-        return await anyio.to_thread.run_sync(self.store.load, game_id, owner, limiter=self.limiter)
+        return await self.offload(self.store.load, game_id, owner)
+
+    async def offload(self, work, *args):
+        """Run blocking work (the store, the solver) in one of the few game threads."""
+        return await anyio.to_thread.run_sync(work, *args, limiter=self.limiter)
 
     async def _locked(self, game_id: str, work, *args):
         """Run `work` in a thread while holding the game's lock in this process.
@@ -132,7 +135,7 @@ class Games:
         async with self.store.locks.hold(game_id):
             for attempt in range(WRITE_ATTEMPTS):
                 try:
-                    return await anyio.to_thread.run_sync(self._held, game_id, work, *args, limiter=self.limiter)
+                    return await self.offload(self._held, game_id, work, *args)
                 except Conflict:
                     self.analyzers.drop(game_id)
                     if attempt == WRITE_ATTEMPTS - 1:
@@ -382,7 +385,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         # Every worker sweeps; a sweep that finds nothing costs one indexed query.
         while True:
             idle_before = time.time() - settings.idle_days * 86400
-            await run_in_threadpool(store.expire, idle_before)
+            await games.offload(store.expire, idle_before)
             await asyncio.sleep(3600)
 
     @asynccontextmanager
@@ -437,7 +440,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     async def may_create(request: Request) -> bool:
         client = request.client.host if request.client else "unknown"
-        return await run_in_threadpool(store.allow, f"create:{client}", settings.create_limit, settings.create_window)
+        return await games.offload(store.allow, f"create:{client}", settings.create_limit, settings.create_window)
 
     too_many = f"Too many new games from your address: at most {settings.create_limit} every {settings.create_window:g} seconds. Wait a little."
 
@@ -466,7 +469,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home(request: Request, owner: Player) -> Response:
-        latest = await run_in_threadpool(store.latest, owner)
+        latest = await games.offload(store.latest, owner)
         if latest is not None:
             return RedirectResponse(f"/games/{latest}", status_code=303)
         return templates.TemplateResponse(request, PAGE, page_context(None))
