@@ -10,7 +10,6 @@ Undo is a fresh Analyzer.
 from __future__ import annotations
 
 import contextlib
-import functools
 import random
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -20,7 +19,7 @@ from fractions import Fraction
 
 from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
-from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
 from solver.sat import Constraint, CountQuestions, OutOfTime, Unsatisfiable
 
 
@@ -98,7 +97,7 @@ class Analyzer:
         self.height = position.height
         self.total_mines = position.mines
         size = self.width * self.height
-        self._neighbours = _neighbour_table(self.width, self.height)
+        self._neighbours = neighbour_table(self.width, self.height)
         self._symbol = [COVERED] * size
         self._known: dict[int, bool] = {}  # covered cell -> proven mine
         self._residual: dict[int, int] = {}  # revealed number -> mines still to place among its open cells
@@ -618,21 +617,6 @@ class Analyzer:
             raise AssertionError(f"{describe(cell)} is {status.name.lower()} but no proof was found")
         numbers, uses_count = proof
         return Explanation(cell, status, tuple(numbers), uses_count)
-
-
-@functools.lru_cache(maxsize=16)
-def _neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
-    """Neighbours of every cell by index; shared by every Analyzer of that board size."""
-    return tuple(
-        tuple(
-            ny * width + nx
-            for ny in range(max(0, y - 1), min(height, y + 2))
-            for nx in range(max(0, x - 1), min(width, x + 2))
-            if (nx, ny) != (x, y)
-        )
-        for y in range(height)
-        for x in range(width)
-    )
 
 
 def _unwitnessed(components: list[_Component], mines_left: int, outside: int) -> CountQuestions | None:

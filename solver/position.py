@@ -12,6 +12,7 @@ for people say "column x+1, row y+1", because the text format counts from 1.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ ALPHABET = COVERED + FLAG + MINE + NUMBERS
 
 # Bigger boards are not a Minesweeper game any more, and a single stdin line
 # claiming a billion cells should fail fast instead of allocating.
-MAX_SIDE = 1000
+MAX_POSITION_SIDE = 1000
 
 Cell = tuple[int, int]
 
@@ -36,6 +37,25 @@ class PositionError(ValueError):
         self.column = column
         where = f"line {line}" if column is None else f"line {line}, column {column}"
         super().__init__(f"{where}: {message}")
+
+
+@functools.lru_cache(maxsize=16)
+def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """Neighbours of every cell of a width x height grid, by index (y * width + x).
+
+    The one grid geometry: positions, the Analyzer and the game rules all read
+    it, and every board of one size shares the same table.
+    """
+    return tuple(
+        tuple(
+            ny * width + nx
+            for ny in range(max(0, y - 1), min(height, y + 2))
+            for nx in range(max(0, x - 1), min(width, x + 2))
+            if (nx, ny) != (x, y)
+        )
+        for y in range(height)
+        for x in range(width)
+    )
 
 
 def describe(cell: Cell) -> str:
@@ -53,8 +73,8 @@ class Position:
     def __post_init__(self) -> None:
         # Positions built in code get the same checks as parsed ones, so that
         # nothing downstream has to second-guess the shape.
-        if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
-            raise ValueError(f"board must be between 1x1 and {MAX_SIDE}x{MAX_SIDE}, not {self.width}x{self.height}")
+        if not (1 <= self.width <= MAX_POSITION_SIDE and 1 <= self.height <= MAX_POSITION_SIDE):
+            raise ValueError(f"board must be between 1x1 and {MAX_POSITION_SIDE}x{MAX_POSITION_SIDE}, not {self.width}x{self.height}")
         if self.mines < 0:
             raise ValueError(f"mine count must not be negative, not {self.mines}")
         if len(self.rows) != self.height or any(len(row) != self.width for row in self.rows):
@@ -78,10 +98,8 @@ class Position:
 
     def neighbours(self, cell: Cell) -> Iterator[Cell]:
         x, y = cell
-        for ny in range(max(0, y - 1), min(self.height, y + 2)):
-            for nx in range(max(0, x - 1), min(self.width, x + 2)):
-                if (nx, ny) != (x, y):
-                    yield (nx, ny)
+        for index in neighbour_table(self.width, self.height)[y * self.width + x]:
+            yield (index % self.width, index // self.width)
 
     def is_covered(self, cell: Cell) -> bool:
         return self[cell] in (COVERED, FLAG)
@@ -117,8 +135,8 @@ def parse_position(text: str, first_line: int = 1) -> Position:
         column += len(field)
     width, height, mines = numbers
     for name, value in (("width", width), ("height", height)):
-        if not 1 <= value <= MAX_SIDE:
-            raise PositionError(first_line, None, f"{name} must be between 1 and {MAX_SIDE}, got {value}")
+        if not 1 <= value <= MAX_POSITION_SIDE:
+            raise PositionError(first_line, None, f"{name} must be between 1 and {MAX_POSITION_SIDE}, got {value}")
     if mines > width * height:
         raise PositionError(first_line, None, f"{mines} mines do not fit on a {width}x{height} board")
     rows = lines[1:]
