@@ -7,12 +7,13 @@ cruel) through the JSON API: create a game, then play it the way a player does,
 until it is won or lost, then start another. Each player keeps an incremental
 solver.Analyzer of its game and reveals a proven-safe cell when there is one,
 else an unknown cell next to a number (a forced guess, which the rules make
-safe), else any unknown cell, as bench/web.py does: a game lasts about 200
-moves and is mostly won. With --random a player reveals a random covered cell
-instead (the old stress variant: in cruel mode a risky click while a safe cell
-exists is a mine, so games last about two moves and half the requests create
-games). --think sets a mean pause (exponentially distributed, seeded) before
-each move and each new game; the default 0 plays as fast as the server answers.
+safe), else any unknown cell, as solver.strategy chooses and bench/web.py
+plays: a game lasts about 200 moves and is mostly won. With --random a player
+reveals a random covered cell instead (the old stress variant: in cruel mode a
+risky click while a safe cell exists is a mine, so games last about two moves
+and half the requests create games). --think sets a mean pause (exponentially
+distributed, seeded) before each move and each new game; the default 0 plays as
+fast as the server answers.
 
 The load generator shares the machine with the server, so it is kept cheap:
 a minimal HTTP/1.1 client on asyncio streams (one keep-alive connection per
@@ -24,9 +25,9 @@ per second, p50/p95/p99 milliseconds per move as the client saw it (round
 trip) and as the server measured it (its Server-Timing header), errors
 (transport errors and any non-2xx answer but 409; the 409 refusals are counted
 apart), games finished, CPU used by the server and by this load generator (in
-cores), and the server's memory (VmRSS summed over the server process and all
-its descendants) after the warm-up, half way, at its peak and at the end. The
-targets are printed under the table. Run by hand:
+cores), and the server's memory (RSS, as psutil reads it, summed over the
+server process and all its descendants) after the warm-up, half way, at its
+peak and at the end. The targets are printed under the table. Run by hand:
 
     .venv/bin/python bench/load.py
     .venv/bin/python bench/load.py --players 50 --seconds 20 --workers 1,2
@@ -52,13 +53,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver import Analyzer, Position, Status  # noqa: E402
+from solver import Analyzer, Position  # noqa: E402
+from solver.strategy import progress_cell, safe_cells  # noqa: E402
 
 Cell = tuple[int, int]
 
@@ -90,64 +93,37 @@ def free_port() -> int:
 # ----- the server's processes -----------------------------------------------------
 
 
-def descendants(root: int) -> list[int]:
-    """`root` and every live process below it, from /proc/<pid>/task/*/children, or by scanning /proc for parents."""
-    found, queue = [], [root]
-    while queue:
-        pid = queue.pop()
-        found.append(pid)
-        children = []
-        try:
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                children += [int(child) for child in (task / "children").read_text().split()]
-        except FileNotFoundError:  # a kernel without CONFIG_PROC_CHILDREN, or the process is gone
-            children = [child for child, parent in _parents().items() if parent == pid]
-        except OSError:
-            children = []
-        queue += children
-    return found
-
-
-def _parents() -> dict[int, int]:
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            for line in status.splitlines():
-                if line.startswith("PPid:"):
-                    parents[int(entry.name)] = int(line.split()[1])
-                    break
-    return parents
+def server_processes(root: int) -> list[psutil.Process]:
+    """`root` and every live process below it; none when `root` itself is gone."""
+    try:
+        process = psutil.Process(root)
+        return [process, *process.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
 
 
 def rss_mb(root: int) -> tuple[float, int]:
     """Resident memory (MB) summed over the server process tree, and how many processes it has."""
-    total_kb, count = 0, 0
-    for pid in descendants(root):
+    total, count = 0, 0
+    for process in server_processes(root):
         try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total_kb += int(line.split()[1])
-                    count += 1
-                    break
-        except OSError:
-            pass
-    return total_kb / 1024, count
+            total += process.memory_info().rss
+        except psutil.NoSuchProcess:  # a worker that exited since the tree was listed
+            continue
+        count += 1
+    return total / 2**20, count
 
 
 def cpu_seconds(root: int) -> float:
     """User + system CPU time of the live processes of the server tree."""
-    ticks = 0
-    for pid in descendants(root):
+    total = 0.0
+    for process in server_processes(root):
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
             continue
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return ticks / os.sysconf("SC_CLK_TCK")
+        total += times.user + times.system
+    return total
 
 
 # ----- the client -----------------------------------------------------------------
@@ -368,21 +344,19 @@ class Player:
             board = game["board"]
 
 
-def choose(analyzer: Analyzer, rng: random.Random, safe: list[Cell]) -> Cell:
-    """choose() of bench/web.py: a proven-safe cell if any, else an unknown cell next to a number, else any unknown.
+def choose(analyzer: Analyzer, rng: random.Random, safe: list[Cell]) -> Cell | None:
+    """solver.strategy.progress_cell's choice, with the proven-safe cells of one analysis kept for the next moves.
 
     A proven-safe cell stays safe, so the others of one analysis wait in `safe`
     (the caller drops those that got revealed) and the analysis (its classify(),
     a dict of every covered cell) runs again only once they are used up: about one
-    move in six, which cuts the player's CPU by about three quarters.
+    move in six, which cuts the player's CPU by about three quarters. When none is
+    proven safe, progress_cell analyses the position a second time to pick the guess.
     """
     if not safe:
-        statuses = analyzer.classify()
-        safe += [cell for cell, status in statuses.items() if status is Status.SAFE]
+        safe += safe_cells(analyzer)
         if not safe:
-            unknown = [cell for cell, status in statuses.items() if status is Status.UNKNOWN]
-            frontier = [cell for cell in unknown if not analyzer.is_outside(cell)]
-            return rng.choice(frontier or unknown)
+            return progress_cell(analyzer, rng)
     return safe.pop(rng.randrange(len(safe)))
 
 
@@ -467,14 +441,15 @@ async def wait_until_up(server: subprocess.Popen, port: int, log: Path) -> None:
 
 def stop_server(server: subprocess.Popen) -> None:
     """SIGTERM, then wait for the server and every process it started (uvicorn's workers and helpers)."""
-    tree = descendants(server.pid) if server.poll() is None else []
+    helpers = server_processes(server.pid)[1:] if server.poll() is None else []
     server.terminate()
     try:
         server.wait(20)
     except subprocess.TimeoutExpired:
         pass
     deadline = time.monotonic() + 10
-    while server.poll() is None or any(Path(f"/proc/{pid}").exists() for pid in tree[1:]):
+    # is_running() compares creation times too, so a helper's pid reused by another process does not hold this up.
+    while server.poll() is None or any(process.is_running() for process in helpers):
         if time.monotonic() > deadline:
             try:
                 os.killpg(server.pid, signal.SIGKILL)  # the process group made for this server only

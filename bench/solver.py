@@ -28,6 +28,7 @@ from rich.table import Table  # noqa: E402
 
 from solver import Analyzer, Position, Status  # noqa: E402
 from solver.counting import Budget  # noqa: E402
+from solver.strategy import safe_cells  # noqa: E402
 
 # (width, height, mines, games by default)
 SIZES = {
@@ -99,7 +100,7 @@ def play(width: int, height: int, mines: int, seed: int, timings: Timings, every
                 start = time.perf_counter()
                 analyzer.sample_layout(rng, force=(rng.choice(risky), True), budget=budget)
                 timings.layout.append(time.perf_counter() - start)
-        safe = [c for c, status in statuses.items() if status is Status.SAFE]
+        safe = safe_cells(analyzer)
         if safe:
             cell = rng.choice(safe)
         else:

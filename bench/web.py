@@ -31,7 +31,8 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver import Analyzer, Position, Status  # noqa: E402
+from solver import Analyzer, Position  # noqa: E402
+from solver.strategy import progress_cell  # noqa: E402
 
 SIZES = {"30x16/99": (30, 16, 99, 6), "100x100/2000": (100, 100, 2000, 1)}
 
@@ -40,16 +41,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def choose(analyzer: Analyzer, rng: random.Random) -> tuple[int, int]:
-    statuses = analyzer.classify()
-    safe = [cell for cell, status in statuses.items() if status is Status.SAFE]
-    if safe:
-        return rng.choice(safe)
-    unknown = [cell for cell, status in statuses.items() if status is Status.UNKNOWN]
-    frontier = [cell for cell in unknown if not analyzer.is_outside(cell)]
-    return rng.choice(frontier or unknown)
 
 
 def server_ms(response: httpx.Response) -> float:
@@ -65,7 +56,7 @@ def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: rand
     board = game["board"]
     version = 0
     while game["status"] == "playing":
-        x, y = choose(analyzer, rng)
+        x, y = progress_cell(analyzer, rng)
         started = time.perf_counter()
         if route == "json":
             response = client.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": x, "y": y})
