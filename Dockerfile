@@ -18,22 +18,24 @@ RUN groupadd --system --gid 10001 kaboom \
 
 WORKDIR /app
 
-# Dependencies first, from pyproject.toml alone: this layer is rebuilt only when
-# pyproject.toml changes, not on every change to the code.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; open('requirements.txt', 'w').write(''.join(dep + '\n' for dep in deps))" \
-    && pip install --no-cache-dir -r requirements.txt \
-    && rm requirements.txt
+# Dependencies first, from requirements.lock alone: this layer is rebuilt only when
+# the lock changes, not on every change to the code. Every version in it is exact
+# and every file is checked against its hash, so each build installs the same.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 
 # Then the code. The app reads templates/ and static/ from beside app/, so it
 # runs from this tree: an editable install, with the dependencies already there.
+# pip check fails the build when the lock lacks a dependency that pyproject.toml
+# declares (make lock was not run after an edit).
 # One COPY per directory: a COPY of several directories would merge their contents.
 COPY solver/ solver/
 COPY app/ app/
 COPY templates/ templates/
 COPY static/ static/
 COPY pyproject.toml README.md ./
-RUN pip install --no-cache-dir --no-deps -e .
+RUN pip install --no-cache-dir --no-deps -e . \
+    && pip check
 
 # Settings for a container: listen on every interface, keep the games on the
 # volume, and refuse to start without KABOOM_SECRET_KEY rather than generate a

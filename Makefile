@@ -1,7 +1,10 @@
 # Two commands set everything up on a fresh Debian machine with Python 3.11:
 #   make run    creates .venv, installs Kaboom, serves http://127.0.0.1:8000 (games in data/)
 #   make test   also installs the test tools, Debian's Chromium and redis-server, then runs the whole suite
-# .venv is reinstalled when pyproject.toml changes.
+# Both install the exact versions (and hashes) in the lock files, make run from requirements.lock,
+# make test from requirements-dev.lock; .venv is brought up to date when either lock or pyproject.toml changes.
+#   make lock   regenerates both lock files from pyproject.toml, after an edit to its dependencies
+#               (see the lock target below for moving to newer releases)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,19 +12,29 @@ CHROMIUM := /usr/bin/chromium
 REDIS_SERVER := /usr/bin/redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HTMX_VERSION ?= 2.0.11
+LOCK_TOOL := $(VENV)/lock-tool
+LOCK_FLAGS ?=
 
-.PHONY: run test bench vendor-htmx clean
+.PHONY: run test bench lock vendor-htmx clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+# The lock files hold every dependency, so Kaboom itself goes in without any (--no-deps);
+# pip check then catches a lock that misses what pyproject.toml asks for (run make lock).
+$(VENV)/.installed: requirements.lock pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+# requirements-dev.lock pins the runtime dependencies at requirements.lock's versions, so it
+# installs everything make run needs too.
+$(VENV)/.installed-test: requirements-dev.lock requirements.lock pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
 	touch $@ $(VENV)/.installed
 
 # Playwright cannot download browsers here: the end-to-end tests drive Debian's Chromium.
@@ -44,6 +57,25 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/solver.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/load.py
+
+# uv writes the lock files for every platform and every Python from 3.11 on (--universal), with
+# the hash of every file, from the package index alone: it does not read pip's configuration.
+# It keeps what is already locked wherever pyproject.toml still admits it, so after an edit only
+# what the edit needs moves; `make lock LOCK_FLAGS=--upgrade` moves everything to the newest
+# releases, `make lock LOCK_FLAGS='--upgrade-package NAME'` one package.
+# Pre-releases only where pyproject.toml names one (python-sat), never for what they depend on.
+# The dev lock is constrained by the runtime one, so the tests run the versions the image installs.
+# uv has a venv of its own so that .venv holds exactly what the locks say.
+$(LOCK_TOOL)/bin/uv:
+	$(PYTHON) -m venv $(LOCK_TOOL)
+	$(LOCK_TOOL)/bin/python -m pip install --quiet 'uv>=0.13,<0.14'
+
+LOCK_COMPILE = UV_CUSTOM_COMPILE_COMMAND='make lock' $(LOCK_TOOL)/bin/uv pip compile --quiet pyproject.toml \
+    --universal --python-version 3.11 --prerelease if-necessary-or-explicit --generate-hashes $(LOCK_FLAGS)
+
+lock: $(LOCK_TOOL)/bin/uv
+	$(LOCK_COMPILE) --output-file requirements.lock
+	$(LOCK_COMPILE) --extra test --extra bench --constraint requirements.lock --output-file requirements-dev.lock
 
 # htmx stays on 2.0.x: the newest htmx is a rewrite with different defaults.
 vendor-htmx:

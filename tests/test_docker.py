@@ -1,15 +1,20 @@
-"""The container files: Dockerfile, .dockerignore and docker-compose.yml.
+"""The container files: Dockerfile, .dockerignore and docker-compose.yml, and the lock files.
 
-No Docker engine is needed. The files are parsed and checked, then the image's
+No Docker engine is needed. The Dockerfile is read with dockerfile-parse and
+.dockerignore with docker-py's matcher, and both are checked; then the image's
 own steps are carried out outside Docker: its build context is made from the
 files git tracks less what .dockerignore leaves out, its COPY and RUN pip/python
 steps run in order into a fresh virtual environment (installs come from the
-package index, as in the image), and its CMD is started with its ENV to see the
-server answer /healthz, and refuse to start without KABOOM_SECRET_KEY.
+package index, as in the image, at the versions of requirements.lock), and its
+CMD is started with its ENV to see the server answer /healthz, and refuse to
+start without KABOOM_SECRET_KEY. The lock files must pin what pyproject.toml
+asks for: the image and `make` install from them alone.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
 import re
@@ -20,24 +25,40 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
+from docker.utils.build import exclude_paths
+from dockerfile_parse import DockerfileParser
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 COMPOSE = ROOT / "docker-compose.yml"
+PYPROJECT = ROOT / "pyproject.toml"
+LOCK = ROOT / "requirements.lock"
+DEV_LOCK = ROOT / "requirements-dev.lock"
 
 # What the server needs at run time, beside the installed dependencies.
-RUNTIME_PATHS = ["solver", "app", "templates", "static", "pyproject.toml", "README.md"]
+RUNTIME_PATHS = ["requirements.lock", "solver", "app", "templates", "static", "pyproject.toml", "README.md"]
 CODE_DIRECTORIES = ["solver", "app", "templates", "static"]
 
 
 # --- Dockerfile --------------------------------------------------------------------------------
+
+DOCKERFILE_INSTRUCTIONS = {
+    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK",
+    "LABEL", "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+}
 
 
 @dataclass
@@ -45,6 +66,7 @@ class Instruction:
     keyword: str  # upper case: FROM, RUN, COPY, ...
     args: str  # the rest of the logical line, continuations joined
     line: int  # where it starts, 1-based
+    env: dict[str, str]  # the image's ENV from this instruction on, its own included
 
     def exec_form(self, text: str | None = None) -> list[str] | None:
         """The JSON-array form of the arguments (or of `text`), None for the shell form."""
@@ -59,40 +81,25 @@ class Instruction:
 
 
 def parse_dockerfile(text: str) -> list[Instruction]:
-    """Instructions with their arguments, as Docker reads them (escape character `\\`).
+    """The instructions as dockerfile-parse reads them, comments left out.
 
-    A line ending in a backslash continues on the next one; comment lines and
-    blank lines inside a continued instruction are dropped, as Docker does.
+    Where Docker reads on past an empty line inside a continued instruction,
+    dockerfile-parse ends the instruction there and takes the next line's first
+    word for a new one: such a word is refused rather than run or checked.
     """
-    instructions: list[Instruction] = []
-    pending: str | None = None
-    start = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if pending is None:
-            if not stripped or stripped.startswith("#"):
-                continue
-            pending, start = "", number
-        elif not stripped or stripped.startswith("#"):
-            continue
-        line = raw.rstrip()
-        if line.endswith("\\"):
-            pending += line[:-1]
-            continue
-        pending += line
-        keyword, _, args = pending.strip().partition(" ")
-        instructions.append(Instruction(keyword.upper(), args.strip(), start))
-        pending = None
-    assert pending is None, f"the instruction starting on line {start} ends with a continuation"
+    parser = DockerfileParser(fileobj=io.BytesIO(text.encode()))
+    instructions = [
+        Instruction(item["instruction"], item["value"].strip(), item["startline"] + 1, dict(context.envs))
+        for item, context in zip(parser.structure, parser.context_structure, strict=True)
+        if item["instruction"] != "COMMENT"
+    ]
+    for instruction in instructions:
+        if instruction.keyword not in DOCKERFILE_INSTRUCTIONS:
+            raise ValueError(
+                f"line {instruction.line}: {instruction.keyword!r} is no instruction"
+                " (an empty line inside a continued instruction above it?)"
+            )
     return instructions
-
-
-def env_pairs(instruction: Instruction) -> dict[str, str]:
-    """`ENV A=1 B="two words"` or the old `ENV A 1`."""
-    words = shlex.split(instruction.args)
-    if words and "=" not in words[0]:
-        return {words[0]: instruction.args.split(None, 1)[1] if len(words) > 1 else ""}
-    return dict(word.split("=", 1) for word in words)
 
 
 def copy_parts(instruction: Instruction) -> tuple[list[str], str]:
@@ -111,11 +118,7 @@ def healthcheck_command(instruction: Instruction) -> list[str] | str:
 
 
 def image_env(instructions: list[Instruction]) -> dict[str, str]:
-    env: dict[str, str] = {}
-    for instruction in instructions:
-        if instruction.keyword == "ENV":
-            env.update(env_pairs(instruction))
-    return env
+    return dict(instructions[-1].env)
 
 
 PYTHON_WORD = re.compile(r"(?<![\w./-])(pip|python3?)(?![\w.-])")
@@ -140,13 +143,19 @@ def dockerfile() -> list[Instruction]:
 
 
 def test_parser_joins_continuations_and_drops_comments():
-    text = "# a comment\nFROM base\n\nRUN a \\\n    # inside\n    && b \\\n\n    && c\nCMD [\"x\", \"y\"]\n"
+    text = (
+        "# a comment\nFROM base\n\nRUN a \\\n    # inside\n    && b \\\n    && c\n"
+        'ENV A=1 B="two words"\nENV C one two\nCMD ["x", "y"]\n'
+    )
     parsed = parse_dockerfile(text)
-    assert [(i.keyword, i.line) for i in parsed] == [("FROM", 2), ("RUN", 4), ("CMD", 9)]
+    assert [(i.keyword, i.line) for i in parsed] == [("FROM", 2), ("RUN", 4), ("ENV", 8), ("ENV", 9), ("CMD", 10)]
     assert parsed[1].args.split() == ["a", "&&", "b", "&&", "c"]
-    assert parsed[2].exec_form() == ["x", "y"]
-    assert env_pairs(Instruction("ENV", 'A=1 B="two words"', 1)) == {"A": "1", "B": "two words"}
-    assert env_pairs(Instruction("ENV", "A one two", 1)) == {"A": "one two"}
+    assert parsed[4].exec_form() == ["x", "y"]
+    assert parsed[1].env == {}
+    assert parsed[2].env == {"A": "1", "B": "two words"}
+    assert parsed[3].env == parsed[4].env == {"A": "1", "B": "two words", "C": "one two"}
+    with pytest.raises(ValueError, match="line 4"):
+        parse_dockerfile("FROM base\nRUN a \\\n\n    && c\n")
 
 
 def test_base_image_is_python_311_slim(dockerfile):
@@ -169,16 +178,20 @@ def test_dependencies_are_installed_before_the_code_is_copied(dockerfile):
     installs = [n for n, i in enumerate(dockerfile) if is_dependency_install(i)]
     assert installs, "no RUN installs the dependencies"
     first_install = installs[0]
-    assert "tomllib" in dockerfile[first_install].args, "the dependencies are read from pyproject.toml"
+    words = shlex.split(dockerfile[first_install].args)
+    assert words[:2] == ["pip", "install"] and "--require-hashes" in words, dockerfile[first_install].args
+    assert [word for previous, word in itertools.pairwise(words) if previous in ("-r", "--requirement")] == [
+        "requirements.lock"
+    ], "the dependencies are installed from requirements.lock, and from nothing else"
     code_copies = [
         n for n, i in enumerate(dockerfile)
         if i.keyword == "COPY" and any(s.strip("./") in CODE_DIRECTORIES for s in copy_parts(i)[0])
     ]
     assert {s.strip("./") for n in code_copies for s in copy_parts(dockerfile[n])[0]} >= set(CODE_DIRECTORIES)
     assert first_install < min(code_copies)
-    # Only pyproject.toml reaches the image before the install, so nothing else invalidates its layer.
+    # Only the lock file reaches the image before the install, so nothing else invalidates its layer.
     early = [s for i in dockerfile[:first_install] if i.keyword in ("COPY", "ADD") for s in copy_parts(i)[0]]
-    assert early == ["pyproject.toml"]
+    assert early == ["requirements.lock"]
     # Several directories in one COPY would be merged into its destination.
     for n in code_copies:
         assert len(copy_parts(dockerfile[n])[0]) == 1, f"line {dockerfile[n].line}: one directory per COPY"
@@ -227,58 +240,26 @@ def test_env_is_set_for_a_container(dockerfile):
 # --- .dockerignore -------------------------------------------------------------------------------
 
 
-def _pattern_regex(pattern: str) -> re.Pattern[str]:
-    """A .dockerignore pattern as Docker's pattern matcher reads it (Go filepath.Match plus **)."""
-    regex, i = "", 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "*":
-            if pattern[i + 1 : i + 2] == "*":
-                i += 1
-                if pattern[i + 1 : i + 2] == "/":
-                    i += 1
-                regex += ".*" if i + 1 >= len(pattern) else "(.*/)?"
-            else:
-                regex += "[^/]*"
-        elif ch == "?":
-            regex += "[^/]"
-        elif ch == "[":
-            end = pattern.find("]", i + 1)
-            if end == -1:
-                regex += re.escape(ch)
-            else:
-                regex += "[" + pattern[i + 1 : end].replace("\\", "\\\\") + "]"
-                i = end
-        elif ch == "\\" and i + 1 < len(pattern):
-            i += 1
-            regex += re.escape(pattern[i])
-        else:
-            regex += re.escape(ch)
-        i += 1
-    return re.compile(regex)
+def dockerignore_patterns(text: str) -> list[str]:
+    """The patterns of a .dockerignore as docker-py's build reads the file: blank and comment lines dropped."""
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
 
 
-def dockerignore_patterns(text: str) -> list[tuple[bool, re.Pattern[str]]]:
-    patterns = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        line = os.path.normpath(line.lstrip("!").strip()).lstrip("/")
-        patterns.append((negated, _pattern_regex(line)))
-    return patterns
+def build_context(names: Iterable[str], patterns: list[str], directory: Path) -> set[str]:
+    """The paths (relative, with /) that `docker build` sends of `names`, and of their directories.
 
-
-def ignored(path: str, patterns: list[tuple[bool, re.Pattern[str]]]) -> bool:
-    """Whether Docker leaves `path` (relative to the context, with /) out of the build context."""
-    parts = path.split("/")
-    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
-    result = False
-    for negated, regex in patterns:
-        if regex.fullmatch(path) or any(regex.fullmatch(prefix) for prefix in prefixes[:-1]):
-            result = not negated
-    return result
+    docker-py's matcher decides on a directory when it walks into it: one that is
+    left out is not entered, whatever its files would match. So `names` are laid
+    out as empty files in `directory`, and docker-py walks it as it walks a build
+    context. (Like Docker, it always sends Dockerfile and .dockerignore: the
+    builder reads them.)
+    """
+    for name in names:
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return {path.replace(os.sep, "/") for path in exclude_paths(str(directory), list(patterns))}
 
 
 def tracked_files() -> list[str]:
@@ -296,29 +277,42 @@ def tracked_files() -> list[str]:
     return [name for name in listing.decode().split("\0") if name and (ROOT / name).is_file()]
 
 
-def test_dockerignore_matcher():
-    patterns = dockerignore_patterns("data\n**/__pycache__\n*.md\n!README.md\n/docs/*.png\n")
-    assert ignored("data", patterns) and ignored("data/kaboom.sqlite3", patterns)
-    assert not ignored("app/data.py", patterns)
-    assert ignored("__pycache__/x.pyc", patterns) and ignored("app/__pycache__/web.cpython-311.pyc", patterns)
-    assert ignored("NOTES.md", patterns) and not ignored("README.md", patterns)
-    assert not ignored("static/VENDORED.md", patterns)  # * never crosses a /
-    assert ignored("docs/screenshot.png", patterns) and not ignored("docs/screenshot.py", patterns)
+def test_dockerignore_matcher(tmp_path):
+    patterns = dockerignore_patterns("# a comment\n\ndata\n**/__pycache__\n  *.md\n!README.md\n/docs/*.png\n")
+    assert patterns == ["data", "**/__pycache__", "*.md", "!README.md", "/docs/*.png"]
+    context = build_context(
+        ["data/kaboom.sqlite3", "app/data.py", "__pycache__/x.pyc", "app/__pycache__/web.cpython-311.pyc",
+         "NOTES.md", "README.md", "static/VENDORED.md", "docs/screenshot.png", "docs/screenshot.py"],
+        patterns, tmp_path,
+    )
+
+    def ignored(path: str) -> bool:
+        return path not in context
+
+    assert ignored("data") and ignored("data/kaboom.sqlite3")
+    assert not ignored("app/data.py")
+    assert ignored("__pycache__/x.pyc") and ignored("app/__pycache__/web.cpython-311.pyc")
+    assert ignored("NOTES.md") and not ignored("README.md")
+    assert not ignored("static/VENDORED.md")  # * never crosses a /
+    assert ignored("docs/screenshot.png") and not ignored("docs/screenshot.py")
 
 
-def test_dockerignore_keeps_local_state_out_and_the_code_in():
+def test_dockerignore_keeps_local_state_out_and_the_code_in(tmp_path):
     patterns = dockerignore_patterns(DOCKERIGNORE.read_text())
-    for path in [".git/HEAD", ".venv/bin/python", "data/kaboom.sqlite3", "data/secret_key", ".env",
-                 "app/__pycache__/web.cpython-311.pyc", ".pytest_cache/README.md", ".hypothesis/examples/x",
-                 "kaboom.sqlite3", "tests/test_api.py", "bench/web.py", "docs/screenshot.png"]:
-        assert ignored(path, patterns), path
-    context = [name for name in tracked_files() if not ignored(name, patterns)]
+    local = [".git/HEAD", ".venv/bin/python", "data/kaboom.sqlite3", "data/secret_key", ".env",
+             "app/__pycache__/web.cpython-311.pyc", ".pytest_cache/README.md", ".hypothesis/examples/x",
+             "kaboom.sqlite3", "tests/test_api.py", "bench/web.py", "docs/screenshot.png", "requirements-dev.lock"]
+    tracked = tracked_files()
+    sent = build_context([*tracked, *local], patterns, tmp_path)
+    for path in local:
+        assert path not in sent, path
+    context = [name for name in tracked if name in sent]
     for needed in RUNTIME_PATHS:
         assert any(name == needed or name.startswith(needed + "/") for name in context), needed
     # Every tracked file under the code directories reaches the image.
-    for name in tracked_files():
+    for name in tracked:
         if name.split("/")[0] in CODE_DIRECTORIES:
-            assert not ignored(name, patterns), name
+            assert name in sent, name
 
 
 # --- docker-compose.yml --------------------------------------------------------------------------
@@ -375,6 +369,58 @@ def test_compose_redis_is_optional(compose):
     assert "redis://redis:6379/0" in COMPOSE.read_text()
 
 
+# --- the lock files -----------------------------------------------------------------------------
+
+
+@dataclass
+class Pin:
+    version: Version
+    marker: Marker | None
+    hashes: list[str]
+
+
+def read_lock(path: Path) -> dict[str, Pin]:
+    """A lock file as `make lock` writes it: `name==version [; marker]` lines, each with its --hash options."""
+    pins: dict[str, Pin] = {}
+    for line in path.read_text().replace("\\\n", " ").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        requirement, *hashes = re.split(r"\s+--hash=", line)
+        pin = Requirement(requirement)
+        specifiers = list(pin.specifier)
+        assert len(specifiers) == 1 and specifiers[0].operator == "==", f"{path.name}: {line}"
+        name = canonicalize_name(pin.name)
+        assert name not in pins, f"{path.name} pins {name} twice"
+        pins[name] = Pin(Version(specifiers[0].version), pin.marker, hashes)
+    return pins
+
+
+def test_lock_files_pin_what_pyproject_asks_for():
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    runtime = [Requirement(d) for d in project["dependencies"]]
+    dev = runtime + [Requirement(d) for extra in ("test", "bench") for d in project["optional-dependencies"][extra]]
+    locks = {LOCK: (read_lock(LOCK), runtime), DEV_LOCK: (read_lock(DEV_LOCK), dev)}
+    for path, (pins, wanted) in locks.items():
+        for requirement in wanted:
+            name = canonicalize_name(requirement.name)
+            assert name in pins, f"{path.name} has no {name}: run make lock"
+            assert requirement.specifier.contains(pins[name].version, prereleases=True), (
+                f"{path.name} pins {name} {pins[name].version}, outside {requirement.specifier}: run make lock"
+            )
+        # pip checks every file against these (--require-hashes): none may go without.
+        for name, pin in pins.items():
+            assert pin.hashes and all(h.startswith("sha256:") for h in pin.hashes), f"{path.name}: {name}"
+        # Pre-releases only where pyproject.toml names one, not for what those depend on.
+        asked = {canonicalize_name(r.name) for r in wanted if r.specifier.prereleases}
+        assert {name for name, pin in pins.items() if pin.version.is_prerelease} <= asked, path.name
+    # The tests run the versions the image installs.
+    runtime_pins, dev_pins = locks[LOCK][0], locks[DEV_LOCK][0]
+    for name, pin in runtime_pins.items():
+        assert name in dev_pins, f"{DEV_LOCK.name} has no {name}: run make lock"
+        assert (dev_pins[name].version, dev_pins[name].marker) == (pin.version, pin.marker), name
+
+
 # --- the image's steps, outside Docker -----------------------------------------------------------
 
 
@@ -417,14 +463,15 @@ def _files(directory: Path) -> set[str]:
 def image(tmp_path_factory, dockerfile) -> Image:
     base = tmp_path_factory.mktemp("image")
     context, root, venv = base / "context", base / "root", base / "venv"
-    patterns = dockerignore_patterns(DOCKERIGNORE.read_text())
-    for name in tracked_files():
-        if not ignored(name, patterns):
+    tracked = tracked_files()
+    sent = build_context(tracked, dockerignore_patterns(DOCKERIGNORE.read_text()), base / "layout")
+    for name in tracked:
+        if name in sent:
             (context / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, context / name)
 
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    env = _clean_env(venv)
+    clean_env = _clean_env(venv)
     image_workdir = "/"
 
     def host(path: str) -> Path:
@@ -435,8 +482,6 @@ def image(tmp_path_factory, dockerfile) -> Image:
         if instruction.keyword == "WORKDIR":
             image_workdir = os.path.normpath(os.path.join(image_workdir, instruction.args))
             host(".").mkdir(parents=True, exist_ok=True)
-        elif instruction.keyword == "ENV":
-            env.update(env_pairs(instruction))
         elif instruction.keyword == "COPY":
             sources, destination = copy_parts(instruction)
             into = destination.endswith("/") or len(sources) > 1
@@ -448,12 +493,13 @@ def image(tmp_path_factory, dockerfile) -> Image:
             command = instruction.args
             if image_workdir != "/":
                 command = re.sub(rf"(?<![\w./-]){re.escape(image_workdir)}(?=/|\s|$)", str(host(".")), command)
+            env = {**clean_env, **instruction.env}
             subprocess.run(["/bin/sh", "-c", command], cwd=host("."), env=env, check=True, timeout=900)
 
     workdir = host(".")
     cmd = next(i for i in dockerfile if i.keyword == "CMD").exec_form()
     healthcheck = healthcheck_command(next(i for i in dockerfile if i.keyword == "HEALTHCHECK"))
-    return Image(workdir, venv, env, cmd, healthcheck, _files(workdir))
+    return Image(workdir, venv, {**clean_env, **image_env(dockerfile)}, cmd, healthcheck, _files(workdir))
 
 
 def _free_port() -> int:
