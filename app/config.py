@@ -6,7 +6,7 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -21,7 +21,8 @@ class Settings(BaseSettings):
     store: str | None = Field(
         None, description="redis://host:port/db to keep games in Redis, shared by several servers; SQLite when unset"
     )
-    secret_key: str | None = Field(None, description="signs the player cookie")
+    # SecretStr: a repr or a log line of the settings shows "**********", never the key.
+    secret_key: SecretStr | None = Field(None, description="signs the player cookie")
     generate_secret: bool = Field(
         True, description="without KABOOM_SECRET_KEY, generate one and keep it beside the database (off in Docker)"
     )
@@ -50,10 +51,11 @@ class Settings(BaseSettings):
 
     def signing_key(self) -> str:
         """The configured secret, or one generated on the first run and kept for the next ones."""
-        if self.secret_key:
-            if len(self.secret_key) < 16:
+        configured = self.secret_key.get_secret_value() if self.secret_key else ""
+        if configured:
+            if len(configured) < 16:
                 raise ConfigurationError("KABOOM_SECRET_KEY is too short: use at least 16 random characters")
-            return self.secret_key
+            return configured
         if not self.generate_secret:
             raise ConfigurationError(
                 "KABOOM_SECRET_KEY is not set: it signs the player cookies, so it must be given (for example "

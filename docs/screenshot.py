@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.live import live_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, progress_cell  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
         for _ in range(25):
             rows = analysis(page)
             mines = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "m"]
-            x, y = progress_cell(rows)
+            x, y = next_cell(page)
             act(page, lambda: page.click(f"#c-{x}-{y}"))
         for x, y in mines[:6]:
             if "f" not in page.get_attribute(f"#c-{x}-{y}", "class"):

@@ -1,6 +1,9 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.clock import FakeClock
 
 # Solver calls vary in time with the machine's load; correctness, not speed, is
 # what these tests check. CI runs the same examples every time; "stress" is for
@@ -9,3 +12,58 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.register_profile("stress", parent=settings.get_profile("default"), max_examples=5000)
 settings.load_profile(os.environ.get("KABOOM_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--deal-seeds",
+        type=int,
+        default=1,
+        help="run every test that deals boards (it takes the deal_seed fixture) once per seed, over this many seeds",
+    )
+    parser.addoption("--first-deal-seed", type=int, default=0, help="the first of those seeds")
+
+
+def pytest_generate_tests(metafunc):
+    # A test that deals takes `deal_seed`: one seed by default, so a run is
+    # repeatable; --deal-seeds 200 proves it holds for every deal, not one.
+    if "deal_seed" in metafunc.fixturenames:
+        first = metafunc.config.getoption("first_deal_seed")
+        count = metafunc.config.getoption("deal_seeds")
+        metafunc.parametrize("deal_seed", range(first, first + count), ids=lambda seed: f"deal{seed}")
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+# ----- a live server per test module, dealing from a seeded source ----------------------
+# A module that plays on it marks its tests with `pytestmark = pytest.mark.usefixtures("seeded")`
+# and may set SERVER_SETTINGS (Settings fields) for its server.
+
+
+@pytest.fixture(scope="module")
+def deals():
+    from app.service import Deals
+
+    return Deals(seed=0)
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory, request):
+    return tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]) / "games.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def server(database, deals, request):
+    from tests.live import live_server
+
+    with live_server(database, deals=deals, **getattr(request.module, "SERVER_SETTINGS", {})) as url:
+        yield url
+
+
+@pytest.fixture
+def seeded(deals, deal_seed):
+    """Every deal of the test comes from its seed, so a run can be repeated and any seed tried."""
+    deals.reseed(deal_seed)

@@ -11,6 +11,7 @@ from pathlib import Path
 import uvicorn
 
 from app.config import Settings
+from app.service import Deals
 from app.web import create_app
 
 
@@ -21,8 +22,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(database: Path, **settings):
-    app = create_app(Settings(database=database, **settings))
+def live_server(database: Path, deals: Deals | None = None, clock=None, **settings):
+    """A server on a free port; `deals` (seeded) and `clock` make what it deals and when repeatable."""
+    app = create_app(Settings(database=database, **settings), deals=deals or Deals(seed=0), clock=clock)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -30,7 +32,7 @@ def live_server(database: Path, **settings):
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
-        time.sleep(0.01)
+        time.sleep(0.01)  # polling for the start, with the deadline above
     try:
         yield f"http://127.0.0.1:{server.config.port}"
     finally:
@@ -74,3 +76,27 @@ def kaboom_process(**env: str):
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def put_position(database: Path, game_id: str, rows: list[str], mines: int) -> None:
+    """Replace a stored game's board by a hand-made one ('.' covered, 'F' flagged, '0'-'8' revealed).
+
+    For tests of what the server answers on a position chosen for it rather
+    than dealt: the version moves on, as after any change, so caches of the old
+    board are not used."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(database) as connection:
+        data = json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+        width = len(rows[0])
+        data.update(
+            width=width,
+            height=len(rows),
+            mines=mines,
+            cells="".join(row.replace("F", ".") for row in rows),
+            marks={str(y * width + x): "F" for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "F"},
+            started_at=0.0 if any(symbol not in ".F" for row in rows for symbol in row) else None,
+            version=data["version"] + 1,
+        )
+        connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(data), data["version"], game_id))

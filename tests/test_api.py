@@ -1,17 +1,22 @@
-"""The JSON API and the pages over HTTP, against a real uvicorn and a real SQLite file."""
+"""The JSON API and the pages over HTTP, against a real uvicorn and a real SQLite file.
+
+The server deals from a seeded source (the `deal_seed` of each test), and
+every move after a reveal acts on cells read from the answer: a test holds
+for any deal (run `pytest tests/test_api.py --deal-seeds 200` to see it).
+"""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
-from tests.live import live_server
+from app.service import Deals
+from tests.live import live_server, put_position
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("api") / "games.sqlite3") as url:
-        yield url
+pytestmark = pytest.mark.usefixtures("seeded")
+# Run over many seeds (--deal-seeds) the tests create many games from one address.
+SERVER_SETTINGS = {"create_limit": 100_000}
 
 
 @pytest.fixture
@@ -26,23 +31,37 @@ def new_game(client, **body):
     return response.json()
 
 
+def move(client, game_id: str, expected: int = 200, **body) -> dict:
+    response = client.post(f"/api/games/{game_id}/moves", json=body)
+    assert response.status_code == expected, (body, response.text)
+    return response.json()
+
+
+def covered(board: list[str]) -> tuple[int, int]:
+    """A cell the answer shows covered (a reveal may have flooded any other)."""
+    return next((x, y) for y, row in enumerate(board) for x, symbol in enumerate(row) if symbol == ".")
+
+
 def test_create_play_and_read_a_game(client):
     game = new_game(client)
     assert game["status"] == "playing" and game["board"] == ["." * 9] * 9 and game["exploded"] is None
     assert len(game["id"]) >= 22  # 128 bits, URL-safe
-    response = client.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 4, "y": 4})
-    assert response.status_code == 200, response.text
-    moved = response.json()
-    assert moved["board"][4][4] in "012345678" and moved["status"] == "playing"
-    flagged = client.post(f"/api/games/{game['id']}/moves", json={"action": "flag", "x": 0, "y": 0}).json()
-    assert flagged["board"][0][0] == "F" and flagged["flags"] == 1
+    assert game["version"] == game["moves"] == 0
+    moved = move(client, game["id"], action="reveal", x=4, y=4)
+    assert moved["board"][4][4] in "012345678" and moved["status"] in ("playing", "won")
+    if moved["status"] == "won":
+        return  # the first reveal cleared the board: nothing left to flag
+    x, y = covered(moved["board"])
+    flagged = move(client, game["id"], action="flag", x=x, y=y)
+    assert flagged["board"][y][x] == "F" and flagged["flags"] == 1
+    assert flagged["version"] == flagged["moves"] == 2
     assert client.get(f"/api/games/{game['id']}").json()["board"] == flagged["board"]
 
 
 def test_refused_moves_answer_409_or_422_and_change_nothing(client):
     game = new_game(client)
     url = f"/api/games/{game['id']}/moves"
-    client.post(url, json={"action": "reveal", "x": 4, "y": 4})
+    move(client, game["id"], action="reveal", x=4, y=4)
     before = client.get(f"/api/games/{game['id']}").json()
     cases = [
         ({"action": "reveal", "x": 4, "y": 4}, 409, "already revealed"),
@@ -69,6 +88,8 @@ def test_invalid_new_games_are_refused_with_a_message(client):
         assert response.status_code == 422, body
     response = client.post("/api/games", json={"width": 5, "height": 5, "mines": 25})
     assert "between 1 and 24" in response.json()["detail"]
+    response = client.post("/api/games", json={"width": 5, "height": 5, "mines": 5, "mode": "nonsense"})
+    assert response.status_code == 422
 
 
 def test_another_players_game_is_not_found(client, server):
@@ -80,23 +101,23 @@ def test_another_players_game_is_not_found(client, server):
     assert client.get("/api/games/not-a-game").status_code == 404
 
 
-def test_analysis_hint_and_options(client):
+def test_analysis_hint_and_options(client, database):
     game = new_game(client, width=16, height=16, mines=40)
     url = f"/api/games/{game['id']}"
-    assert client.post(f"{url}/hint").json()["kind"] == "start"
-    client.post(f"{url}/moves", json={"action": "reveal", "x": 8, "y": 8})
+    start = client.post(f"{url}/hint")
+    assert start.status_code == 200 and start.json()["kind"] == "start"
+    # A hand-made position: the lower 1s put the mine at (1, 1), so the top 1 leaves (1, 0) safe.
+    put_position(database, game["id"], ["1....", "1....", "11..."], mines=3)
     status = client.get(f"{url}/analysis").json()["status"]
-    assert len(status) == 16 and all(len(row) == 16 for row in status)
+    assert status == ["1s???", "1ms??", "11s??"]
     advice = client.post(f"{url}/hint").json()
-    assert set(advice) == {"kind", "message", "cell", "proof", "uses_count"}
-    if advice["cell"]:
-        x, y = advice["cell"]
-        assert status[y][x] == "s"
-        for px, py in advice["proof"]:
-            assert status[py][px] in "12345678"
+    assert advice == {"kind": "safe", "message": "There are safe cells", "cell": [1, 0], "proof": [[0, 0], [0, 2]], "uses_count": False}
+    # Nothing safe: one mine by the 1, so the other two fill the left column.
+    put_position(database, game["id"], ["...", "..1"], mines=3)
+    assert client.post(f"{url}/hint").json()["kind"] == "guess"
     options = client.patch(f"{url}/options", json={"debug_overlay": True, "countdown": True}).json()["options"]
     assert options["debug_overlay"] and options["countdown"] and not options["allow_outside"]
-    assert client.get(url).json()["hints"] == 2
+    assert client.get(url).json()["hints"] == 3
 
 
 def test_pages_render_and_htmx_moves_send_only_what_changed(client):
@@ -116,12 +137,14 @@ def test_pages_render_and_htmx_moves_send_only_what_changed(client):
     )
     assert fragment.status_code == 200
     assert 'id="panel"' in fragment.text and fragment.text.count('hx-swap-oob="true"') >= 2
-    assert 'role="grid"' not in fragment.text  # cells only, not the whole board
+    assert 'role="grid"' not in fragment.text  # cells or rows only, not the whole board
+    x, y = covered(client.get(f"/api/games/{game_id}").json()["board"])
     stale = client.post(
         f"{game_url}/moves",
-        data={"action": "flag", "x": "0", "y": "0", "version": "0"},
+        data={"action": "flag", "x": str(x), "y": str(y), "version": "0"},
         headers={"HX-Request": "true"},
     )
+    assert stale.status_code == 200
     assert 'role="grid"' in stale.text  # the page was behind: the whole board comes back
     refused = client.post(
         f"{game_url}/moves", data={"action": "reveal", "x": "15", "y": "8", "version": "2"}, headers={"HX-Request": "true"}
@@ -148,38 +171,45 @@ def test_health_and_openapi(client):
     assert {"/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/api/games/{game_id}/analysis", "/api/games/{game_id}/hint"} <= set(paths)
 
 
-def test_a_restart_loses_nothing(tmp_path):
+def test_a_restart_loses_nothing(tmp_path, deal_seed):
     database = tmp_path / "games.sqlite3"
-    with live_server(database) as url:
+    with live_server(database, deals=Deals(deal_seed)) as url:
         with httpx.Client(base_url=url) as client:
             game = new_game(client)
-            for body in ({"action": "reveal", "x": 4, "y": 4}, {"action": "flag", "x": 0, "y": 0}):
-                client.post(f"/api/games/{game['id']}/moves", json=body)
+            revealed = move(client, game["id"], action="reveal", x=4, y=4)
+            if revealed["status"] == "playing":
+                x, y = covered(revealed["board"])
+                move(client, game["id"], action="flag", x=x, y=y)
             before = client.get(f"/api/games/{game['id']}").json()
             cookies = dict(client.cookies)
     with live_server(database) as url:
         with httpx.Client(base_url=url, cookies=cookies) as client:
             after = client.get(f"/api/games/{game['id']}").json()
             assert {k: v for k, v in after.items() if k != "elapsed"} == {k: v for k, v in before.items() if k != "elapsed"}
-            undone = client.post(f"/api/games/{game['id']}/moves", json={"action": "undo"}).json()
+            undone = move(client, game["id"], action="undo")
             assert undone["flags"] == 0 and undone["board"][4][4] != "."
+            assert undone["version"] == before["version"] + 1
 
 
 def test_big_changes_travel_as_rows_not_hundreds_of_swaps(client):
-    # One mine on 480 cells: a first click floods most of the board, unless the
-    # dealt mine happens to touch it (1.7%): a few tries make that negligible.
-    for _ in range(6):
-        created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "1", "unit": "count"})
+    # One mine on 480 cells: a first click floods most of the board unless the
+    # mine touches it; a second click far from the first then floods instead.
+    created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "1", "unit": "count"})
+    game_id = created.headers["location"].rsplit("/", 1)[1]
+    version = 0
+    for x, y in ((15, 8), (0, 0), (29, 15)):
         fragment = client.post(
-            f"{created.headers['location']}/moves",
-            data={"action": "reveal", "x": "15", "y": "8", "version": "0"},
+            f"/games/{game_id}/moves",
+            data={"action": "reveal", "x": str(x), "y": str(y), "version": str(version)},
             headers={"HX-Request": "true"},
         )
+        assert fragment.status_code in (200, 409), fragment.text  # 409: an earlier flood opened it
         if fragment.text.count('role="gridcell"') > 40:
             break
+        version = client.get(f"/api/games/{game_id}").json()["version"]
     assert fragment.text.count('role="gridcell"') > 40
     assert fragment.text.count('hx-swap-oob="true"') <= 17  # the panel and at most every row
-    assert 'id="r-8" hx-swap-oob="true"' in fragment.text
+    assert 'id="r-8" hx-swap-oob="true"' in fragment.text and 'role="grid"' not in fragment.text
 
 
 def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, server):

@@ -7,7 +7,9 @@ import shutil
 
 import pytest
 
-from tests.live import live_server
+from app.board import Board
+from solver import Analyzer, Position
+from solver.strategy import progress_cell
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -29,10 +31,9 @@ if not (shutil.which(CHROMIUM) or os.path.exists(CHROMIUM)):
     pytest.skip(f"no Chromium at {CHROMIUM} (make test installs it)", allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("browser") / "games.sqlite3") as url:
-        yield url
+pytestmark = pytest.mark.usefixtures("seeded")
+# Run over many seeds (--deal-seeds) the tests create many games from one address.
+SERVER_SETTINGS = {"create_limit": 100_000}
 
 
 @pytest.fixture(scope="module")
@@ -88,21 +89,13 @@ def classes(page, x, y) -> str:
     return page.get_attribute(f"#c-{x}-{y}", "class")
 
 
-def progress_cell(rows: list[str]) -> tuple[int, int]:
-    """A cell the rules make safe: a proven one, else a frontier guess, else the outside."""
-    safe, frontier, outside = [], [], []
-    for y, row in enumerate(rows):
-        for x, status in enumerate(row):
-            if status == "s":
-                safe.append((x, y))
-            elif status == "?":
-                near = any(
-                    0 <= y + dy < len(rows) and 0 <= x + dx < len(row) and rows[y + dy][x + dx] in "012345678"
-                    for dy in (-1, 0, 1)
-                    for dx in (-1, 0, 1)
-                )
-                (frontier if near else outside).append((x, y))
-    return (safe or frontier or outside)[0]
+def next_cell(page) -> tuple[int, int]:
+    """The cell a cruel-but-fair player opens next (solver.strategy): the rules make it safe."""
+    game_id = page.get_attribute("#board", "data-game")
+    game = page.evaluate(f"fetch('/api/games/{game_id}').then(r => r.json())")
+    cell = progress_cell(Analyzer(Position(game["width"], game["height"], game["mines"], tuple(game["board"]))))
+    assert cell is not None, game["board"]
+    return cell
 
 
 def test_preset_reveal_and_right_click_flag_without_a_context_menu(page):
@@ -130,12 +123,8 @@ def test_chord_on_a_satisfied_number(page):
             for x, symbol in enumerate(row):
                 if symbol not in "12345678":
                     continue
-                around = [
-                    (x + dx, y + dy)
-                    for dy in (-1, 0, 1)
-                    for dx in (-1, 0, 1)
-                    if (dx or dy) and 0 <= y + dy < 16 and 0 <= x + dx < 16
-                ]
+                board = Board(16, 16)
+                around = [board.cell(n) for n in board.neighbours(board.index(x, y))]
                 mines = [c for c in around if rows[c[1]][c[0]] == "m"]
                 safe = [c for c in around if rows[c[1]][c[0]] == "s"]
                 if len(mines) == int(symbol) and safe:
@@ -146,7 +135,7 @@ def test_chord_on_a_satisfied_number(page):
                     for sx, sy in safe:
                         assert "u" not in classes(page, sx, sy).split()
                     return
-        cell = progress_cell(rows)
+        cell = next_cell(page)
         act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
     pytest.fail("no number to chord on came up")
 
@@ -187,7 +176,7 @@ def test_keyboard_only(page):
 def test_debug_overlay_colours_every_covered_cell(page):
     start(page)
     act(page, lambda: page.click("#c-4-4"))
-    act(page, lambda: page.check("#debug-overlay"))
+    act(page, lambda: page.check("input[name=debug_overlay]"))
     covered = page.locator("#grid .c.u")
     shown = page.locator("#grid .c.u.os, #grid .c.u.om, #grid .c.u.ou")
     assert covered.count() > 0 and shown.count() == covered.count()
@@ -207,8 +196,9 @@ def test_lose_then_undo(page):
         doomed = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "m" or (s == "?" and has_safe)]
         if doomed:
             break
-        cell = progress_cell(rows)
+        cell = next_cell(page)
         act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
+    assert doomed, "no cell the rules make a mine came up"
     x, y = doomed[0]
     act(page, lambda: page.click(f"#c-{x}-{y}"))
     assert page.inner_text("#state") == "Lost"
@@ -230,7 +220,7 @@ def test_win_a_small_custom_game(page):
     for _ in range(40):
         if page.inner_text("#state") == "Won":
             break
-        cell = progress_cell(analysis(page))
+        cell = next_cell(page)
         act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
     assert page.inner_text("#state") == "Won"
     assert page.inner_text("#result").startswith("You won in")

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from app.game import Game, Move, Refused, apply_move, set_options
+from app.game import Game, Move, Refused, set_options
+from app.modes import apply_move, new_game
 from solver import Analyzer
 from tests.live import live_server
 
@@ -71,11 +72,11 @@ def check_invariants(game: Game) -> None:
     covered = game.cells.count(".")
     assert all(game.cells[index] == "." for index in game.marks)
     if game.status == "won":
-        assert covered == game.mines and sorted(game.layout) == [i for i, s in enumerate(game.cells) if s == "."]
+        assert covered == game.mines and sorted(game.shown_mines) == [i for i, s in enumerate(game.cells) if s == "."]
     if game.status == "lost":
-        assert game.exploded in game.layout and game.cells[game.exploded] == "." and len(game.layout) == game.mines
+        assert game.exploded in game.shown_mines and game.cells[game.exploded] == "." and len(game.shown_mines) == game.mines
     if game.status == "playing":
-        assert game.layout is None and game.exploded is None
+        assert game.shown_mines is None and game.exploded is None
         Analyzer(game.position()).check()  # what the player sees always has a layout
 
 
@@ -85,7 +86,7 @@ class RulesMachine(RuleBasedStateMachine):
     @initialize(width=st.integers(2, 7), height=st.integers(2, 7), density=st.floats(0.05, 0.6), seed=st.integers(0, 2**16))
     def start(self, width, height, density, seed):
         mines = max(1, min(width * height - 1, round(width * height * density)))
-        self.game = Game.new(width, height, mines)
+        self.game = new_game(width, height, mines)
         self.rng = random.Random(seed)
         self.analyzer = None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -10,13 +9,15 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.live import kaboom_process, live_server
+from tests.clock import FakeClock
+from tests.live import kaboom_process, live_server, put_position
 from tests.redis_server import redis_server
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
@@ -70,7 +71,8 @@ def test_two_hosts_on_one_redis_share_games_one_move_at_a_time(tmp_path):
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join()
+                thread.join(120)
+                assert not thread.is_alive(), "a host did not answer its moves within 120 s"
             assert results[first] == [200] * 32 and results[second] == [200] * 32
             with httpx.Client(base_url=second, cookies=cookies) as client:
                 after = client.get(f"/api/games/{game['id']}").json()
@@ -107,7 +109,9 @@ def test_no_layout_reaches_the_client_before_the_end(tmp_path):
 
 
 def test_limits_answer_with_messages_never_500(tmp_path):
-    with live_server(tmp_path / "games.sqlite3", create_limit=3, max_body_bytes=2048) as url, httpx.Client(base_url=url) as client:
+    # The clock stands still: the three games and the refused fourth fall in one window, whenever the test runs.
+    limits = {"create_limit": 3, "max_body_bytes": 2048, "clock": FakeClock()}
+    with live_server(tmp_path / "games.sqlite3", **limits) as url, httpx.Client(base_url=url) as client:
         body = {"width": 9, "height": 9, "mines": 10}
         assert [client.post("/api/games", json=body).status_code for _ in range(3)] == [201] * 3
         limited = client.post("/api/games", json=body)
@@ -133,11 +137,8 @@ def scattered_state(game_id: str, database: Path) -> None:
     """Replace a stored game by a slow position: a third of a 100x100 board's safe cells revealed at random."""
     from tests.test_rules import scattered_game
 
-    with sqlite3.connect(database) as connection:
-        version = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()[0]
-        game, _ = scattered_game()
-        game.moves = version + 1
-        connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(game.to_json()), game.moves, game_id))
+    game, _ = scattered_game()
+    put_position(database, game_id, game.board.rows(game.cells), game.mines)
 
 
 def test_a_slow_position_never_blocks_a_click(tmp_path):
@@ -209,12 +210,15 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
         threads = [threading.Thread(target=play, args=(seed,)) for seed in range(6)]
         for thread in threads:
             thread.start()
+        deadline = time.monotonic() + 60
         while len(acknowledged) < 60:
+            assert time.monotonic() < deadline, f"only {len(acknowledged)} moves answered in 60 s"
             threading.Event().wait(0.01)
         os.kill(process.pid, signal.SIGKILL)  # in the middle of moves
         stop.set()
         for thread in threads:
-            thread.join()
+            thread.join(60)  # each request has a 30 s timeout
+            assert not thread.is_alive()
     with kaboom_process(**env) as (_, url), httpx.Client(base_url=url, cookies=cookies) as client:
         after = client.get(f"/api/games/{game['id']}").json()
         # Every answered move is there; a move cut off before its answer is all there or absent.

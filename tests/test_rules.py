@@ -8,14 +8,16 @@ from itertools import combinations
 
 import pytest
 
-from app.game import Game, Invalid, Move, Options, Refused, apply_move, board_size, hint, set_options
+from app.game import Game, Invalid, Move, Refused, board_size, set_options
+from app.modes import CruelOptions, apply_move, game_from_json, hint, new_game
 from solver import Analyzer
+from solver.strategy import progress_cell
 
 
 def game_from(rows: list[str], mines: int, **options) -> Game:
     """'.' covered, 'F' flagged, '0'-'8' revealed."""
     width, height = len(rows[0]), len(rows)
-    game = Game.new(width, height, mines, Options(**options))
+    game = new_game(width, height, mines, options=CruelOptions(**options))
     for y, row in enumerate(rows):
         for x, symbol in enumerate(row):
             index = y * width + x
@@ -34,9 +36,9 @@ def play(game: Game, action: str, x: int | None = None, y: int | None = None, se
 
 def test_the_first_click_is_always_safe():
     for seed in range(40):
-        game, _ = play(Game.new(5, 5, 24), "reveal", seed % 5, seed // 5 % 5, seed=seed)
+        game, _ = play(new_game(5, 5, 24), "reveal", seed % 5, seed // 5 % 5, seed=seed)
         assert game.status == "won"  # 24 mines on 25 cells: the one safe cell is the click
-        game, _ = play(Game.new(9, 9, 40), "reveal", 4, 4, seed=seed)
+        game, _ = play(new_game(9, 9, 40), "reveal", 4, 4, seed=seed)
         assert game.status == "playing" and game.cells[4 * 9 + 4] != "."
 
 
@@ -62,7 +64,7 @@ def test_a_risky_frontier_cell_is_a_mine_while_a_safe_cell_exists():
     game = game_from(SAFE_OUTSIDE, 2)
     after, outcome = play(game, "reveal", 1, 0)
     assert after.status == "lost" and after.exploded == 1
-    assert 1 in after.layout and len(after.layout) == 2
+    assert 1 in after.shown_mines and len(after.shown_mines) == 2
     assert "mine" in outcome.message
 
 
@@ -70,7 +72,7 @@ def test_a_forced_guess_on_the_frontier_is_made_safe():
     game = game_from(NOTHING_SAFE, 3)
     for seed in range(10):
         after, outcome = play(game, "reveal", 1, 0, seed=seed)
-        assert after.status == "playing" and outcome.forced_guess and after.forced_guesses == 1
+        assert after.status == "playing" and outcome.forced_guess and after.state["forced_guesses"] == 1
 
 
 def test_outside_cells_follow_the_strict_rule_unless_guessing_anywhere_is_allowed():
@@ -121,14 +123,14 @@ def test_refused_chords_and_reveals_change_nothing():
         play(game, "reveal", 3, 0)
     with pytest.raises(Invalid, match="unknown action"):
         play(game, "explode", 0, 0)
-    assert game.cells[0] == "1" and game.moves == 0
+    assert game.cells[0] == "1" and game.version == 0
 
 
 def test_undo_after_a_loss_restores_the_game_before_it():
     game = game_from(SAFE_OUTSIDE, 2)
     lost, _ = play(game, "reveal", 1, 0)
     back, _ = play(lost, "undo")
-    assert back.status == "playing" and back.cells == game.cells and back.layout is None and back.exploded is None
+    assert back.status == "playing" and back.cells == game.cells and back.shown_mines is None and back.exploded is None
     with pytest.raises(Refused, match="nothing to undo"):
         play(back, "undo")
     off = set_options(lost, {"undo": False})
@@ -137,7 +139,7 @@ def test_undo_after_a_loss_restores_the_game_before_it():
 
 
 def test_flags_cycle_and_can_be_set():
-    game = Game.new(3, 3, 1)
+    game = new_game(3, 3, 1)
     marks = []
     for _ in range(3):
         game, _ = play(game, "flag", 0, 0)
@@ -148,14 +150,10 @@ def test_flags_cycle_and_can_be_set():
 
 
 def test_winning_shows_every_mine():
-    game = Game.new(4, 4, 3)
+    game = new_game(4, 4, 3)
     rng = random.Random(5)
     while game.status == "playing":
-        analyzer = Analyzer(game.position())
-        statuses = analyzer.classify()
-        safe = [c for c, s in statuses.items() if s.value == "s"]
-        unknown_frontier = [c for c, s in statuses.items() if s.value == "?" and not analyzer.is_outside(c)]
-        cell = (safe or unknown_frontier or [c for c, s in statuses.items() if s.value == "?"])[0]
+        cell = progress_cell(Analyzer(game.position()))
         game, _ = apply_move(game, Move("reveal", *cell), rng=rng, now=1.0)
     assert game.status == "won"
     assert sum(row.count("*") for row in game.board_rows()) == 3
@@ -223,26 +221,26 @@ def test_mines_as_a_percentage():
 
 
 def test_games_survive_json():
-    game, _ = play(Game.new(9, 9, 10), "reveal", 4, 4)
+    game, _ = play(new_game(9, 9, 10), "reveal", 4, 4)
     game, _ = play(game, "flag", 0, 0)
-    again = Game.from_json(game.to_json(), game.history)
+    again = game_from_json(game.to_json(), game.history)
     assert again == game
     broken = game.to_json()
     broken["cells"] = broken["cells"][:-1]
     with pytest.raises(ValueError, match="malformed"):
-        Game.from_json(broken, game.history)
+        game_from_json(broken, game.history)
     with pytest.raises(ValueError, match="undo record"):
-        Game.from_json(game.to_json(), [{"cells": {}}])
+        game_from_json(game.to_json(), [{"cells": {}}])
 
 
 def scattered_game(seed: int = 1) -> tuple[Game, set[int]]:
     """A 100x100 board with a third of its safe cells revealed at random: one huge,
     slow component, the kind of position classic mode's random clicking builds."""
     rng = random.Random(seed)
-    game = Game.new(100, 100, 2000)
+    game = new_game(100, 100, 2000)
     mines = set(rng.sample(range(10_000), 2000))
     for index in rng.sample([i for i in range(10_000) if i not in mines], 2700):
-        game.cells[index] = str(sum(1 for n in game.neighbours(index) if n in mines))
+        game.cells[index] = str(game.board.mines_around(index, mines))
     game.started_at = 0.0
     return game, mines
 
@@ -268,5 +266,5 @@ def test_a_click_that_runs_out_of_time_is_a_guess_and_returns_quickly():
     assert time.perf_counter() - started < 5  # a full analysis of this position takes far longer
     assert "too complex" in outcome.message
     # The fair reading: no safe cell is known, so a cell that can be safe is safe.
-    assert after.status == "playing" and outcome.forced_guess and after.forced_guesses == 1
+    assert after.status == "playing" and outcome.forced_guess and after.state["forced_guesses"] == 1
     assert after.cells[index] != "."

@@ -1,128 +1,378 @@
-"""The stores: ownership, versions, atomic writes, damaged rows."""
+"""The store contract (app/store/base.py), one set of tests run against memory, SQLite and Redis.
+
+Each backend is a fixture that knows how to reopen its store without caches
+and how to damage what it keeps; the tests are the same for all three.
+"""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
+import threading
 
 import pytest
 
-from app.game import Game, Move, apply_move
-from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore
+from app.game import Game, Move
+from app.modes import apply_move, new_game
+from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
+from tests.clock import FakeClock
 
 
-@pytest.fixture(params=["sqlite", "memory"])
-def store(request, tmp_path):
-    store = SQLiteStore(tmp_path / "games.sqlite3") if request.param == "sqlite" else MemoryStore()
-    yield store
-    store.close()
+def game_for(*seats: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
+    return new_game(width, height, mines, seats=list(seats))
 
 
-def moved(game: Game, action: str, x=None, y=None) -> Game:
-    return apply_move(game, Move(action, x, y), rng=random.Random(3), now=1.0)[0]
+def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:
+    return apply_move(game, Move(action, x, y), rng=random.Random(seed), now=1.0)[0]
 
 
-def test_games_round_trip_with_their_history(store):
-    game = Game.new(9, 9, 10)
-    game_id = store.create("alice", game)
-    assert len(game_id) >= 22
-    for step in (("reveal", 4, 4), ("flag", 0, 0), ("flag", 1, 0), ("undo",)):
+def covered_cell(game: Game) -> tuple[int, int]:
+    """A cell the game still shows covered: moves after a reveal act on what the reveal left."""
+    return game.cell(next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in game.marks))
+
+
+class Backend:
+    """A store under test, and what its tests need to know of how it keeps games."""
+
+    name: str
+
+    def __init__(self, clock: FakeClock):
+        self.clock = clock
+        self.store = self.open()
+        self.others: list[Store] = []
+
+    def open(self) -> Store:
+        raise NotImplementedError
+
+    def reopened(self) -> Store:
+        """Another store on the same data, with nothing cached (another process); closed with the backend."""
+        other = self.another()
+        if other is not self.store:
+            self.others.append(other)
+        return other
+
+    def another(self) -> Store:
+        raise NotImplementedError
+
+    def damage_state(self, game_id: str) -> None:
+        raise NotImplementedError
+
+    def damage_record(self, game_id: str) -> None:
+        raise NotImplementedError
+
+    def records(self, game_id: str) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        for store in [*self.others, self.store]:
+            store.close()
+
+
+class MemoryBackend(Backend):
+    name = "memory"
+
+    def open(self) -> Store:
+        return MemoryStore(clock=self.clock)
+
+    def another(self) -> Store:
+        # One process holds a memory store: "another" is the same one, its history cache emptied.
+        self.store._histories.clear()
+        return self.store
+
+    def damage_state(self, game_id: str) -> None:
+        self.store._games[game_id]["data"] = '{"width": 9}'
+
+    def damage_record(self, game_id: str) -> None:
+        self.store._games[game_id]["history"][0] = "not JSON"
+
+    def records(self, game_id: str) -> int:
+        return len(self.store._games[game_id]["history"])
+
+
+class SQLiteBackend(Backend):
+    name = "sqlite"
+
+    def __init__(self, clock: FakeClock, path):
+        self.path = path
+        super().__init__(clock)
+
+    def open(self) -> Store:
+        return SQLiteStore(self.path, clock=self.clock)
+
+    def another(self) -> Store:
+        return SQLiteStore(self.path, clock=self.clock)
+
+    def damage_state(self, game_id: str) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE games SET data = '{\"width\": 9}' WHERE id = ?", (game_id,))
+
+    def damage_record(self, game_id: str) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE history SET record = 'not JSON' WHERE game_id = ? AND seq = 0", (game_id,))
+
+    def records(self, game_id: str) -> int:
+        with sqlite3.connect(self.path) as connection:
+            return connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game_id,)).fetchone()[0]
+
+
+class RedisBackend(Backend):
+    name = "redis"
+
+    def __init__(self, clock: FakeClock, url: str):
+        self.url = url
+        super().__init__(clock)
+
+    def open(self) -> Store:
+        from app.store.redis import RedisStore
+
+        return RedisStore(self.url, clock=self.clock)
+
+    another = open
+
+    def damage_state(self, game_id: str) -> None:
+        self.store.redis.hset(f"kaboom:game:{game_id}", "data", '{"width": 9}')
+
+    def damage_record(self, game_id: str) -> None:
+        self.store.redis.lset(f"kaboom:history:{game_id}", 0, b"\xff not JSON")
+
+    def records(self, game_id: str) -> int:
+        return self.store.redis.llen(f"kaboom:history:{game_id}")
+
+    def close(self) -> None:
+        self.store.redis.flushdb()
+        super().close()
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    from tests.redis_server import redis_server
+
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def backend(request, tmp_path, clock):
+    if request.param == "memory":
+        backend = MemoryBackend(clock)
+    elif request.param == "sqlite":
+        backend = SQLiteBackend(clock, tmp_path / "games.sqlite3")
+    else:
+        backend = RedisBackend(clock, request.getfixturevalue("redis_url"))
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def store(backend) -> Store:
+    return backend.store
+
+
+class TestStoreContract:
+    def test_games_round_trip_with_their_history(self, store, deal_seed):
+        game_id = store.create(game_for("alice"))
+        assert len(game_id) >= 22
         before = store.load(game_id, "alice")
-        after = moved(before, *step)
-        store.save(game_id, "alice", after, before.moves)
-    loaded = store.load(game_id, "alice")
-    assert loaded == after and len(loaded.history) == 2
-    assert store.latest("alice") == game_id and store.latest("bob") is None
+        after = moved(before, "reveal", 4, 4, seed=deal_seed)
+        store.save(game_id, "alice", after, before.version)
+        # Flags go on cells the reveal left covered, whatever it opened.
+        for _ in range(2):
+            before = store.load(game_id, "alice")
+            after = moved(before, "flag", *covered_cell(before))
+            store.save(game_id, "alice", after, before.version)
+        before = store.load(game_id, "alice")
+        after = moved(before, "undo")
+        store.save(game_id, "alice", after, before.version)
+        loaded = store.load(game_id, "alice")
+        assert loaded == after and len(loaded.history) == 2 and loaded.flags() == 1
+        assert store.latest("alice") == game_id and store.latest("bob") is None
+
+    def test_only_a_player_with_a_seat_finds_a_game(self, store):
+        game_id = store.create(game_for("alice"))
+        with pytest.raises(NotFound):
+            store.load(game_id, "mallory")
+        with pytest.raises(NotFound):
+            store.save(game_id, "mallory", game_for("mallory"), 0)
+        with pytest.raises(NotFound):
+            store.load("no-such-game", "alice")
+
+    def test_every_seat_finds_the_game_and_a_new_seat_is_kept(self, store):
+        game_id = store.create(game_for("alice", "bob"))
+        assert store.load(game_id, "bob").seats == ["alice", "bob"]
+        assert store.latest("bob") == game_id
+        game = store.load(game_id, "alice")
+        joined = game.copy()
+        joined.seats.append("carol")
+        joined.version += 1
+        store.save(game_id, "alice", joined, game.version)
+        assert store.load(game_id, "carol").seats == ["alice", "bob", "carol"]
+        assert store.latest("carol") == game_id
+
+    def test_a_write_over_a_newer_version_is_refused(self, store):
+        game_id = store.create(game_for("alice"))
+        base = store.load(game_id, "alice")
+        first = moved(base, "flag", 0, 0)
+        second = moved(base, "flag", 1, 1)
+        store.save(game_id, "alice", first, base.version)
+        with pytest.raises(Conflict):
+            store.save(game_id, "alice", second, base.version)
+        assert store.load(game_id, "alice") == first
+
+    def test_a_damaged_game_is_reported_and_other_games_keep_working(self, backend):
+        store = backend.store
+        damaged_state = store.create(game_for("alice"))
+        damaged_record = store.create(game_for("alice"))
+        healthy = store.create(game_for("alice"))
+        game = store.load(damaged_record, "alice")
+        store.save(damaged_record, "alice", moved(game, "flag", 0, 0), game.version)
+        backend.damage_state(damaged_state)
+        backend.damage_record(damaged_record)
+        fresh = backend.reopened()
+        for damaged in (damaged_state, damaged_record):
+            with pytest.raises(Corrupt):
+                fresh.load(damaged, "alice")
+        # A player without a seat learns nothing, damaged or not.
+        with pytest.raises(NotFound):
+            fresh.load(damaged_state, "mallory")
+        game = fresh.load(healthy, "alice")
+        fresh.save(healthy, "alice", moved(game, "reveal", 4, 4), game.version)
+
+    def test_a_failed_save_leaves_the_stored_game_whole(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        after = moved(game, "reveal", 4, 4)
+        after.history[-1]["unserialisable"] = object()  # json.dumps fails mid-write
+        with pytest.raises(TypeError):
+            store.save(game_id, "alice", after, game.version)
+        fresh = backend.reopened()
+        assert fresh.load(game_id, "alice") == game
+        assert backend.records(game_id) == 0
+
+    def test_a_player_keeps_a_bounded_number_of_games_finished_ones_going_first(self, backend, clock):
+        store = backend.store
+        bobs = store.create(game_for("bob"))
+        first = store.create(game_for("alice"), keep=3)
+        clock.advance(1)
+        finished = store.create(game_for("alice"), keep=3)
+        game = store.load(finished, "alice")
+        done = game.copy()
+        done.status, done.version = "won", game.version + 1
+        clock.advance(1)
+        store.save(finished, "alice", done, game.version)  # now the most recently played, yet the first to go
+        clock.advance(1)
+        third = store.create(game_for("alice"), keep=3)
+        clock.advance(1)
+        store.create(game_for("alice"), keep=3)
+        with pytest.raises(NotFound):
+            store.load(finished, "alice")
+        for kept in (first, third):
+            store.load(kept, "alice")
+        clock.advance(1)
+        newest = store.create(game_for("alice"), keep=3)
+        with pytest.raises(NotFound):
+            store.load(first, "alice")  # then the longest idle
+        store.load(newest, "alice")
+        store.load(bobs, "bob")
+        assert store.latest("alice") == newest
+
+    def test_idle_games_expire(self, store, clock):
+        old = store.create(game_for("alice"))
+        clock.advance(10)
+        cutoff = clock()
+        new = store.create(game_for("alice"))
+        assert store.expire(cutoff) == 1
+        with pytest.raises(NotFound):
+            store.load(old, "alice")
+        store.load(new, "alice")
+        assert store.latest("alice") == new
+        assert store.expire(cutoff) == 0
+        clock.advance(1)
+        assert store.expire(clock()) == 1
+        assert store.latest("alice") is None
+
+    def test_rate_counters_allow_a_limit_per_window(self, backend, clock):
+        store = backend.store
+        other = backend.reopened()  # every process shares the count
+        answers = [process.allow("create:1.2.3.4", 3, 60) for process in (store, other, store, other)]
+        assert answers == [True, True, True, False]
+        assert store.allow("create:5.6.7.8", 3, 60)
+        clock.advance(60)
+        assert other.allow("create:1.2.3.4", 3, 60)
+
+    def test_a_change_is_signalled_to_whoever_waits_for_it(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        assert store.stored_version(game_id) == game.version and store.stored_version("no-such-game") is None
+        # Nothing changes: the wait ends at its deadline with False.
+        assert store.wait_for_change(game_id, game.version, timeout=0.05) is False
+        waiting = threading.Event()
+        answers: list[bool] = []
+
+        def wait() -> None:
+            waiting.set()
+            answers.append(backend.reopened().wait_for_change(game_id, game.version, timeout=30))
+
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        assert waiting.wait(10)
+        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)
+        waiter.join(30)
+        assert answers == [True]
+        # A version already gone by answers at once.
+        assert store.wait_for_change(game_id, game.version, timeout=30) is True
+
+    def test_games_stored_before_seats_and_mode_state_still_load(self, backend):
+        """An upgrade loses no game: the old shape (owner, layout, moves, forced_guesses) reads back."""
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        played = moved(game, "reveal", 4, 4)
+        store.save(game_id, "alice", played, game.version)
+        old = played.to_json()
+        old["moves"] = old.pop("version")
+        old["layout"] = old.pop("shown_mines")
+        old["forced_guesses"] = old.pop("state")["forced_guesses"]
+        for name in ("hidden", "seats"):
+            del old[name]
+        record = dict(played.history[0])
+        record["layout"] = record.pop("shown_mines")
+        record["forced_guesses"] = record.pop("state")["forced_guesses"]
+        assert _rewrite(backend, game_id, json.dumps(old), json.dumps(record))
+        back = backend.reopened().load(game_id, "alice")
+        assert back.cells == played.cells and back.version == played.version and back.seats == ["alice"]
+        assert back.state == {"forced_guesses": played.state["forced_guesses"]}
+        undone = moved(back, "undo")
+        assert undone.cells == game.cells and undone.shown_mines is None
 
 
-def test_only_the_owner_finds_a_game(store):
-    game_id = store.create("alice", Game.new(9, 9, 10))
-    with pytest.raises(NotFound):
-        store.load(game_id, "mallory")
-    with pytest.raises(NotFound):
-        store.save(game_id, "mallory", Game.new(9, 9, 10), 0)
-    with pytest.raises(NotFound):
-        store.load("no-such-game", "alice")
+def _rewrite(backend: Backend, game_id: str, data: str, record: str) -> bool:
+    """Put a game's state and its first undo record back as an older release wrote them."""
+    if isinstance(backend, MemoryBackend):
+        row = backend.store._games[game_id]
+        row["data"], row["history"][0] = data, record
+    elif isinstance(backend, SQLiteBackend):
+        with sqlite3.connect(backend.path) as connection:
+            connection.execute("UPDATE games SET data = ? WHERE id = ?", (data, game_id))
+            connection.execute("UPDATE history SET record = ? WHERE game_id = ? AND seq = 0", (record, game_id))
+    else:
+        backend.store.redis.hset(f"kaboom:game:{game_id}", "data", data)
+        backend.store.redis.hdel(f"kaboom:game:{game_id}", "seats")
+        backend.store.redis.lset(f"kaboom:history:{game_id}", 0, record)
+    return True
 
 
-def test_a_write_over_a_newer_version_is_refused(store):
-    game_id = store.create("alice", Game.new(9, 9, 10))
-    base = store.load(game_id, "alice")
-    first = moved(base, "flag", 0, 0)
-    second = moved(base, "flag", 1, 1)
-    store.save(game_id, "alice", first, base.moves)
-    with pytest.raises(Conflict):
-        store.save(game_id, "alice", second, base.moves)
-    assert store.load(game_id, "alice") == first
-
-
-def test_a_damaged_row_is_reported_and_other_games_keep_working(tmp_path):
-    store = SQLiteStore(tmp_path / "games.sqlite3")
-    damaged = store.create("alice", Game.new(9, 9, 10))
-    healthy = store.create("alice", Game.new(9, 9, 10))
-    with sqlite3.connect(tmp_path / "games.sqlite3") as connection:
-        connection.execute("UPDATE games SET data = '{\"width\": 9}' WHERE id = ?", (damaged,))
-    fresh = SQLiteStore(tmp_path / "games.sqlite3")  # no cached copy
-    with pytest.raises(Corrupt):
-        fresh.load(damaged, "alice")
-    game = fresh.load(healthy, "alice")
-    fresh.save(healthy, "alice", moved(game, "reveal", 4, 4), game.moves)
+def test_a_sqlite_file_from_before_seats_opens_with_its_games(tmp_path, clock):
+    """The seats table is filled from the old owner column when an old file is opened."""
+    path = tmp_path / "old.sqlite3"
+    store = SQLiteStore(path, clock=clock)
+    game_id = store.create(game_for("alice"))
     store.close()
-    fresh.close()
-
-
-def test_a_failed_save_leaves_the_stored_game_whole(tmp_path):
-    store = SQLiteStore(tmp_path / "games.sqlite3")
-    game_id = store.create("alice", Game.new(9, 9, 10))
-    game = store.load(game_id, "alice")
-    after = moved(game, "reveal", 4, 4)
-    after.history[-1]["unserialisable"] = object()  # json.dumps fails mid-transaction
-    with pytest.raises(TypeError):
-        store.save(game_id, "alice", after, game.moves)
-    fresh = SQLiteStore(tmp_path / "games.sqlite3")
-    assert fresh.load(game_id, "alice") == game
-    with fresh._connection() as connection:
-        assert connection.execute("SELECT COUNT(*) FROM history").fetchone()[0] == 0
-    store.close()
-    fresh.close()
-
-
-def test_a_player_keeps_a_bounded_number_of_games_finished_ones_going_first(store):
-    import dataclasses
-
-    first = store.create("alice", Game.new(9, 9, 10), keep=3)
-    finished = store.create("alice", Game.new(9, 9, 10), keep=3)
-    game = store.load(finished, "alice")
-    store.save(finished, "alice", dataclasses.replace(game, status="won", moves=game.moves + 1), game.moves)
-    third = store.create("alice", Game.new(9, 9, 10), keep=3)
-    fourth = store.create("alice", Game.new(9, 9, 10), keep=3)
-    with pytest.raises(NotFound):
-        store.load(finished, "alice")
-    for kept in (first, third, fourth):
-        store.load(kept, "alice")
-    fifth = store.create("alice", Game.new(9, 9, 10), keep=3)
-    with pytest.raises(NotFound):
-        store.load(first, "alice")  # then the longest idle
-    store.load(fifth, "alice")
-
-
-def test_idle_games_expire(store):
-    import time
-
-    old = store.create("alice", Game.new(9, 9, 10))
-    time.sleep(0.02)
-    cutoff = time.time()
-    new = store.create("alice", Game.new(9, 9, 10))
-    assert store.expire(cutoff) == 1
-    with pytest.raises(NotFound):
-        store.load(old, "alice")
-    store.load(new, "alice")
-
-
-def test_rate_counters_allow_a_limit_per_window(store):
-    import time
-
-    assert [store.allow("create:1.2.3.4", 3, 0.2) for _ in range(4)] == [True, True, True, False]
-    assert store.allow("create:5.6.7.8", 3, 0.2)
-    time.sleep(0.25)
-    assert store.allow("create:1.2.3.4", 3, 0.2)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE seats")
+    reopened = SQLiteStore(path, clock=clock)
+    assert reopened.load(game_id, "alice").seats == ["alice"]
+    assert reopened.latest("alice") == game_id
+    reopened.close()

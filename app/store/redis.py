@@ -8,21 +8,22 @@ between, and the check runs again on what that process wrote, so two
 processes can never both write over the same version.
 
 Keys, under `prefix`:
-    game:<id>      hash: owner, version, data, history_length, finished, updated
-    history:<id>   list: the undo records, as JSON
-    owner:<owner>  sorted set: the player's game ids by last update
-    games          sorted set: every game id by last update, for expiry
-    rate:<key>     counter of the current window, expiring with it
-    lock:<id>      the host working on a move of that game (a lease with a token)
+    game:<id>       hash: seats (JSON list), owner (seat 0), version, data, history_length, finished, updated
+    history:<id>    list: the undo records, as JSON
+    owner:<player>  sorted set: the games the player made, by last update (the per-player cap)
+    player:<player> sorted set: every game the player holds a seat in, by last update
+    games           sorted set: every game id by last update, for expiry
+    rate:<key>:<window start>   counter of one window, expiring after it
+    lease:<id>      the host working on a move of that game (redis-py's lock: a token and an expiry)
+    changed:<id>    pub/sub channel: the new version after every save
 
-Times come from each host's clock, as with SQLite: keep the hosts' clocks synchronised.
+Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,25 +31,24 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import redis
+from redis.exceptions import LockError
 
 from app.config import ConfigurationError
 from app.game import Game
-from app.store import Conflict, Corrupt, NotFound, Store, new_game_id
-
+from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
 
 # A move takes milliseconds; a lease this long outlives any move, and frees a
 # game whose host died mid-move soon enough.
-LOCK_SECONDS = 15
-LOCK_WAIT_SECONDS = 30
-RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+LEASE_SECONDS = 15
+LEASE_WAIT_SECONDS = 30
 
 
 class RedisStore(Store):
     # A write that loses this many races in a row is refused rather than retried forever.
     ATTEMPTS = 5
 
-    def __init__(self, url: str, prefix: str = "kaboom") -> None:
-        super().__init__()
+    def __init__(self, url: str, prefix: str = "kaboom", clock: Clock = time.time) -> None:
+        super().__init__(clock)
         self.prefix = prefix
         try:
             # Without timeouts a Redis that stops answering would hang every request.
@@ -56,44 +56,45 @@ class RedisStore(Store):
             self.redis.ping()
         except (redis.RedisError, ValueError, OSError) as error:
             raise ConfigurationError(f"cannot reach Redis at {without_password(url)}: {error}") from None
-        self._release = self.redis.register_script(RELEASE)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
 
-    def create(self, owner: str, game: Game, keep: int = 100) -> str:
+    def create(self, game: Game, keep: int = 100) -> str:
+        maker = creator(game)
         game_id = new_game_id()
-        data = json.dumps(game.to_json())
-        mine = self._key("owner", owner)
+        data = encode(game)
+        made = self._key("owner", maker)
 
         def write(pipe: redis.client.Pipeline) -> None:
-            surplus = pipe.zcard(mine) - keep + 1
-            doomed = self._first_to_drop(mine)[:surplus] if surplus > 0 else []
-            now = time.time()
+            surplus = pipe.zcard(made) - keep + 1
+            doomed = self._first_to_drop(made)[:surplus] if surplus > 0 else []
+            now = self.clock()
             pipe.multi()
             for old in doomed:
-                self._delete(pipe, old, owner)
+                self._delete(pipe, old)
             pipe.hset(
                 self._key("game", game_id),
                 mapping={
-                    "owner": owner,
-                    "version": game.moves,
+                    "seats": json.dumps(game.seats),
+                    "owner": maker,
+                    "version": game.version,
                     "data": data,
                     "history_length": 0,
                     "finished": int(game.status != "playing"),
                     "updated": now,
                 },
             )
-            self._index(pipe, game_id, owner, now)
+            self._index(pipe, game_id, game.seats, now)
 
         # Every save and delete of the player's games changes their index, so
         # watching it means the games chosen to drop are still the right ones.
-        self._transaction([mine], write)
+        self._transaction([made], write)
         return game_id
 
-    def _first_to_drop(self, owner_key: str) -> list[str]:
+    def _first_to_drop(self, made_key: str) -> list[str]:
         """The player's games, finished ones first, then from the longest idle."""
-        games = self.redis.zrange(owner_key, 0, -1, withscores=True)
+        games = self.redis.zrange(made_key, 0, -1, withscores=True)
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id, _ in games:
                 pipe.hget(self._key("game", game_id.decode()), "finished")
@@ -102,41 +103,66 @@ class RedisStore(Store):
         order = sorted(zip(games, finished), key=lambda entry: (entry[1] == b"0", entry[0][1]))
         return [game_id.decode() for (game_id, _), _ in order]
 
-    def load(self, game_id: str, owner: str) -> Game:
+    def _seats(self, game_id: str, seats: bytes | None, owner: bytes | None) -> list[str]:
+        """The stored seats; a game from before seats has its owner alone."""
+        if seats is None:
+            return [owner.decode()] if owner is not None else []
+        try:
+            decoded = json.loads(seats)
+        except ValueError:
+            decoded = None
+        if not isinstance(decoded, list) or not all(isinstance(player, str) for player in decoded):
+            raise Corrupt(f"game {game_id}: its seats are not a list of players: {seats!r}")
+        return decoded
+
+    def load(self, game_id: str, player: str) -> Game:
         key = self._key("game", game_id)
-        stored_owner, version, data = self.redis.hmget(key, "owner", "version", "data")
-        if stored_owner != owner.encode():
+        seats, owner, version = self._read_hash(key, "seats", "owner", "version")
+        if player not in self._seats(game_id, seats, owner):
             raise NotFound(game_id)
         history = self._cached_history(game_id, _number(game_id, version))
         if history is None:
             # Read state and records in one transaction: a save in between would pair them wrongly.
             with self.redis.pipeline() as pipe:
-                pipe.hmget(key, "owner", "data")
+                pipe.hmget(key, "seats", "owner", "data")
                 pipe.lrange(self._key("history", game_id), 0, -1)
-                (stored_owner, data), records = pipe.execute()
-            if stored_owner != owner.encode():
+                (seats, owner, data), records = pipe.execute()
+            if player not in self._seats(game_id, seats, owner):
                 raise NotFound(game_id)
             try:
                 history = [json.loads(record) for record in records]
             except ValueError as error:
                 raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
-        return self._decode(game_id, data, history)
+        else:
+            data = self.redis.hget(key, "data")
+        if data is None:
+            raise NotFound(game_id)
+        return self._decode(game_id, data, history, player)
 
-    def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
+    def _read_hash(self, key: str, *fields: str) -> list[Any]:
+        try:
+            return self.redis.hmget(key, *fields)
+        except redis.ResponseError as error:
+            # A key of another type where a game should be.
+            raise Corrupt(f"{key}: {error}") from None
+
+    def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
         key = self._key("game", game_id)
         history_key = self._key("history", game_id)
-        data = json.dumps(game.to_json())
+        data = encode(game)
 
         def write(pipe: redis.client.Pipeline) -> None:
-            stored_owner, version, stored_length = pipe.hmget(key, "owner", "version", "history_length")
-            if stored_owner != owner.encode():
+            seats, owner, version, stored_length = pipe.hmget(key, "seats", "owner", "version", "history_length")
+            stored_seats = self._seats(game_id, seats, owner)
+            if player not in stored_seats:
                 raise NotFound(game_id)
             if _number(game_id, version) != read_version:
                 raise Conflict(game_id)
             kept = min(_number(game_id, stored_length), len(game.history))
             # Encoded before MULTI: a record that cannot be written leaves the game as it was.
             appended = [json.dumps(record) for record in game.history[kept:]]
-            now = time.time()
+            all_seats = list(dict.fromkeys(stored_seats + game.seats))
+            now = self.clock()
             pipe.multi()
             if kept == 0:
                 pipe.delete(history_key)
@@ -147,22 +173,28 @@ class RedisStore(Store):
             pipe.hset(
                 key,
                 mapping={
-                    "version": game.moves,
+                    "seats": json.dumps(all_seats),
+                    "version": game.version,
                     "data": data,
                     "history_length": len(game.history),
                     "finished": int(game.status != "playing"),
                     "updated": now,
                 },
             )
-            self._index(pipe, game_id, owner, now)
+            self._index(pipe, game_id, all_seats, now)
+            pipe.publish(self._key("changed", game_id), game.version)
 
         # The history list only changes together with the hash, so watching the hash covers both.
         self._transaction([key], write)
-        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
+        self._remember_history(game_id, game)
 
-    def latest(self, owner: str) -> str | None:
-        newest = self.redis.zrange(self._key("owner", owner), 0, 0, desc=True)
-        return newest[0].decode() if newest else None
+    def latest(self, player: str) -> str | None:
+        newest = [
+            entry
+            for index in ("player", "owner")  # games from before seats are only in the owner index
+            for entry in self.redis.zrange(self._key(index, player), 0, 0, desc=True, withscores=True)
+        ]
+        return max(newest, key=lambda entry: entry[1])[0].decode() if newest else None
 
     def expire(self, idle_before: float) -> int:
         candidates = self.redis.zrangebyscore(self._key("games"), "-inf", f"({idle_before!r}")
@@ -173,56 +205,83 @@ class RedisStore(Store):
         with self.redis.pipeline() as pipe:
             try:
                 pipe.watch(key)
-                owner, updated = pipe.hmget(key, "owner", "updated")
-                if owner is None:
-                    pipe.multi()
-                    pipe.zrem(self._key("games"), game_id)
-                    pipe.execute()
-                    return False
-                if float(updated) >= idle_before:
+                updated = pipe.hget(key, "updated")
+                if updated is not None and float(updated) >= idle_before:
                     return False
                 pipe.multi()
-                self._delete(pipe, game_id, owner.decode())
+                self._delete(pipe, game_id)
                 pipe.execute()
-                return True
+                return updated is not None
             except redis.WatchError:
                 return False  # played while we looked: not idle after all
 
     def allow(self, key: str, limit: int, window: float) -> bool:
-        counter = self._key("rate", key)
-        # One transaction creates the counter together with its expiry, so no
-        # crash in between can leave a counter that never resets.
+        start = window_start(self.clock(), window)
+        counter = self._key("rate", key, repr(start))
+        # One transaction counts and sets the expiry, so no crash in between can
+        # leave a counter that never goes away.
         with self.redis.pipeline() as pipe:
-            pipe.set(counter, 0, nx=True, px=max(1, round(window * 1000)))
             pipe.incr(counter)
-            _, count = pipe.execute()
+            pipe.expire(counter, max(1, int(window) + 1))
+            count, _ = pipe.execute()
         return count <= limit
 
+    def stored_version(self, game_id: str) -> int | None:
+        version = self._read_hash(self._key("game", game_id), "version")[0]
+        return None if version is None else _number(game_id, version)
+
+    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            pubsub.subscribe(self._key("changed", game_id))
+            # Subscribed first, then read: a save in between is seen one way or the other.
+            while self.stored_version(game_id) == version:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                pubsub.get_message(timeout=min(left, 1.0))
+            return True
+        finally:
+            pubsub.close()
+
     @contextmanager
-    def hold(self, game_id: str) -> Iterator[None]:
+    def lease(self, game_id: str) -> Iterator[None]:
         # A lease, not a lock forever: a host that dies mid-move frees the game
-        # after LOCK_SECONDS. Released only by its holder (the token check).
-        key, token = self._key("lock", game_id), secrets.token_hex(16)
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        while not self.redis.set(key, token, nx=True, px=int(LOCK_SECONDS * 1000)):
-            if time.monotonic() > deadline:
-                raise Conflict(f"{game_id}: another host held the game too long")
-            time.sleep(0.002)
+        # after LEASE_SECONDS. redis-py's lock releases only with its own token.
+        lock = self.redis.lock(
+            self._key("lease", game_id), timeout=LEASE_SECONDS, sleep=0.002, blocking_timeout=LEASE_WAIT_SECONDS
+        )
+        if not lock.acquire():
+            raise Conflict(f"{game_id}: another host held the game too long")
         try:
             yield
         finally:
-            self._release(keys=[key], args=[token])
+            try:
+                lock.release()
+            except LockError:
+                pass  # the lease ran out and another host has the game now: the version check guards it
 
     def close(self) -> None:
         self.redis.close()
 
-    def _index(self, pipe: redis.client.Pipeline, game_id: str, owner: str, updated: float) -> None:
-        pipe.zadd(self._key("owner", owner), {game_id: updated})
+    def _index(self, pipe: redis.client.Pipeline, game_id: str, seats: list[str], updated: float) -> None:
+        pipe.zadd(self._key("owner", seats[0]), {game_id: updated})
+        for player in dict.fromkeys(seats):
+            pipe.zadd(self._key("player", player), {game_id: updated})
         pipe.zadd(self._key("games"), {game_id: updated})
 
-    def _delete(self, pipe: redis.client.Pipeline, game_id: str, owner: str) -> None:
+    def _delete(self, pipe: redis.client.Pipeline, game_id: str) -> None:
+        """Delete a game and its index entries. Reads its seats first, so call it before MULTI."""
+        seats, owner = self.redis.hmget(self._key("game", game_id), "seats", "owner")
+        try:
+            players = self._seats(game_id, seats, owner)
+        except Corrupt:
+            players = [owner.decode()] if owner else []
         pipe.delete(self._key("game", game_id), self._key("history", game_id))
-        pipe.zrem(self._key("owner", owner), game_id)
+        for player in players:
+            pipe.zrem(self._key("owner", player), game_id)
+            pipe.zrem(self._key("player", player), game_id)
         pipe.zrem(self._key("games"), game_id)
 
     def _transaction(self, watched: list[str], write: Callable[[redis.client.Pipeline], Any]) -> None:

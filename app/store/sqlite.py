@@ -1,198 +1,26 @@
-"""Where games live between requests: by an unguessable id, bound to the player who made them.
+"""Games in SQLite: the embedded default. One file, every move written before the answer goes out.
 
-SQLite is the embedded default: one file, every move written before the
-response goes out, so a restart loses nothing. A game's state is one row; its
-undo records are rows of their own, written once each, so a click late in a
-100x100 game writes a few hundred bytes, not the whole history. Each write
-checks the version it read, inside one transaction, so a move can never be
-applied over another one; inside one process a lock per game makes
-simultaneous moves wait their turn. MemoryStore serves tests that need no file.
+A game's state is one row; its undo records are rows of their own, written
+once each, so a click late in a 100x100 game writes a few hundred bytes, not
+the whole history. Each write checks the version it read, inside one
+transaction, so a move can never be applied over another one. Seats are rows
+of their own too: a game answers every player who holds one.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import secrets
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from app.game import Game
-
-
-class NotFound(Exception):
-    """No such game for this player (another player's game is not found either)."""
-
-
-class Corrupt(Exception):
-    """A stored game that cannot be read back; other games are unaffected."""
-
-
-class Conflict(Exception):
-    """The game changed since it was read: the write was not applied."""
-
-
-def new_game_id() -> str:
-    # 128 bits from the OS, URL-safe.
-    return secrets.token_urlsafe(16)
-
-
-class _GameLocks:
-    """One asyncio lock per game id, dropped when nobody holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @asynccontextmanager
-    async def hold(self, game_id: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
-        self._locks[game_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[game_id]
-            if users == 1:
-                del self._locks[game_id]
-            else:
-                self._locks[game_id] = (lock, users - 1)
-
-
-class Store:
-    """What every store offers. Histories of recently used games stay decoded in memory,
-    keyed by version: a given version of a game always has the same history."""
-
-    def __init__(self, cached_histories: int = 64) -> None:
-        self.locks = _GameLocks()
-        self._histories: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
-        self._cached_histories = cached_histories
-        self._cache_lock = threading.Lock()
-
-    def create(self, owner: str, game: Game, keep: int = 100) -> str:
-        """Store a new game. A player keeps at most `keep` games: past that the
-        oldest finished games go first, then the longest idle ones."""
-        raise NotImplementedError
-
-    def load(self, game_id: str, owner: str) -> Game:
-        """The game, if `owner` made it; NotFound otherwise, Corrupt if it cannot be read."""
-        raise NotImplementedError
-
-    def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
-        """Write `game` if the stored version is still `read_version`, else Conflict; all or nothing."""
-        raise NotImplementedError
-
-    def latest(self, owner: str) -> str | None:
-        """The id of the player's most recently played game."""
-        raise NotImplementedError
-
-    def expire(self, idle_before: float) -> int:
-        """Delete games nobody touched since `idle_before` (epoch seconds); returns how many."""
-        raise NotImplementedError
-
-    def allow(self, key: str, limit: int, window: float) -> bool:
-        """Count one event for `key`; False when it is over `limit` in the current `window` seconds.
-
-        Kept in the store, so every worker and host shares the count."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass
-
-    @contextmanager
-    def hold(self, game_id: str) -> Iterator[None]:
-        """Keep other processes off this game while a move is worked out.
-
-        The version check in save() already makes a lost update impossible;
-        a store that several hosts share also takes a lock, so that a game
-        played from many places at once queues its moves instead of retrying
-        them. Processes on one SQLite file retry (see app.web).
-        """
-        yield
-
-    def _cached_history(self, game_id: str, version: int) -> list[dict[str, Any]] | None:
-        with self._cache_lock:
-            entry = self._histories.get(game_id)
-            if entry is None or entry[0] != version:
-                return None
-            self._histories.move_to_end(game_id)
-            return entry[1]
-
-    def _remember_history(self, game_id: str, version: int, history: list[dict[str, Any]], playing: bool = True) -> None:
-        with self._cache_lock:
-            if not playing:
-                # Finished games are rarely touched again: read them from the store if they are.
-                self._histories.pop(game_id, None)
-                return
-            self._histories[game_id] = (version, list(history))
-            self._histories.move_to_end(game_id)
-            while len(self._histories) > self._cached_histories:
-                self._histories.popitem(last=False)
-
-    def _decode(self, game_id: str, data: str, history: list[dict[str, Any]]) -> Game:
-        try:
-            game = Game.from_json(json.loads(data), history)
-        except (ValueError, TypeError) as error:
-            raise Corrupt(f"game {game_id}: {error}") from None
-        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
-        return game
-
-
-class MemoryStore(Store):
-    def __init__(self) -> None:
-        super().__init__()
-        self._games: dict[str, dict[str, Any]] = {}
-        self._counters: dict[str, tuple[float, int]] = {}
-
-    def create(self, owner: str, game: Game, keep: int = 100) -> str:
-        mine = [(row["status"] == "playing", row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
-        for _, _, old in sorted(mine)[: max(0, len(mine) - keep + 1)]:
-            del self._games[old]
-        game_id = new_game_id()
-        self._games[game_id] = {
-            "owner": owner, "data": json.dumps(game.to_json()), "history": [], "updated": time.time(), "status": game.status
-        }
-        return game_id
-
-    def load(self, game_id: str, owner: str) -> Game:
-        row = self._games.get(game_id)
-        if row is None or row["owner"] != owner:
-            raise NotFound(game_id)
-        return self._decode(game_id, row["data"], [json.loads(record) for record in row["history"]])
-
-    def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
-        if self.load(game_id, owner).moves != read_version:
-            raise Conflict(game_id)
-        row = self._games[game_id]
-        del row["history"][len(game.history) :]
-        row["history"].extend(json.dumps(record) for record in game.history[len(row["history"]) :])
-        row.update(data=json.dumps(game.to_json()), updated=time.time(), status=game.status)
-        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
-
-    def latest(self, owner: str) -> str | None:
-        mine = [(row["updated"], game_id) for game_id, row in self._games.items() if row["owner"] == owner]
-        return max(mine)[1] if mine else None
-
-    def expire(self, idle_before: float) -> int:
-        old = [game_id for game_id, row in self._games.items() if row["updated"] < idle_before]
-        for game_id in old:
-            del self._games[game_id]
-        return len(old)
-
-    def allow(self, key: str, limit: int, window: float) -> bool:
-        now = time.time()
-        started, count = self._counters.get(key, (now, 0))
-        if now - started >= window:
-            started, count = now, 0
-        self._counters[key] = (started, count + 1)
-        return count + 1 <= limit
-
+from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
 
 # How long a write waits for other processes' writes before it gives up.
 BUSY_SECONDS = 10
@@ -245,6 +73,7 @@ class _Immediate:
 
 
 class SQLiteStore(Store):
+    # `owner` is the player who made the game (seat 0): the per-player cap counts those.
     SCHEMA = """
         CREATE TABLE IF NOT EXISTS games (
             id TEXT PRIMARY KEY,
@@ -258,6 +87,13 @@ class SQLiteStore(Store):
         );
         CREATE INDEX IF NOT EXISTS games_by_owner ON games (owner, updated_at);
         CREATE INDEX IF NOT EXISTS games_by_age ON games (updated_at);
+        CREATE TABLE IF NOT EXISTS seats (
+            game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            player TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS seats_by_player ON seats (player, game_id);
         CREATE TABLE IF NOT EXISTS counters (
             key TEXT PRIMARY KEY,
             window_start REAL NOT NULL,
@@ -269,10 +105,13 @@ class SQLiteStore(Store):
             record TEXT NOT NULL,
             PRIMARY KEY (game_id, seq)
         ) WITHOUT ROWID;
+        -- Games from before seats had one player, their owner, in seat 0.
+        INSERT OR IGNORE INTO seats (game_id, seat, player)
+            SELECT id, 0, owner FROM games WHERE NOT EXISTS (SELECT 1 FROM seats WHERE game_id = games.id);
     """
 
-    def __init__(self, path: Path):
-        super().__init__()
+    def __init__(self, path: Path, clock: Clock = time.time):
+        super().__init__(clock)
         self.path = Path(path)
         # Connections not in use. A pool, not one per thread: the thread pool
         # retires and replaces its threads, and per-thread connections (each
@@ -280,6 +119,7 @@ class SQLiteStore(Store):
         self._idle: list[sqlite3.Connection] = []
         self._pool_lock = threading.Lock()
         self._writing = threading.Lock()
+        # Idempotent: workers starting together may all run it.
         with self._connection() as connection:
             connection.executescript(self.SCHEMA)
 
@@ -303,28 +143,40 @@ class SQLiteStore(Store):
         with self._connection() as connection, _Immediate(connection, self._writing):
             yield connection
 
-    def create(self, owner: str, game: Game, keep: int = 100) -> str:
+    def create(self, game: Game, keep: int = 100) -> str:
+        maker = creator(game)
         game_id = new_game_id()
-        now = time.time()
+        now = self.clock()
         with self._transaction() as connection:
-            surplus = connection.execute("SELECT COUNT(*) FROM games WHERE owner = ?", (owner,)).fetchone()[0] - keep + 1
+            surplus = connection.execute("SELECT COUNT(*) FROM games WHERE owner = ?", (maker,)).fetchone()[0] - keep + 1
             if surplus > 0:
                 connection.execute(
                     "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE owner = ? ORDER BY finished DESC, updated_at LIMIT ?)",
-                    (owner, surplus),
+                    (maker, surplus),
                 )
             connection.execute(
-                "INSERT INTO games (id, owner, version, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, owner, game.moves, json.dumps(game.to_json()), now, now),
+                "INSERT INTO games (id, owner, version, data, finished, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, maker, game.version, encode(game), game.status != "playing", now, now),
             )
+            self._seat(connection, game_id, game)
         return game_id
 
-    def load(self, game_id: str, owner: str) -> Game:
+    @staticmethod
+    def _seat(connection: sqlite3.Connection, game_id: str, game: Game) -> None:
+        connection.executemany(
+            "INSERT OR IGNORE INTO seats (game_id, seat, player) VALUES (?, ?, ?)",
+            [(game_id, seat, player) for seat, player in enumerate(game.seats)],
+        )
+
+    def load(self, game_id: str, player: str) -> Game:
         with self._connection() as connection:
-            row = connection.execute("SELECT owner, version, data FROM games WHERE id = ?", (game_id,)).fetchone()
-            if row is None or row[0] != owner:
+            row = connection.execute(
+                "SELECT version, data FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                (game_id, game_id, player),
+            ).fetchone()
+            if row is None:
                 raise NotFound(game_id)
-            history = self._cached_history(game_id, row[1])
+            history = self._cached_history(game_id, row[0])
             if history is None:
                 records = connection.execute(
                     "SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,)
@@ -334,14 +186,15 @@ class SQLiteStore(Store):
                 history = [json.loads(record) for (record,) in records]
             except ValueError as error:
                 raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
-        return self._decode(game_id, row[2], history)
+        return self._decode(game_id, row[1], history, player)
 
-    def save(self, game_id: str, owner: str, game: Game, read_version: int) -> None:
+    def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
         # BEGIN IMMEDIATE takes the write lock first, so the version read below
         # cannot change before the writes that depend on it.
         with self._transaction() as connection:
             row = connection.execute(
-                "SELECT version, history_length FROM games WHERE id = ? AND owner = ?", (game_id, owner)
+                "SELECT version, history_length FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                (game_id, game_id, player),
             ).fetchone()
             if row is None:
                 raise NotFound(game_id)
@@ -356,14 +209,18 @@ class SQLiteStore(Store):
             )
             connection.execute(
                 "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
-                (game.moves, json.dumps(game.to_json()), len(game.history), game.status != "playing", time.time(), game_id),
+                (game.version, encode(game), len(game.history), game.status != "playing", self.clock(), game_id),
             )
-        self._remember_history(game_id, game.moves, game.history, game.status == "playing")
+            if len(game.seats) > 1:
+                self._seat(connection, game_id, game)
+        self._remember_history(game_id, game)
 
-    def latest(self, owner: str) -> str | None:
+    def latest(self, player: str) -> str | None:
         with self._connection() as connection:
             row = connection.execute(
-                "SELECT id FROM games WHERE owner = ? ORDER BY updated_at DESC LIMIT 1", (owner,)
+                "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player = ? "
+                "ORDER BY games.updated_at DESC LIMIT 1",
+                (player,),
             ).fetchone()
         return row[0] if row else None
 
@@ -372,17 +229,23 @@ class SQLiteStore(Store):
             return connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
 
     def allow(self, key: str, limit: int, window: float) -> bool:
-        now = time.time()
+        now = self.clock()
+        start = window_start(now, window)
         with self._transaction() as connection:
             row = connection.execute("SELECT window_start, count FROM counters WHERE key = ?", (key,)).fetchone()
-            if row is None or now - row[0] >= window:
-                connection.execute("INSERT OR REPLACE INTO counters (key, window_start, count) VALUES (?, ?, 1)", (key, now))
+            if row is None or row[0] != start:
+                connection.execute("INSERT OR REPLACE INTO counters (key, window_start, count) VALUES (?, ?, 1)", (key, start))
                 # Old windows are dead weight: sweep them now and then, not on every call.
                 if row is None and secrets.randbelow(100) == 0:
-                    connection.execute("DELETE FROM counters WHERE window_start < ?", (now - 3600,))
-                return True
+                    connection.execute("DELETE FROM counters WHERE window_start < ?", (now - 3600 - window,))
+                return 1 <= limit
             connection.execute("UPDATE counters SET count = count + 1 WHERE key = ?", (key,))
             return row[1] + 1 <= limit
+
+    def stored_version(self, game_id: str) -> int | None:
+        with self._connection() as connection:
+            row = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
 
     def close(self) -> None:
         with self._pool_lock:

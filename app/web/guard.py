@@ -8,6 +8,12 @@ import time
 from urllib.parse import urlsplit
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+API_PREFIX = "/api/"
+
+
+def is_api_path(path: str) -> bool:
+    """Whether a path is the JSON API's: its refusals are JSON, the pages' are HTML."""
+    return path.startswith(API_PREFIX)
 
 # No inline scripts and no eval (htmx's eval is off too: see the page's
 # htmx-config); inline style attributes are allowed for the board's size.
@@ -31,7 +37,7 @@ HEADERS = [
 async def _refuse(scope, send, status: int, message: str) -> None:
     """A refusal the page can show (htmx swaps 4xx into the status panel only for 409/422, so
     HTML callers get a short page) and scripts can read (JSON)."""
-    if scope["path"].startswith("/api/"):
+    if is_api_path(scope["path"]):
         body, kind = json.dumps({"detail": message}).encode(), b"application/json"
     else:
         body = f'<!doctype html><title>Kaboom</title><p id="message" class="message" role="alert">{message}</p>'.encode()

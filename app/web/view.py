@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.game import FLAG, QUESTION, Game
+from app.game import QUESTION, Game
+from app.modes import get_mode
+from solver.position import COVERED, FLAG
 from solver import Status
 
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
@@ -24,17 +26,17 @@ class Look:
         self.game = game
         self.statuses = statuses if game.status == "playing" else None
         self.over = game.status != "playing"
-        self.mines = frozenset(game.layout or ())
+        self.mines = frozenset(game.shown_mines or ())
 
     def cell(self, index: int) -> CellView:
         game = self.game
         symbol = game.cells[index]
         mark = game.marks.get(index, "")
-        if symbol != ".":
+        if symbol != COVERED:
             number = int(symbol)
             if game.options.countdown and number:
                 # Countdown mode shows the mines still missing around a number.
-                number -= sum(1 for n in game.neighbours(index) if game.marks.get(n) == FLAG and game.cells[n] == ".")
+                number -= game.board.flags_around(index, game.cells, game.marks)
             return f"c n{symbol}", symbol, str(number) if int(symbol) else ""
         if index == game.exploded:
             return "c x", "exploded mine", ""
@@ -93,31 +95,25 @@ class Panel:
     elapsed: int
     running: bool
     state: str
-    forced_guesses: int
+    counters: list[tuple[str, str, int, str]]  # the mode's own: (id, label, value, title)
     hints: int
     result: str
 
 
 def panel(game: Game, now: float) -> Panel:
+    mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
     minutes, seconds = divmod(elapsed, 60)
-    clock = f"{minutes}:{seconds:02d}"
-    if game.status == "won":
-        result = f"You won in {clock}" + (f" with {game.forced_guesses} forced guess{'es' * (game.forced_guesses != 1)}" if game.forced_guesses else "") + "."
-    elif game.status == "lost":
-        x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-        result = f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({clock})."
-        if game.options.undo:
-            result += " Undo (U) to step back."
-    else:
-        result = ""
+    result = mode.result_text(game, f"{minutes}:{seconds:02d}")
+    if game.status == "lost" and game.options.undo:
+        result += " Undo (U) to step back."
     state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
         running=game.status == "playing" and game.started_at is not None,
         state=state,
-        forced_guesses=game.forced_guesses,
+        counters=mode.counters(game),
         hints=game.hints,
         result=result,
     )

@@ -1,0 +1,7 @@
+"""What every command shares: bad input is one line on stderr and exit status 2."""
+
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(Exception):
+    """Input the command cannot answer: printed as one line, exit status 2."""

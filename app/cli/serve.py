@@ -1,0 +1,62 @@
+"""`kaboom serve`: check the settings, then start uvicorn with the app factory."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from app.cli.errors import BadInput
+
+
+def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
+    import uvicorn
+    from pydantic import ValidationError
+
+    from app.config import ConfigurationError, Settings
+    from app.web import create_app
+
+    # Workers are separate processes that read their settings from the
+    # environment, so command-line overrides travel there too.
+    for name in ("host", "port", "database", "workers"):
+        if (value := getattr(args, name)) is not None:
+            os.environ[f"KABOOM_{name.upper()}"] = str(value)
+    try:
+        settings = Settings()
+        # Opening the store here, once, makes a bad setting (an unwritable
+        # database, a missing secret) stop the server with its message.
+        create_app(settings).state.service.store.close()
+    except ValidationError as error:
+        problems = "; ".join(f"KABOOM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors())
+        raise BadInput(f"bad setting: {problems}") from None
+    except ConfigurationError as error:
+        raise BadInput(str(error)) from None
+    where = settings.store or settings.database
+    print(f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}", file=sys.stderr)
+    uvicorn.run(
+        "app.web:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        proxy_headers=True,
+        # Limits count per client address: behind a proxy that address comes from it.
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_level="info",
+    )
+
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="start the web server",
+        description="Starts the game server. Settings come from KABOOM_ environment variables; these options override them.",
+    )
+    parser.add_argument("--host", help="address to listen on (KABOOM_HOST, default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to listen on (KABOOM_PORT, default 8000)")
+    parser.add_argument("--database", type=Path, help="SQLite file for the games (KABOOM_DATABASE, default data/kaboom.sqlite3)")
+    parser.add_argument("--workers", type=int, help="server processes sharing the games (KABOOM_WORKERS, default 1)")
+    parser.set_defaults(handler=serve)

@@ -1,0 +1,56 @@
+"""The game modes, by name, and the operations that pick the mode a game is played in.
+
+Adding a mode is a module here with a `Mode` subclass and one line in MODES;
+the service, the store and the web layer read modes only through this table.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from app.game import Game, Hint, Invalid, Move, Options, Outcome
+from app.modes.base import Mode
+from app.modes.cruel import Cruel, CruelOptions
+from solver import Analyzer
+
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(),)}
+
+
+def get_mode(name: str) -> Mode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise Invalid(f"unknown mode {name!r}: expected one of {', '.join(MODES)}") from None
+
+
+def new_game(
+    width: int,
+    height: int,
+    mines: int,
+    mode: str = "cruel",
+    options: Options | None = None,
+    seats: list[str] | None = None,
+    rng: random.Random | None = None,
+) -> Game:
+    return get_mode(mode).new_game(width, height, mines, options, seats, rng)
+
+
+def apply_move(game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:
+    """Apply a move by the rules of the game's mode; `turn` is Mode.apply's rng, now, analyzer and budget."""
+    return get_mode(game.mode).apply(game, move, **turn)
+
+
+def hint(game: Game, analyzer: Analyzer) -> Hint:
+    return get_mode(game.mode).hint(game, analyzer)
+
+
+def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
+    """A stored game back, read with its mode's settings; anything malformed raises ValueError."""
+    mode = MODES.get(data.get("mode")) if isinstance(data, dict) else None
+    if mode is None:
+        raise ValueError(f"stored game has an unknown mode: {data.get('mode') if isinstance(data, dict) else data!r}")
+    return Game.from_json(data, history, mode.options_class)
+
+
+__all__ = ["MODES", "Cruel", "CruelOptions", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]

@@ -1,0 +1,141 @@
+"""The interface every mode offers, with the single-player flow most modes share.
+
+A mode is a table of functions the service drives (Tatham's game backend):
+a new game from parameters, a move applied to a copy, a hint, what a seat
+may see, its settings. `Mode.apply` is the usual flow — flag, reveal, chord,
+undo on one board — and a mode changes only what differs: how one cell is
+revealed (`reveal_cell`), what a hint says, its settings and state. A mode
+that plays differently (two players taking turns) overrides `apply` itself.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from app.game import (
+    ACTIONS,
+    Game,
+    Hint,
+    Invalid,
+    Move,
+    Options,
+    Outcome,
+    Refused,
+    Turn,
+    board_size,
+    check_revealable,
+    chord_targets,
+    flag,
+    undo,
+)
+from solver import Analyzer, Budget
+from solver.position import COVERED
+
+
+class Mode:
+    name: ClassVar[str]
+    title: ClassVar[str]  # for people
+    options_class: ClassVar[type[Options]] = Options
+
+    # ----- a new game -------------------------------------------------
+
+    def new_state(self) -> dict[str, Any]:
+        """The mode's own visible state of a new game."""
+        return {}
+
+    def new_game(
+        self,
+        width: int,
+        height: int,
+        mines: int,
+        options: Options | None = None,
+        seats: list[str] | None = None,
+        rng: random.Random | None = None,
+    ) -> Game:
+        """A game nobody has played yet. `rng` is for modes that deal a layout at creation."""
+        width, height, mines = board_size(width, height, mines)
+        options = options or self.options_class()
+        if not isinstance(options, self.options_class):
+            raise Invalid(f"{self.title} games take {self.options_class.__name__}")
+        game = Game(
+            width, height, mines, mode=self.name, options=options, cells=[COVERED] * (width * height),
+            state=self.new_state(), seats=list(seats or []),
+        )
+        self.deal(game, rng or random.Random())
+        return game
+
+    def deal(self, game: Game, rng: random.Random) -> None:
+        """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
+
+    def options(self, **settings: bool) -> Options:
+        """This mode's settings from names; an unknown name is refused with the names there are."""
+        return self.options_class(**self.options_class.checked(settings))
+
+    # ----- moves ------------------------------------------------------
+
+    def apply(
+        self,
+        game: Game,
+        move: Move,
+        *,
+        rng: random.Random,
+        now: float,
+        analyzer: Analyzer | None = None,
+        budget: Budget | None = None,
+    ) -> tuple[Game, Outcome]:
+        """Apply a move to a copy of `game`. `analyzer` must match the game's position; it is updated in place."""
+        if move.action not in ACTIONS:
+            raise Invalid(f"unknown action {move.action!r}: expected one of {', '.join(ACTIONS)}")
+        if move.action == "undo":
+            return undo(game)
+        if game.status != "playing":
+            raise Refused(f"the game is {game.status}: start a new game or undo")
+        index = game.index(move.x, move.y)
+        turn = Turn(game.copy(), analyzer or Analyzer(game.position()), rng, budget or Budget(), now)
+        # One time limit for the whole move, a chord included.
+        with turn.analyzer.time_limit(turn.budget.seconds):
+            if move.action == "flag":
+                flag(turn, index, move.mark)
+            elif move.action == "reveal":
+                check_revealable(game, index)
+                self.reveal_cell(turn, index)
+            else:
+                for target in chord_targets(game, index):
+                    # One by one, each under the rules as they stand after the ones before.
+                    if turn.game.cells[target] == COVERED and turn.game.status == "playing":
+                        self.reveal_cell(turn, target)
+        new = turn.game
+        new.last_cell = index
+        new.history.append(turn.undo)
+        new.version += 1
+        turn.outcome.analyzer = turn.analyzer
+        return new, turn.outcome
+
+    def reveal_cell(self, turn: Turn, index: int) -> None:
+        """Reveal one covered, unflagged cell: the heart of a mode."""
+        raise NotImplementedError
+
+    # ----- advice -----------------------------------------------------
+
+    def hint(self, game: Game, analyzer: Analyzer) -> Hint:
+        raise NotImplementedError
+
+    # ----- what a player sees ------------------------------------------
+
+    def public_state(self, game: Game) -> dict[str, Any]:
+        """The mode's state as the JSON API shows it: all of `state`, never `hidden`."""
+        return dict(game.state)
+
+    def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
+        """Extra counters of the status line: (id, label, value, title)."""
+        return []
+
+    def result_text(self, game: Game, clock: str) -> str:
+        """The line under the status when the game is over."""
+        if game.status == "won":
+            return f"You won in {clock}."
+        if game.status == "lost":
+            x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
+            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({clock})."
+        return ""

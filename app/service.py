@@ -1,0 +1,301 @@
+"""Game operations for every front end: the pages, the JSON API, and later the bot and the computer seat.
+
+One operation = load, apply the mode's rules, save; the service adds what
+makes that safe and quick with many requests at once:
+- a turn lock per game in this process, and the store's lease across
+  processes; a write that finds the game moved on (Conflict) is worked out
+  again on the new state, so moves apply one after the other;
+- solver work in a few threads, never on the event loop;
+- a cache of live analyzers, so a click costs only its change;
+- the deal's randomness and the clock, both injectable: tests deal seeded boards
+  and move time instead of sleeping.
+Nothing here knows about HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from app import modes
+from app.config import Settings
+from app.game import Game, Hint, Move, Outcome, Refused, count_hint, set_options
+from app.store import Conflict, Store
+from solver import Analyzer, Budget, OutOfTime, Status
+
+# Game work is CPU-bound Python: more threads than cores only fight over the
+# GIL, and a thread holding SQLite's write lock then waits its turn while the
+# others run (measured: a convoy that halves throughput).
+SOLVER_THREADS = 4
+# A move that keeps meeting writes from other processes gives up after this many tries.
+WRITE_ATTEMPTS = 8
+ANALYZERS_KEPT = 64
+
+
+class TooComplex(Exception):
+    """The solver could not finish within the time a request may take."""
+
+    message = "The position is too complex to analyse within the server's time limit; play on and ask again."
+
+
+class RateLimited(Exception):
+    """Too many new games from one client address in the current window."""
+
+    def __init__(self, limit: int, window: float):
+        super().__init__(f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little.")
+        self.message = str(self)
+
+
+class AnalyzerCache:
+    """Live analyzers of recently played games, so a click costs only its change.
+
+    An entry is valid for one version of one game; anything else (undo, a
+    move from another process) gets a fresh Analyzer from the position.
+    """
+
+    def __init__(self, size: int = ANALYZERS_KEPT):
+        self.size = size
+        self._entries: OrderedDict[str, tuple[int, Analyzer]] = OrderedDict()
+        # Different games are worked on in different threads at once.
+        self._lock = threading.Lock()
+
+    def take(self, game_id: str, game: Game) -> Analyzer:
+        """The cached analyzer, taken out of the cache (moves change it), or a fresh one."""
+        with self._lock:
+            entry = self._entries.pop(game_id, None)
+        if entry is not None and entry[0] == game.version:
+            return entry[1]
+        return Analyzer(game.position())
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._entries.pop(game_id, None)
+
+    def put(self, game_id: str, game: Game, analyzer: Analyzer | None) -> None:
+        if analyzer is None or game.status != "playing":
+            # A finished game needs no analyzer until an undo, which builds a fresh one;
+            # keeping it would only hold memory that live games could use.
+            self.drop(game_id)
+            return
+        with self._lock:
+            self._entries[game_id] = (game.version, analyzer)
+            self._entries.move_to_end(game_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+
+class TurnLocks:
+    """One asyncio lock per game in this process, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def turn(self, game_id: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[game_id]
+            if users == 1:
+                del self._locks[game_id]
+            else:
+                self._locks[game_id] = (lock, users - 1)
+
+
+class Deals:
+    """Where the randomness of layouts comes from: a fresh generator per move.
+
+    Layouts decide games, so no one may predict them: in production every
+    generator is seeded with 128 bits from the OS (drawing every number from
+    the OS cost a fifth of the server's time under load). A seeded source
+    makes every deal of a test repeatable.
+    """
+
+    def __init__(self, seed: int | None = None):
+        self._source: random.Random = secrets.SystemRandom() if seed is None else random.Random(seed)
+        self._lock = threading.Lock()
+
+    def reseed(self, seed: int) -> None:
+        with self._lock:
+            self._source = random.Random(seed)
+
+    def next(self) -> random.Random:
+        with self._lock:
+            return random.Random(self._source.getrandbits(128))
+
+
+@dataclass
+class MoveResult:
+    before: Game
+    after: Game
+    outcome: Outcome
+    statuses_before: dict | None
+    statuses_after: dict | None
+
+
+class GameService:
+    def __init__(self, store: Store, settings: Settings, deals: Deals | None = None, clock: Callable[[], float] = time.time):
+        self.store = store
+        self.settings = settings
+        self.deals = deals or Deals()
+        self.clock = clock
+        self.analyzers = AnalyzerCache()
+        self.turns = TurnLocks()
+        self.limiter = anyio.CapacityLimiter(SOLVER_THREADS)
+
+    def budget(self) -> Budget:
+        return Budget(seconds=self.settings.solver_seconds)
+
+    async def offload(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Run blocking work (the store, the solver) in one of the few game threads."""
+        return await anyio.to_thread.run_sync(work, *args, limiter=self.limiter)
+
+    # ----- operations without a game ------------------------------------
+
+    async def create(
+        self, player: str, client: str, mode: str, width: int, height: int, mines: int, settings: dict[str, bool]
+    ) -> tuple[str, Game]:
+        """A new game with the player in seat 0.
+
+        Invalid for a bad size, mode or setting; RateLimited past the creation limit of the client's address."""
+        rules = modes.get_mode(mode)
+        game = rules.new_game(width, height, mines, rules.options(**settings), seats=[player], rng=self.deals.next())
+        limit, window = self.settings.create_limit, self.settings.create_window
+        if not await self.offload(self.store.allow, f"create:{client}", limit, window):
+            raise RateLimited(limit, window)
+        game_id = await self.offload(self.store.create, game, self.settings.games_per_player)
+        return game_id, game
+
+    async def latest(self, player: str) -> str | None:
+        return await self.offload(self.store.latest, player)
+
+    async def expire_idle(self) -> int:
+        return await self.offload(self.store.expire, self.clock() - self.settings.idle_days * 86400)
+
+    async def load(self, game_id: str, player: str) -> Game:
+        return await self.offload(self.store.load, game_id, player)
+
+    def forget(self, game_id: str) -> None:
+        self.analyzers.drop(game_id)
+
+    # ----- operations on one game, one at a time -------------------------
+
+    async def _one_at_a_time(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
+        """Run `work(game_id, *args)` in a thread, holding the game's turn lock and the store's lease.
+
+        Other processes (workers, hosts) are kept apart by the store's version
+        check: a write that finds the game moved on is thrown away and the
+        whole operation runs again on the new state.
+        """
+        async with self.turns.turn(game_id):
+            for attempt in range(WRITE_ATTEMPTS):
+                try:
+                    return await self.offload(self._leased, game_id, work, *args)
+                except Conflict:
+                    self.analyzers.drop(game_id)
+                    if attempt == WRITE_ATTEMPTS - 1:
+                        raise
+                    # Processes that collided should not collide again in step.
+                    await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))
+
+    def _leased(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
+        with self.store.lease(game_id):
+            return work(game_id, *args)
+
+    def _statuses(self, analyzer: Analyzer, game: Game) -> dict | None:
+        """Every covered cell's status for the debug overlay; None when off, over, or out of time."""
+        if not game.options.debug_overlay or game.status != "playing":
+            return None
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                return analyzer.classify()
+        except OutOfTime:
+            return None
+
+    async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None]:
+        """The game and, when its overlay is on, every covered cell's status."""
+        return await self._one_at_a_time(game_id, self._look, player)
+
+    def _look(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+        game = self.store.load(game_id, player)
+        analyzer = self.analyzers.take(game_id, game)
+        statuses = self._statuses(analyzer, game)
+        self.analyzers.put(game_id, game, analyzer)
+        return game, statuses
+
+    async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
+        return await self._one_at_a_time(game_id, self._move, player, move)
+
+    def _move(self, game_id: str, player: str, move: Move) -> MoveResult:
+        before = self.store.load(game_id, player)
+        analyzer = self.analyzers.take(game_id, before)
+        statuses_before = self._statuses(analyzer, before)
+        try:
+            after, outcome = modes.apply_move(
+                before, move, rng=self.deals.next(), now=self.clock(), analyzer=analyzer, budget=self.budget()
+            )
+        except Refused:
+            # A refused move changed nothing, not even the analyzer.
+            self.analyzers.put(game_id, before, analyzer)
+            raise
+        self.store.save(game_id, player, after, before.version)
+        fresh = outcome.analyzer or Analyzer(after.position())
+        self.analyzers.put(game_id, after, fresh)
+        return MoveResult(before, after, outcome, statuses_before, self._statuses(fresh, after))
+
+    async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
+        return await self._one_at_a_time(game_id, self._set_options, player, changes)
+
+    def _set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
+        before = self.store.load(game_id, player)
+        after = set_options(before, changes)
+        self.store.save(game_id, player, after, before.version)
+        return after
+
+    async def hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
+        return await self._one_at_a_time(game_id, self._hint, player)
+
+    def _hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
+        before = self.store.load(game_id, player)
+        analyzer = self.analyzers.take(game_id, before)
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                advice = modes.hint(before, analyzer)
+        except (OutOfTime, Refused) as error:
+            # What was proven so far stays useful for the next request.
+            self.analyzers.put(game_id, before, analyzer)
+            if isinstance(error, OutOfTime):
+                raise TooComplex from None
+            raise
+        after = count_hint(before)
+        self.store.save(game_id, player, after, before.version)
+        self.analyzers.put(game_id, after, analyzer)
+        return after, advice
+
+    async def analysis(self, game_id: str, player: str) -> list[str]:
+        return await self._one_at_a_time(game_id, self._analysis, player)
+
+    def _analysis(self, game_id: str, player: str) -> list[str]:
+        game = self.store.load(game_id, player)
+        analyzer = self.analyzers.take(game_id, game)
+        try:
+            with analyzer.time_limit(self.settings.solver_seconds):
+                return analyzer.status_rows()
+        except OutOfTime:
+            raise TooComplex from None
+        finally:
+            self.analyzers.put(game_id, game, analyzer)

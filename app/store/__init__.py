@@ -1,0 +1,27 @@
+"""Where games live between requests: one contract (base.py), three stores."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from app.config import ConfigurationError, Settings
+from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, new_game_id
+from app.store.memory import MemoryStore
+from app.store.sqlite import SQLiteStore
+
+
+def open_store(settings: Settings, clock: Clock = time.time) -> Store:
+    """The store the settings name; a store that cannot be opened raises ConfigurationError."""
+    if settings.store:
+        from app.store.redis import RedisStore
+
+        return RedisStore(settings.store, clock=clock)
+    try:
+        settings.database.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteStore(settings.database, clock=clock)
+    except (OSError, sqlite3.Error) as error:
+        raise ConfigurationError(f"cannot open the database {settings.database}: {error}") from None
+
+
+__all__ = ["Clock", "Conflict", "Corrupt", "MemoryStore", "NotFound", "SQLiteStore", "Store", "new_game_id", "open_store"]

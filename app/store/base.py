@@ -1,0 +1,159 @@
+"""The store contract: games by an unguessable id, for the players who hold a seat in them.
+
+Every store (memory, SQLite, Redis) keeps the same promises, checked by one
+set of tests run against each (tests/test_store.py):
+- `create` keeps a new game; the player in seat 0 made it, and a player keeps
+  at most `keep` games they made (finished ones go first, then the longest idle).
+- `load` answers only a player with a seat (NotFound otherwise, the same as
+  for a game that does not exist); a stored game that cannot be read is Corrupt.
+- `save` writes all of a game or nothing, and only over the version it was
+  read at (Conflict otherwise); new seats in the game are indexed with it.
+- `wait_for_change` returns once a game's stored version differs from the
+  one given: the signal live updates will listen to.
+- `allow` counts events per key in fixed windows of the store's clock, shared
+  by every process using the store.
+- `lease` keeps other processes off a game while a move is worked out.
+Times (last update, expiry, rate windows) come from `clock`, so tests can
+move time instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from app.game import Game
+from app.modes import game_from_json
+
+Clock = Callable[[], float]
+
+
+class NotFound(Exception):
+    """No such game for this player (a game they hold no seat in is not found either)."""
+
+
+class Corrupt(Exception):
+    """A stored game that cannot be read back; other games are unaffected."""
+
+
+class Conflict(Exception):
+    """The game changed since it was read: the write was not applied."""
+
+
+def new_game_id() -> str:
+    # 128 bits from the OS, URL-safe.
+    return secrets.token_urlsafe(16)
+
+
+def window_start(now: float, window: float) -> float:
+    """The start of the fixed rate window `now` falls in."""
+    return now - now % window
+
+
+class Store:
+    """What every store offers. Histories of recently used games stay decoded in memory,
+    keyed by version: a given version of a game always has the same history."""
+
+    def __init__(self, clock: Clock = time.time, cached_histories: int = 64) -> None:
+        self.clock = clock
+        self._histories: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
+        self._cached_histories = cached_histories
+        self._cache_lock = threading.Lock()
+
+    def create(self, game: Game, keep: int = 100) -> str:
+        raise NotImplementedError
+
+    def load(self, game_id: str, player: str) -> Game:
+        raise NotImplementedError
+
+    def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
+        raise NotImplementedError
+
+    def latest(self, player: str) -> str | None:
+        """The id of the most recently played game the player holds a seat in."""
+        raise NotImplementedError
+
+    def expire(self, idle_before: float) -> int:
+        """Delete games nobody touched since `idle_before` (the store clock's seconds); returns how many."""
+        raise NotImplementedError
+
+    def allow(self, key: str, limit: int, window: float) -> bool:
+        """Count one event for `key`; False when it is over `limit` in the current `window` seconds."""
+        raise NotImplementedError
+
+    def stored_version(self, game_id: str) -> int | None:
+        """The version stored now, or None when there is no such game (no seat check: it reveals nothing)."""
+        raise NotImplementedError
+
+    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
+        """Block until the stored version is not `version` (True), or `timeout` seconds pass (False).
+
+        Polls the stored version; stores with a push channel do better."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.stored_version(game_id) != version:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(0.05, left))
+
+    def close(self) -> None:
+        pass
+
+    @contextmanager
+    def lease(self, game_id: str) -> Iterator[None]:
+        """Keep other processes off this game while a move is worked out.
+
+        The version check in save() already makes a lost update impossible;
+        a store that several hosts share also takes a lease, so that a game
+        played from many places at once queues its moves instead of retrying
+        them. Processes on one SQLite file retry (see app.service).
+        """
+        yield
+
+    def _cached_history(self, game_id: str, version: int) -> list[dict[str, Any]] | None:
+        with self._cache_lock:
+            entry = self._histories.get(game_id)
+            if entry is None or entry[0] != version:
+                return None
+            self._histories.move_to_end(game_id)
+            return entry[1]
+
+    def _remember_history(self, game_id: str, game: Game) -> None:
+        with self._cache_lock:
+            if game.status != "playing":
+                # Finished games are rarely touched again: read them from the store if they are.
+                self._histories.pop(game_id, None)
+                return
+            self._histories[game_id] = (game.version, list(game.history))
+            self._histories.move_to_end(game_id)
+            while len(self._histories) > self._cached_histories:
+                self._histories.popitem(last=False)
+
+    def _decode(self, game_id: str, data: str | bytes, history: list[dict[str, Any]], player: str) -> Game:
+        try:
+            game = game_from_json(json.loads(data), history)
+        except (ValueError, TypeError) as error:
+            raise Corrupt(f"game {game_id}: {error}") from None
+        if not game.seats:
+            # Written before games had seats: its one player is the one the store let in.
+            game.seats = [player]
+        self._remember_history(game_id, game)
+        return game
+
+
+def encode(game: Game) -> str:
+    return json.dumps(game.to_json())
+
+
+def creator(game: Game) -> str:
+    if not game.seats:
+        raise ValueError("a game is stored with at least the seat of the player who made it")
+    return game.seats[0]

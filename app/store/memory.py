@@ -1,0 +1,94 @@
+"""Games in this process's memory: for tests and for trying things out; gone on a restart."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from app.game import Game
+from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
+
+
+class MemoryStore(Store):
+    def __init__(self, clock: Clock = time.time) -> None:
+        super().__init__(clock)
+        self._games: dict[str, dict[str, Any]] = {}
+        self._counters: dict[str, tuple[float, int]] = {}
+        # Every change notifies waiters; one lock keeps reads and writes whole across threads.
+        self._changed = threading.Condition()
+
+    def create(self, game: Game, keep: int = 100) -> str:
+        maker = creator(game)
+        with self._changed:
+            mine = [(row["status"] == "playing", row["updated"], game_id) for game_id, row in self._games.items() if row["creator"] == maker]
+            for _, _, old in sorted(mine)[: max(0, len(mine) - keep + 1)]:
+                del self._games[old]
+            game_id = new_game_id()
+            self._games[game_id] = {
+                "creator": maker, "seats": list(game.seats), "data": encode(game), "history": [],
+                "updated": self.clock(), "status": game.status, "version": game.version,
+            }
+        return game_id
+
+    def _row(self, game_id: str, player: str) -> dict[str, Any]:
+        row = self._games.get(game_id)
+        if row is None or player not in row["seats"]:
+            raise NotFound(game_id)
+        return row
+
+    def load(self, game_id: str, player: str) -> Game:
+        with self._changed:
+            row = self._row(game_id, player)
+            data, records = row["data"], list(row["history"])
+        try:
+            history = [json.loads(record) for record in records]
+        except ValueError as error:
+            raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
+        return self._decode(game_id, data, history, player)
+
+    def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
+        data = encode(game)
+        records = [json.dumps(record) for record in game.history]
+        with self._changed:
+            row = self._row(game_id, player)
+            if row["version"] != read_version:
+                raise Conflict(game_id)
+            row.update(
+                data=data, history=records, updated=self.clock(), status=game.status, version=game.version,
+                seats=list(dict.fromkeys(row["seats"] + game.seats)),
+            )
+            self._changed.notify_all()
+        self._remember_history(game_id, game)
+
+    def latest(self, player: str) -> str | None:
+        with self._changed:
+            mine = [(row["updated"], game_id) for game_id, row in self._games.items() if player in row["seats"]]
+        return max(mine)[1] if mine else None
+
+    def expire(self, idle_before: float) -> int:
+        with self._changed:
+            old = [game_id for game_id, row in self._games.items() if row["updated"] < idle_before]
+            for game_id in old:
+                del self._games[game_id]
+            self._changed.notify_all()
+        return len(old)
+
+    def allow(self, key: str, limit: int, window: float) -> bool:
+        start = window_start(self.clock(), window)
+        with self._changed:
+            started, count = self._counters.get(key, (start, 0))
+            if started != start:
+                count = 0
+            self._counters[key] = (start, count + 1)
+        return count + 1 <= limit
+
+    def stored_version(self, game_id: str) -> int | None:
+        with self._changed:
+            row = self._games.get(game_id)
+            return None if row is None else row["version"]
+
+    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self.stored_version(game_id) != version, timeout)

@@ -1,0 +1,60 @@
+"""The JSON API, for scripts and bots: the same service operations as the pages."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.game import Move
+from app.web.deps import Client, Player, Service
+from app.web.schemas import ERROR_RESPONSES, AnalysisOut, ErrorOut, GameOut, HintOut, MoveIn, NewGameIn, OptionsIn, game_out
+
+router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=GameOut,
+    responses={429: {"model": ErrorOut, "description": "too many new games from this address"}},
+)
+async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> GameOut:
+    """Start a game; the player cookie that comes back holds its first seat."""
+    game_id, game = await service.create(player, client, body.mode, body.width, body.height, body.mines, body.settings())
+    return game_out(game_id, game, service.clock())
+
+
+@router.get("/{game_id}", response_model=GameOut)
+async def read_game(game_id: str, player: Player, service: Service) -> GameOut:
+    return game_out(game_id, await service.load(game_id, player), service.clock())
+
+
+@router.post("/{game_id}/moves", response_model=GameOut)
+async def move(game_id: str, body: MoveIn, player: Player, service: Service) -> GameOut:
+    """Reveal, flag (cycles flag, ?, none unless `mark` is given), chord or undo. x and y count from 0."""
+    result = await service.move(game_id, player, Move(body.action, body.x, body.y, body.mark))
+    return game_out(game_id, result.after, service.clock())
+
+
+@router.patch("/{game_id}/options", response_model=GameOut)
+async def change_options(game_id: str, body: OptionsIn, player: Player, service: Service) -> GameOut:
+    """Change settings: allow guessing anywhere, debug overlay, safe mode, countdown, undo."""
+    return game_out(game_id, await service.set_options(game_id, player, body.changes()), service.clock())
+
+
+@router.get("/{game_id}/analysis", response_model=AnalysisOut)
+async def analysis(game_id: str, player: Player, service: Service) -> AnalysisOut:
+    """What the player could know: every covered cell proven safe, a mine, or unknown."""
+    return AnalysisOut(status=await service.analysis(game_id, player))
+
+
+@router.post("/{game_id}/hint", response_model=HintOut)
+async def hint(game_id: str, player: Player, service: Service) -> HintOut:
+    """A hint: the situation, and a proven-safe cell with the revealed numbers that prove it."""
+    _, advice = await service.hint(game_id, player)
+    return HintOut(
+        kind=advice.kind,
+        message=advice.message,
+        cell=list(advice.cell) if advice.cell else None,
+        proof=[list(cell) for cell in advice.proof],
+        uses_count=advice.uses_count,
+    )

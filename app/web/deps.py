@@ -1,0 +1,50 @@
+"""What routes depend on, in one place: the player, the service, the templates."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, Request
+from jinja2_fragments.fastapi import Jinja2Blocks
+
+from app.service import GameService
+from app.web.guard import is_api_path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+
+templates = Jinja2Blocks(directory=TEMPLATES)
+
+
+def player_id(request: Request) -> str:
+    """The player's opaque id, from the signed cookie (made on the first visit)."""
+    player = request.session.get("player")
+    if not isinstance(player, str):
+        player = secrets.token_urlsafe(16)
+        request.session["player"] = player
+    return player
+
+
+def game_service(request: Request) -> GameService:
+    return request.app.state.service
+
+
+def client_address(request: Request) -> str:
+    """Who is asking, for limits per address (behind a trusted proxy, the proxy's X-Forwarded-For)."""
+    return request.client.host if request.client else "unknown"
+
+
+def wants_json(request: Request) -> bool:
+    return is_api_path(request.url.path)
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+Player = Annotated[str, Depends(player_id)]
+Service = Annotated[GameService, Depends(game_service)]
+Client = Annotated[str, Depends(client_address)]

@@ -1,0 +1,83 @@
+"""One table from exceptions to answers: JSON under /api, the status panel for HTMX, a page otherwise.
+
+Routes raise; nothing else in the web layer catches the rules', the
+service's or the store's exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.game import Invalid, Refused
+from app.service import RateLimited, TooComplex
+from app.store import Conflict, Corrupt, NotFound
+from app.web.deps import is_htmx, player_id, wants_json
+from app.web.render import blocks, page, page_context
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    message: Callable[[Exception], str]
+    # How an HTMX request on a game hears of it: "panel" (the message in the
+    # status panel; htmx swaps 409 and 422 only, so a panel goes out as one of
+    # those), "refresh" (the page reloads), or "page" (htmx leaves the page and
+    # kaboom.js says the server could not apply it).
+    htmx: str = "page"
+    htmx_status: int | None = None
+
+
+ANSWERS: dict[type[Exception], Answer] = {
+    NotFound: Answer(404, lambda error: "No such game."),
+    Corrupt: Answer(500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."),
+    Conflict: Answer(
+        409,
+        lambda error: "This game changed through another request at the same moment; nothing was applied. Try again.",
+        htmx="refresh",
+    ),
+    TooComplex: Answer(503, lambda error: TooComplex.message, htmx="panel", htmx_status=409),
+    RateLimited: Answer(429, lambda error: error.message),
+    # Invalid before Refused: the most specific class that matches answers.
+    Invalid: Answer(422, lambda error: error.message, htmx="panel"),
+    Refused: Answer(409, lambda error: error.message, htmx="panel"),
+}
+# The API has said "no such game" since its first release; the page says it as a sentence.
+API_MESSAGES: dict[type[Exception], str] = {NotFound: "no such game"}
+
+
+def answer_for(error: Exception) -> tuple[type[Exception], Answer]:
+    for kind in type(error).__mro__:
+        if kind in ANSWERS:
+            return kind, ANSWERS[kind]
+    raise error
+
+
+async def handle(request: Request, error: Exception) -> Response:
+    kind, answer = answer_for(error)
+    message = answer.message(error)
+    if wants_json(request):
+        return JSONResponse({"detail": API_MESSAGES.get(kind, message)}, status_code=answer.status)
+    game_id = request.path_params.get("game_id")
+    if kind is Conflict:
+        request.app.state.service.forget(game_id or str(error))
+    if is_htmx(request) and game_id is not None and answer.htmx != "page":
+        if answer.htmx == "refresh":
+            return Response(message, status_code=answer.status, headers={"HX-Refresh": "true"}, media_type="text/html")
+        service = request.app.state.service
+        try:
+            game, statuses = await service.look(game_id, player_id(request))
+        except (NotFound, Corrupt) as unreadable:
+            return await handle(request, unreadable)
+        context = page_context(game_id, game, statuses, now=service.clock(), message=message, oob=True)
+        return blocks(request, context, "panel", status_code=answer.htmx_status or answer.status)
+    form = getattr(request.state, "form", None)
+    return page(request, page_context(None, message=message, form=form), status_code=answer.status)
+
+
+def install(app: FastAPI) -> None:
+    for kind in ANSWERS:
+        app.add_exception_handler(kind, handle)

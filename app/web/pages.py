@@ -1,0 +1,120 @@
+"""The pages and their HTMX fragments: forms and clicks become service operations."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from app.game import PRESETS, Invalid, Move, board_size
+from app.web.deps import Client, Player, Service, is_htmx
+from app.web.render import blocks, move_answer, page, page_context
+
+router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+
+@router.get("/healthz", response_class=JSONResponse)
+def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/")
+async def home(request: Request, player: Player, service: Service) -> Response:
+    latest = await service.latest(player)
+    if latest is not None:
+        return RedirectResponse(f"/games/{latest}", status_code=303)
+    return page(request, page_context(None))
+
+
+@router.post("/games")
+async def new_game_form(
+    request: Request,
+    player: Player,
+    client: Client,
+    service: Service,
+    preset: Annotated[str, Form()] = "custom",
+    width: Annotated[str, Form()] = "",
+    height: Annotated[str, Form()] = "",
+    mines: Annotated[str, Form()] = "",
+    unit: Annotated[str, Form()] = "count",
+    allow_outside: Annotated[str | None, Form()] = None,
+    undo: Annotated[str | None, Form()] = None,
+) -> Response:
+    # A refused form comes back filled in as it was sent (see app.web.errors).
+    request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit}
+    if preset in PRESETS:
+        size = PRESETS[preset]
+    elif preset == "custom":
+        size = board_size(
+            whole(width, "width"),
+            whole(height, "height"),
+            mines=whole(mines, "mines") if unit == "count" else None,
+            percent=decimal(mines, "mine percentage") if unit == "percent" else None,
+        )
+    else:
+        raise Invalid(f"unknown preset {preset!r}")
+    settings = {"allow_outside": allow_outside is not None, "undo": undo is not None}
+    game_id, _ = await service.create(player, client, "cruel", *size, settings)
+    return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+
+@router.get("/games/{game_id}")
+async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
+    game, statuses = await service.look(game_id, player)
+    return page(request, page_context(game_id, game, statuses, now=service.clock()))
+
+
+@router.post("/games/{game_id}/moves")
+async def move_form(
+    request: Request,
+    game_id: str,
+    player: Player,
+    service: Service,
+    action: Annotated[str, Form()],
+    x: Annotated[str, Form()] = "",
+    y: Annotated[str, Form()] = "",
+    version: Annotated[str, Form()] = "",
+) -> Response:
+    if not is_htmx(request):
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
+    result = await service.move(game_id, player, move)
+    return move_answer(request, game_id, result, version, service.clock())
+
+
+@router.post("/games/{game_id}/options")
+async def options_form(request: Request, game_id: str, player: Player, service: Service) -> Response:
+    form = await request.form()
+    game = await service.load(game_id, player)
+    # An unticked box is not sent: every setting the game has and the form lacks is off.
+    changes = {name: form.get(name) == "on" for name in type(game.options).names()}
+    await service.set_options(game_id, player, changes)
+    if not is_htmx(request):
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    game, statuses = await service.look(game_id, player)
+    return blocks(request, page_context(game_id, game, statuses, now=service.clock(), oob=True), "panel", "grid")
+
+
+@router.post("/games/{game_id}/hint")
+async def hint_form(request: Request, game_id: str, player: Player, service: Service, show: Annotated[str, Form()] = "") -> Response:
+    _, advice = await service.hint(game_id, player)
+    if not is_htmx(request):
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    game, statuses = await service.look(game_id, player)
+    context = page_context(game_id, game, statuses, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True)
+    return blocks(request, context, "panel")
+
+
+def whole(text: str, name: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise Invalid(f"{name} must be a whole number, not {text!r}") from None
+
+
+def decimal(text: str, name: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise Invalid(f"{name} must be a number, not {text!r}") from None

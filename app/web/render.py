@@ -1,0 +1,60 @@
+"""Rendering the one page and its blocks: the whole page, the status panel, a move's changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from app.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.service import MoveResult
+from app.web.deps import templates
+from app.web.view import Look, changed_cells, panel
+
+PAGE = "game.html"
+# Past this many changed cells a response sends rows, past this many rows the whole grid:
+# htmx fires an event per earlier swap on every out-of-band swap (N^2/2 events in all).
+OOB_CELLS = 40
+OOB_ROWS = 30
+
+
+def page_context(game_id: str | None, game: Game | None = None, statuses: dict | None = None, *, now: float = 0.0, **extra: Any) -> dict:
+    context: dict[str, Any] = {"game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE}
+    if game is not None:
+        options = type(game.options)
+        context.update(
+            look=Look(game, statuses),
+            panel=panel(game, now),
+            settings=[(name, options.label(name), getattr(game.options, name)) for name in options.names()],
+        )
+    context.update(extra)
+    return context
+
+
+def page(request: Request, context: dict, status_code: int = 200) -> Response:
+    return templates.TemplateResponse(request, PAGE, context, status_code=status_code)
+
+
+def blocks(request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None) -> Response:
+    """Only the named blocks of the page, for HTMX to swap."""
+    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers=headers)
+
+
+def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float) -> Response:
+    """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
+    before, after = Look(result.before, result.statuses_before), Look(result.after, result.statuses_after)
+    context = page_context(game_id, result.after, result.statuses_after, now=now, message=result.outcome.message, oob=True)
+    if page_version != str(result.before.version):
+        # The page shows an older board than the one moved on: send all of it.
+        return blocks(request, context, "panel", "grid")
+    changes = changed_cells(before, after, result.outcome.changed)
+    if len(changes) <= OOB_CELLS:
+        context.update(changes=changes, changed_rows=[])
+        return blocks(request, context, "panel", "changes")
+    # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
+    rows = sorted({int(cell_id.rsplit("-", 1)[1]) for cell_id, _ in changes})
+    if len(rows) > OOB_ROWS:
+        return blocks(request, context, "panel", "grid")
+    context.update(changes=[], changed_rows=[(y, after.row(y)) for y in rows])
+    return blocks(request, context, "panel", "changes")

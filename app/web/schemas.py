@@ -1,0 +1,120 @@
+"""The JSON API's request and response shapes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.game import MAX_BOARD_SIDE, Game
+from app.modes import MODES, get_mode
+
+
+
+class NewGameIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    width: int = Field(ge=2, le=MAX_BOARD_SIDE)
+    height: int = Field(ge=2, le=MAX_BOARD_SIDE)
+    mines: int = Field(ge=1)
+    # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
+    mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
+    allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
+    undo: bool = True
+
+    def settings(self) -> dict[str, bool]:
+        """The settings the caller gave; a mode without one of them refuses it."""
+        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode"})
+        return given
+
+
+class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["reveal", "flag", "chord", "undo"]
+    x: int | None = None
+    y: int | None = None
+    mark: Literal["flag", "question", "none"] | None = Field(None, description='for "flag": set this mark instead of cycling flag, ?, none')
+
+
+class OptionsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow_outside: bool | None = None
+    debug_overlay: bool | None = None
+    safe_mode: bool | None = None
+    countdown: bool | None = None
+    undo: bool | None = None
+
+    def changes(self) -> dict[str, bool]:
+        return {name: value for name, value in self.model_dump().items() if value is not None}
+
+
+class GameOut(BaseModel):
+    id: str
+    mode: str
+    width: int
+    height: int
+    mines: int
+    status: Literal["playing", "won", "lost"]
+    board: list[str] = Field(description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines the game shows")
+    exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
+    forced_guesses: int = Field(description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)")
+    hints: int
+    flags: int
+    elapsed: float
+    version: int = Field(description="the game's version: every move, setting changed or hint asked adds one")
+    moves: int = Field(description="the old name of `version`, kept for scripts written before it")
+    can_undo: bool
+    options: dict[str, bool]
+
+
+class AnalysisOut(BaseModel):
+    status: list[str] = Field(description="H rows as printed by kaboom analyze: s safe, m mine, ? unknown for covered cells")
+
+
+class HintOut(BaseModel):
+    kind: Literal["safe", "guess", "outside", "wrong_flag", "start"]
+    message: str
+    cell: list[int] | None
+    proof: list[list[int]]
+    uses_count: bool
+
+
+class ErrorOut(BaseModel):
+    # A sentence for refusals; FastAPI's list of field errors when the JSON itself is malformed.
+    detail: str | list[dict[str, Any]]
+
+
+def game_out(game_id: str, game: Game, now: float) -> GameOut:
+    """What the API shows of a game: what the player has seen, never the mode's hidden state."""
+    public = get_mode(game.mode).public_state(game)
+    return GameOut(
+        id=game_id,
+        mode=game.mode,
+        width=game.width,
+        height=game.height,
+        mines=game.mines,
+        status=game.status,
+        board=game.board_rows(),
+        exploded=list(game.cell(game.exploded)) if game.exploded is not None else None,
+        forced_guesses=public.get("forced_guesses", 0),
+        hints=game.hints,
+        flags=game.flags(),
+        elapsed=game.elapsed(now),
+        version=game.version,
+        moves=game.version,
+        can_undo=game.options.undo and bool(game.history),
+        options=game.options.as_dict(),
+    )
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorOut, "description": "a cross-site request from a browser"},
+    404: {"model": ErrorOut, "description": "no such game for this player"},
+    409: {"model": ErrorOut, "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed"},
+    413: {"model": ErrorOut, "description": "the request body is too large"},
+    422: {"model": ErrorOut, "description": "not a valid request: malformed JSON, or a move that makes no sense on this board"},
+    500: {"model": ErrorOut, "description": "the stored game is damaged (other games are unaffected)"},
+    503: {"model": ErrorOut, "description": "the position is too complex to analyse within the time limit"},
+}
