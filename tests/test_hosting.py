@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.clock import FakeClock
 from tests.live import kaboom_process, live_server, put_position
