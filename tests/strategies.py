@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from solver.position import Position
+from solver.position import Position, neighbour_table
 
 
 def number_at(cell, mines, width, height) -> str:
     x, y = cell
-    count = sum(
-        (nx, ny) in mines
-        for ny in range(max(0, y - 1), min(height, y + 2))
-        for nx in range(max(0, x - 1), min(width, x + 2))
-    )
-    return str(count)
+    return str(sum((n % width, n // width) in mines for n in neighbour_table(width, height)[y * width + x]))
 
 
 def render(width, height, total, mines, revealed, flags, show_mines=True) -> Position:

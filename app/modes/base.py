@@ -1,8 +1,9 @@
 """The interface every mode offers, with the single-player flow most modes share.
 
 A mode is a table of functions the service drives (Tatham's game backend):
-a new game from parameters, a move applied to a copy, a hint, what a seat
-may see, its settings. `Mode.apply` is the usual flow — flag, reveal, chord,
+a new game from parameters (and what it deals in secret), a move applied to a
+copy, a hint, its settings, and what of its own state a player may see
+(`public_state`; a game's `hidden` part never reaches a view). `Mode.apply` is the usual flow — flag, reveal, chord,
 undo on one board — and a mode changes only what differs: how one cell is
 revealed (`reveal_cell`), what a hint says, its settings and state. A mode
 that plays differently (two players taking turns) overrides `apply` itself.
