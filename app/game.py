@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,8 +161,9 @@ class Game:
     version: int = 0  # every change (a move, a setting, a hint asked) adds one
     seats: list[str] = field(default_factory=list)  # the players of the game, by seat; seat 0 made it
 
-    @property
+    @functools.cached_property
     def board(self) -> Board:
+        # Cached: views ask it for every cell, and a game's size never changes.
         return Board(self.width, self.height)
 
     def copy(self) -> Game:
