@@ -18,10 +18,6 @@ class Board:
     width: int
     height: int
 
-    @property
-    def size(self) -> int:
-        return self.width * self.height
-
     def contains(self, x: int, y: int) -> bool:
         return 0 <= x < self.width and 0 <= y < self.height
 
