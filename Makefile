@@ -12,10 +12,11 @@ CHROMIUM := /usr/bin/chromium
 REDIS_SERVER := /usr/bin/redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HTMX_VERSION ?= 2.0.11
+SWAGGER_UI_VERSION ?= 5.35.0
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test bench lock vendor-htmx clean
+.PHONY: run test bench lock vendor-htmx vendor-swagger clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +83,16 @@ vendor-htmx:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz \
 		&& cp package/dist/htmx.min.js $(CURDIR)/static/htmx.min.js
 	sha256sum static/htmx.min.js
+
+# Swagger UI for /docs, served from static/ rather than a CDN: the bundle and its stylesheet,
+# with the licence and notices that Apache-2.0 asks to keep beside them; static/docs.js starts it.
+SWAGGER_UI_FILES := swagger-ui-bundle.js swagger-ui-bundle.js.LICENSE.txt swagger-ui.css LICENSE NOTICE
+vendor-swagger:
+	mkdir -p static/swagger-ui
+	cd $$(mktemp -d) && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) \
+		&& tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz \
+		&& cd package && cp $(SWAGGER_UI_FILES) $(CURDIR)/static/swagger-ui/
+	sha256sum static/swagger-ui/swagger-ui-bundle.js static/swagger-ui/swagger-ui.css
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

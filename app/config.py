@@ -30,17 +30,52 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     workers: int = Field(1, ge=1, le=64, description="server processes; they share games through the store")
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
+    # Nobody by default: a proxy's address must be named, or any client on the host could say who it is.
     forwarded_allow_ips: str = Field(
-        "127.0.0.1", description="proxies whose X-Forwarded-For/-Proto are believed (comma-separated, or *)"
+        "", description="addresses or networks of the proxies whose X-Forwarded-For/-Proto are believed (comma-separated)"
     )
     solver_seconds: float = Field(
-        2.0, gt=0, description="time a click may spend on the solver; past it the click is decided as if no safe cell were known"
+        2.0,
+        gt=0,
+        description="wall-clock time one request may spend on the solver, verdict, deal and overlay together; "
+        "a last guard, logged when it decides a click",
+    )
+    solver_work: int = Field(
+        4_000_000,
+        ge=10_000,
+        description="solver work (machine-independent units, about 0.06 microseconds each on a 2-core machine) a click's "
+        "verdict may take; past it the click is judged as a guess, the same way on any machine and under any load",
+    )
+    lease_seconds: float = Field(
+        2.0,
+        gt=0,
+        description="Redis only: how long a move's hold on its game lasts unless renewed; a server killed mid-move "
+        "delays that game's next move by at most this",
+    )
+    redis_timeout: float = Field(
+        2.0, gt=0, description="Redis only: seconds to wait for Redis before a request answers 503"
+    )
+    cache_megabytes: int = Field(
+        64,
+        ge=1,
+        description="memory each worker may keep in live games' analyzers (a click then costs only its change); "
+        "undo histories add at most a quarter of it",
     )
     max_body_bytes: int = Field(16_384, ge=1024, description="largest request body accepted")
     games_per_player: int = Field(100, ge=1, description="games kept per player; past it old finished games go first")
     idle_days: float = Field(30, gt=0, description="games untouched for this many days are deleted")
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
     create_window: float = Field(60, gt=0)
+    read_timeout: float = Field(
+        10, gt=0, description="seconds a client has to send a whole request, from connecting or from the previous answer"
+    )
+    keepalive_timeout: float = Field(5, gt=0, description="seconds an idle connection is kept open after an answer")
+    connections_per_client: int = Field(
+        50, ge=1, description="open connections one client address may hold on one worker; more are closed at once"
+    )
+    max_connections: int = Field(
+        1000, ge=1, description="open connections per worker (kept under the open-files limit); past it, 503 or closed"
+    )
 
     @field_validator("store")
     @classmethod

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.board import Board
-from solver import Analyzer, Budget
-from solver.position import ALPHABET, COVERED, FLAG, MINE, Position, describe
+from solver import Analyzer, Budget, Limits
+from solver.position import COVERED, FLAG, MINE, Position, describe
 
 PRESETS = {
     "beginner": (9, 9, 10),
@@ -146,7 +146,7 @@ class Game:
     mines: int
     mode: str = "cruel"
     options: Options = field(default_factory=Options)
-    cells: list[str] = field(default_factory=list)  # '.' covered, '0'-'8' revealed, '*' a revealed mine
+    cells: list[str] = field(default_factory=list)  # '.' covered, '0'-'8' revealed; mines show through shown_mines
     marks: dict[int, str] = field(default_factory=dict)  # covered cell -> 'F' or '?'
     status: str = "playing"  # playing, won, lost
     exploded: int | None = None
@@ -236,113 +236,14 @@ class Game:
                "hints", "started_at", "finished_at", "last_cell", "version", "seats")
 
     def to_json(self) -> dict[str, Any]:
-        """The state without its history: stores keep history records apart, each written once."""
+        """The state without its history: stores keep history records apart, each written once.
+
+        app.stored reads it back, checking every field."""
         data = {name: getattr(self, name) for name in self.SCALARS}
         data["options"] = self.options.as_dict()
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], history: list[dict[str, Any]], options_class: type[Options]) -> Game:
-        """Rebuild a stored game; anything malformed raises ValueError.
-
-        Games stored before modes had their own state (a top-level `layout`,
-        `forced_guesses` and `moves`) are read too, so an upgrade loses none.
-        """
-        try:
-            data = _upgraded(data)
-            options = options_class(**{name: _flag(data["options"][name], name) for name in options_class.names()})
-            game = cls(
-                width=_whole(data["width"]),
-                height=_whole(data["height"]),
-                mines=_whole(data["mines"]),
-                mode=_text(data["mode"]),
-                options=options,
-                cells=list(_text(data["cells"])),
-                marks={_whole(index): _text(mark) for index, mark in data["marks"].items()},
-                status=_text(data["status"]),
-                exploded=_optional_whole(data["exploded"]),
-                shown_mines=None if data["shown_mines"] is None else [_whole(i) for i in data["shown_mines"]],
-                state=_mapping(data["state"]),
-                hidden=None if data["hidden"] is None else _mapping(data["hidden"]),
-                hints=_whole(data["hints"]),
-                started_at=_optional_time(data["started_at"]),
-                finished_at=_optional_time(data["finished_at"]),
-                last_cell=_optional_whole(data["last_cell"]),
-                history=[_upgraded_record(record) for record in history],
-                version=_whole(data["version"]),
-                seats=[_text(seat) for seat in data["seats"]],
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise ValueError(f"stored game is malformed: {error!r}") from None
-        size = game.width * game.height
-        if len(game.cells) != size or game.status not in STATUSES or set(game.cells) - set(ALPHABET):
-            raise ValueError("stored game is malformed: board does not match its size")
-        if any(not 0 <= index < size or mark not in (FLAG, QUESTION) for index, mark in game.marks.items()):
-            raise ValueError("stored game is malformed: a mark is off the board or unknown")
-        if not all(isinstance(record, dict) and {"cells", "marks", *RECORDED} <= record.keys() for record in game.history):
-            raise ValueError("stored game is malformed: an undo record is incomplete")
-        game.position()  # checks the alphabet and the size
-        return game
-
-
-def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
-    """A stored game in today's shape, whatever release wrote it."""
-    if "version" in data:
-        return data
-    data = dict(data)
-    data["version"] = data.pop("moves")
-    data["shown_mines"] = data.pop("layout")
-    data["state"] = {"forced_guesses": data.pop("forced_guesses")}
-    data["hidden"] = None
-    data["seats"] = data.get("seats", [])
-    return data
-
-
-def _upgraded_record(record: Any) -> Any:
-    if not isinstance(record, dict) or "layout" not in record:
-        return record
-    record = dict(record)
-    record["shown_mines"] = record.pop("layout")
-    record["state"] = {"forced_guesses": record.pop("forced_guesses", 0)}
-    return record
-
-
-def _whole(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TypeError(f"expected a whole number, got {value!r}")
-    return int(value)
-
-
-def _optional_whole(value: Any) -> int | None:
-    return None if value is None else _whole(value)
-
-
-def _optional_time(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected a time, got {value!r}")
-    return float(value)
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected text, got {value!r}")
-    return value
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"setting {name} is not true or false: {value!r}")
-    return value
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise TypeError(f"expected an object, got {value!r}")
-    return dict(value)
 
 
 # ----- what every mode's moves share --------------------------------------------
@@ -355,13 +256,18 @@ class Turn:
     game: Game
     analyzer: Analyzer
     rng: Any  # random.Random
-    budget: Budget
+    limits: Limits
     now: float
     undo: dict[str, Any] = field(default_factory=lambda: {"cells": {}, "marks": {}})
     outcome: Outcome = field(default_factory=Outcome)
 
     def __post_init__(self) -> None:
         self.undo.update({name: copy.deepcopy(getattr(self.game, name)) for name in RECORDED})
+
+    @property
+    def budget(self) -> Budget:
+        """The counting budget of one deal: deterministic steps, and the request's deadline."""
+        return Budget(deadline=self.limits.deadline)
 
     def set_cell(self, index: int, symbol: str) -> None:
         self.undo["cells"].setdefault(str(index), self.game.cells[index])

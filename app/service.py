@@ -27,20 +27,26 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from cachetools import LRUCache
 
 from app import modes
 from app.config import Settings
 from app.game import Game, Hint, Move, Outcome, Refused, count_hint, set_options
-from app.store import Conflict, Store
-from solver import Analyzer, Budget, OutOfTime, Status
+from app.store import Conflict, Corrupt, Store
+from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 
 # Game work is CPU-bound Python: more threads than cores only fight over the
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
 # others run (measured: a convoy that halves throughput).
 SOLVER_THREADS = 4
+# Games whose last operation took longer than this are played in threads of
+# their own, so that a few slow positions cannot hold every thread while
+# cheap clicks of other games wait behind them.
+SLOW_THREADS = 2
+SLOW_OPERATION_SECONDS = 0.25
+SLOW_GAMES_KEPT = 1024
 # A move that keeps meeting writes from other processes gives up after this many tries.
 WRITE_ATTEMPTS = 8
-ANALYZERS_KEPT = 64
 
 
 class TooComplex(Exception):
@@ -60,15 +66,20 @@ class RateLimited(Exception):
 class AnalyzerCache:
     """Live analyzers of recently played games, so a click costs only its change.
 
+    Bounded by the memory the analyzers hold (a 100x100 game's grows to about
+    5 MiB, an Expert game's to a few hundred KiB), least recently used first out.
     An entry is valid for one version of one game; anything else (undo, a
     move from another process) gets a fresh Analyzer from the position.
     """
 
-    def __init__(self, size: int = ANALYZERS_KEPT):
-        self.size = size
-        self._entries: OrderedDict[str, tuple[int, Analyzer]] = OrderedDict()
+    def __init__(self, max_bytes: int):
+        self._entries: LRUCache[str, tuple[int, Analyzer]] = LRUCache(max_bytes, getsizeof=lambda entry: entry[1].footprint())
         # Different games are worked on in different threads at once.
         self._lock = threading.Lock()
+
+    @property
+    def bytes_held(self) -> int:
+        return int(self._entries.currsize)
 
     def take(self, game_id: str, game: Game) -> Analyzer:
         """The cached analyzer, taken out of the cache (moves change it), or a fresh one."""
@@ -88,11 +99,13 @@ class AnalyzerCache:
             # keeping it would only hold memory that live games could use.
             self.drop(game_id)
             return
+        entry = (game.version, analyzer)
         with self._lock:
-            self._entries[game_id] = (game.version, analyzer)
-            self._entries.move_to_end(game_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+            try:
+                self._entries[game_id] = entry
+            except ValueError:
+                # Larger than the whole cache: rebuilt from the position when next needed.
+                self._entries.pop(game_id, None)
 
 
 class TurnLocks:
@@ -153,16 +166,30 @@ class GameService:
         self.settings = settings
         self.deals = deals or Deals()
         self.clock = clock
-        self.analyzers = AnalyzerCache()
+        self.analyzers = AnalyzerCache(settings.cache_megabytes * 2**20)
         self.turns = TurnLocks()
         self.limiter = anyio.CapacityLimiter(SOLVER_THREADS)
+        self.slow_limiter = anyio.CapacityLimiter(SLOW_THREADS)
+        self.slow_games: OrderedDict[str, None] = OrderedDict()
+        self._slow_lock = threading.Lock()
 
-    def budget(self) -> Budget:
-        return Budget(seconds=self.settings.solver_seconds)
+    def limits(self) -> Limits:
+        """What one request may spend on the solver, from the moment its work starts."""
+        return Limits.starting_now(self.settings.solver_seconds, self.settings.solver_work)
 
-    async def offload(self, work: Callable[..., Any], *args: Any) -> Any:
+    async def offload(self, work: Callable[..., Any], *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         """Run blocking work (the store, the solver) in one of the few game threads."""
-        return await anyio.to_thread.run_sync(work, *args, limiter=self.limiter)
+        return await anyio.to_thread.run_sync(work, *args, limiter=limiter or self.limiter)
+
+    def _note_duration(self, game_id: str, seconds: float) -> None:
+        with self._slow_lock:
+            if seconds > SLOW_OPERATION_SECONDS:
+                self.slow_games[game_id] = None
+                self.slow_games.move_to_end(game_id)
+                while len(self.slow_games) > SLOW_GAMES_KEPT:
+                    self.slow_games.popitem(last=False)
+            else:
+                self.slow_games.pop(game_id, None)
 
     # ----- operations without a game ------------------------------------
 
@@ -202,9 +229,11 @@ class GameService:
         whole operation runs again on the new state.
         """
         async with self.turns.turn(game_id):
+            with self._slow_lock:
+                limiter = self.slow_limiter if game_id in self.slow_games else self.limiter
             for attempt in range(WRITE_ATTEMPTS):
                 try:
-                    return await self.offload(self._leased, game_id, work, *args)
+                    return await self.offload(self._leased, game_id, work, *args, limiter=limiter)
                 except Conflict:
                     self.analyzers.drop(game_id)
                     if attempt == WRITE_ATTEMPTS - 1:
@@ -213,17 +242,30 @@ class GameService:
                     await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))
 
     def _leased(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
-        with self.store.lease(game_id):
-            return work(game_id, *args)
+        # Timed in the thread: waiting for a thread says nothing about this game.
+        started = time.monotonic()
+        try:
+            with self.store.lease(game_id):
+                return work(game_id, *args)
+        except Inconsistent as error:
+            # Every board the rules build has a layout: numbers that contradict each other were stored by something else.
+            self.analyzers.drop(game_id)
+            raise Corrupt(f"game {game_id}: {error}") from None
+        finally:
+            self._note_duration(game_id, time.monotonic() - started)
 
-    def _statuses(self, analyzer: Analyzer, game: Game) -> dict | None:
-        """Every covered cell's status for the debug overlay; None when off, over, or out of time."""
-        if not game.options.debug_overlay or game.status != "playing":
+    @staticmethod
+    def _statuses_shown(game: Game) -> bool:
+        return game.options.debug_overlay and game.status == "playing"
+
+    def _statuses(self, analyzer: Analyzer, game: Game, limits: Limits) -> dict | None:
+        """Every covered cell's status for the debug overlay; None when off, over, or past the request's time."""
+        if not self._statuses_shown(game):
             return None
         try:
-            with analyzer.time_limit(self.settings.solver_seconds):
+            with analyzer.limits(limits.timed()):
                 return analyzer.classify()
-        except OutOfTime:
+        except Interrupted:
             return None
 
     async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None]:
@@ -231,9 +273,10 @@ class GameService:
         return await self._one_at_a_time(game_id, self._look, player)
 
     def _look(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+        limits = self.limits()
         game = self.store.load(game_id, player)
         analyzer = self.analyzers.take(game_id, game)
-        statuses = self._statuses(analyzer, game)
+        statuses = self._statuses(analyzer, game, limits)
         self.analyzers.put(game_id, game, analyzer)
         return game, statuses
 
@@ -241,12 +284,15 @@ class GameService:
         return await self._one_at_a_time(game_id, self._move, player, move)
 
     def _move(self, game_id: str, player: str, move: Move) -> MoveResult:
+        limits = self.limits()
         before = self.store.load(game_id, player)
         analyzer = self.analyzers.take(game_id, before)
-        statuses_before = self._statuses(analyzer, before)
+        # What the page shows now came with the previous answer: what the
+        # analyzer has proven, without reasoning any further.
+        statuses_before = analyzer.proven_statuses() if self._statuses_shown(before) else None
         try:
             after, outcome = modes.apply_move(
-                before, move, rng=self.deals.next(), now=self.clock(), analyzer=analyzer, budget=self.budget()
+                before, move, rng=self.deals.next(), now=self.clock(), analyzer=analyzer, limits=limits
             )
         except Refused:
             # A refused move changed nothing, not even the analyzer.
@@ -255,7 +301,7 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
-        return MoveResult(before, after, outcome, statuses_before, self._statuses(fresh, after))
+        return MoveResult(before, after, outcome, statuses_before, self._statuses(fresh, after, limits))
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)
@@ -270,15 +316,16 @@ class GameService:
         return await self._one_at_a_time(game_id, self._hint, player)
 
     def _hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
+        limits = self.limits()
         before = self.store.load(game_id, player)
         analyzer = self.analyzers.take(game_id, before)
         try:
-            with analyzer.time_limit(self.settings.solver_seconds):
+            with analyzer.limits(limits.timed()):
                 advice = modes.hint(before, analyzer)
-        except (OutOfTime, Refused) as error:
+        except (Interrupted, Refused) as error:
             # What was proven so far stays useful for the next request.
             self.analyzers.put(game_id, before, analyzer)
-            if isinstance(error, OutOfTime):
+            if isinstance(error, Interrupted):
                 raise TooComplex from None
             raise
         after = count_hint(before)
@@ -290,12 +337,13 @@ class GameService:
         return await self._one_at_a_time(game_id, self._analysis, player)
 
     def _analysis(self, game_id: str, player: str) -> list[str]:
+        limits = self.limits()
         game = self.store.load(game_id, player)
         analyzer = self.analyzers.take(game_id, game)
         try:
-            with analyzer.time_limit(self.settings.solver_seconds):
+            with analyzer.limits(limits.timed()):
                 return analyzer.status_rows()
-        except OutOfTime:
+        except Interrupted:
             raise TooComplex from None
         finally:
             self.analyzers.put(game_id, game, analyzer)

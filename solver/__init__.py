@@ -2,17 +2,21 @@
 
 from solver.analysis import Analyzer, Explanation, Inconsistent, Layout, Probabilities, Status
 from solver.counting import Budget
-from solver.sat import OutOfTime
+from solver.limits import Allowance, Interrupted, Limits, OutOfTime, OutOfWork
 from solver.position import Cell, Position, PositionError, describe, parse_position, parse_positions
 
 __all__ = [
+    "Allowance",
     "Analyzer",
     "Budget",
     "Cell",
     "Explanation",
     "Inconsistent",
+    "Interrupted",
     "Layout",
+    "Limits",
     "OutOfTime",
+    "OutOfWork",
     "Position",
     "PositionError",
     "Probabilities",

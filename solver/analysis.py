@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -20,7 +19,8 @@ from fractions import Fraction
 from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
-from solver.sat import Constraint, CountQuestions, OutOfTime, Unsatisfiable
+from solver.limits import CELL_UNITS, Allowance, Interrupted
+from solver.sat import Constraint, CountQuestions, Unsatisfiable
 
 
 REVEALED = frozenset(MINE + NUMBERS)
@@ -107,16 +107,23 @@ class Analyzer:
         self._known_mines = 0
         self._known_safe = 0
         self._component_of: dict[int, _Component] = {}  # active number -> its component
-        self._components: set[_Component] = set()
+        # A dict as an ordered set: the same position is worked through in the
+        # same order every time, so work allowances and seeded deals repeat.
+        self._components: dict[_Component, None] = {}
         self._dirty: set[int] = set()  # numbers whose constraint changed since the last settle
         # Once phase 2 proves the outside block, all of it is known, and the
         # outside only shrinks afterwards: no outside cell is undetermined again.
         self._outside_decided = False
         self._settled = False
         self._broken: Inconsistent | None = None
-        # While set (time.monotonic() seconds), solver work past it raises OutOfTime
-        # and leaves everything proven so far in place; see time_limit().
-        self.deadline: float | None = None
+        # While set, reasoning past it raises Interrupted and leaves everything
+        # proven so far in place; see limits().
+        self.allowance: Allowance | None = None
+        # Whether any reasoning has happened since the position was read: until
+        # then this object reasons exactly as a fresh one would.
+        self.pristine = True
+        # Whether the last reasoning stopped short: this position is a heavy one.
+        self.interrupted = False
         changes = {cell: symbol for cell in position.cells() if (symbol := position[cell]) not in (COVERED, FLAG)}
         self.reveal(changes)
 
@@ -262,12 +269,12 @@ class Analyzer:
                 component.witnesses = list({mines & cells for domain, mines in witnesses if cells <= domain})
             built.append(component)
         for component in stale:
-            self._components.discard(component)
+            self._components.pop(component, None)
             for number in component.numbers:
                 if self._component_of.get(number) is component:
                     del self._component_of[number]
         for component in built:
-            self._components.add(component)
+            self._components[component] = None
             for number in component.numbers:
                 self._component_of[number] = component
         return built
@@ -279,20 +286,29 @@ class Analyzer:
         return None
 
     @contextlib.contextmanager
-    def time_limit(self, seconds: float | None) -> Iterator[None]:
-        """Within this block, reasoning that would go past `seconds` raises OutOfTime.
+    def limits(self, allowance: Allowance | None) -> Iterator[Allowance | None]:
+        """Within this block, reasoning past `allowance` raises OutOfWork or OutOfTime.
 
         What was proven before stays proven, and the next call goes on from
-        there; only sample_layout never raises it (it falls back to a SAT layout).
+        there; only sample_layout never raises them (it falls back to a SAT layout).
         """
-        previous = self.deadline
-        if seconds is not None:
-            deadline = time.monotonic() + seconds
-            self.deadline = deadline if previous is None else min(previous, deadline)
+        previous = self.allowance
+        self.allowance = allowance
         try:
-            yield
+            yield allowance
         finally:
-            self.deadline = previous
+            self.allowance = previous
+
+    def footprint(self) -> int:
+        """About how many bytes this object holds (within about 12 % from 30x16 up: bench/memory.py checks it).
+
+        A fit over positions from 9x9 to 100x100: the board's tables, a set and
+        a residual per revealed number, the components and the models they keep.
+        """
+        component_cells = sum(len(component.cells) for component in self._components)
+        model_cells = sum(len(model) + 1 for component in self._components for model in component.witnesses or ())
+        size = self.width * self.height
+        return max(0, 262 * size + 384 * len(self._open) - 169 * len(self._outside) + 280 * model_cells + 437 * component_cells)
 
     def proven(self, cell: Cell) -> Status:
         """What is proven of a covered cell so far, without reasoning any further."""
@@ -303,6 +319,7 @@ class Analyzer:
             raise self._broken
         if self._settled:
             return
+        self.pristine = False
         try:
             self._settle_frontier()
             self._settle_count()
@@ -310,7 +327,11 @@ class Analyzer:
             # Half-applied reasoning is not worth keeping: this object is done.
             self._broken = error
             raise
+        except Interrupted:
+            self.interrupted = True
+            raise
         self._settled = True
+        self.interrupted = False
 
     def _settle_frontier(self) -> None:
         """Phase 1 on every component that changed since the last call."""
@@ -324,7 +345,7 @@ class Analyzer:
                 continue
             cells = sorted(component.cells)
             try:
-                decided, models = sat.settle_component(cells, component.constraints, self.deadline)
+                decided, models = sat.settle_component(cells, component.constraints, self.allowance)
             except Unsatisfiable:
                 raise self._contradiction(min(component.numbers)) from None
             for cell, mine in decided.items():
@@ -340,13 +361,16 @@ class Analyzer:
         components = list(self._components)
         mines_left = self._mines_left()
         outside = self._outside_size()
+        if self.allowance is not None:
+            # Matching every known model against every cell is Python work that grows with both.
+            self.allowance.charge(sum(len(c.witnesses) * len(c.cells) for c in components) * CELL_UNITS)
         questions = _unwitnessed(components, mines_left, outside)
         if questions is None:
             return
         cells = sorted(cell for component in components for cell in component.cells)
         constraints = [constraint for component in components for constraint in component.constraints]
         try:
-            answers = sat.settle_with_count(cells, constraints, mines_left, outside, questions, self.deadline)
+            answers = sat.settle_with_count(cells, constraints, mines_left, outside, questions, self.allowance)
         except Unsatisfiable:
             raise self._contradiction(cells[0] if cells else 0) from None
         for cell, mine in answers.decided.items():
@@ -474,6 +498,10 @@ class Analyzer:
     def classify(self) -> dict[Cell, Status]:
         """Safe, mine or unknown for every covered cell (flagged ones included)."""
         self._settle()
+        return self.proven_statuses()
+
+    def proven_statuses(self) -> dict[Cell, Status]:
+        """Every covered cell's status as far as reasoning has gone, without reasoning further (classify() once settled)."""
         return {self._cell(i): self._status_of(i) for i, symbol in enumerate(self._symbol) if symbol == COVERED}
 
     def status_rows(self) -> list[str]:
@@ -549,7 +577,7 @@ class Analyzer:
                 forced_index = None  # nothing left to force
         try:
             self._settle()
-        except OutOfTime:
+        except Interrupted:
             # Whatever was proven stays; the rest is one SAT call away.
             self._propagate()
             self._rebuild_components()

@@ -9,13 +9,14 @@ far leave open.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Hashable, Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
 from pysat.card import ITotalizer
 from pysat.solvers import Minicard, Minisat22
+
+from solver.limits import Allowance, solve
 
 Cell = Hashable
 
@@ -27,17 +28,6 @@ class Constraint(NamedTuple):
 
 class Unsatisfiable(Exception):
     """No assignment satisfies the constraints handed to a routine here."""
-
-
-class OutOfTime(Exception):
-    """The deadline passed before the answer was complete; nothing was concluded."""
-
-
-def _check(deadline: float | None) -> None:
-    # Checked before every solver call: each call on these small formulas is
-    # short, so this bounds the overrun to one call.
-    if deadline is not None and time.monotonic() > deadline:
-        raise OutOfTime
 
 
 def direct_clauses(literals: Sequence[int], mines: int) -> list[list[int]]:
@@ -69,7 +59,7 @@ class _Witnessed:
 
 
 def settle_component(
-    cells: Sequence[Cell], constraints: Iterable[Constraint], deadline: float | None = None
+    cells: Sequence[Cell], constraints: Iterable[Constraint], allowance: Allowance | None = None
 ) -> tuple[dict, list[frozenset]]:
     """Phase 1: which cells the constraints alone decide.
 
@@ -84,9 +74,8 @@ def settle_component(
         models: list[frozenset] = []
         seen = _Witnessed()
 
-        def solve(assumptions: list[int]) -> bool:
-            _check(deadline)
-            if not solver.solve(assumptions=assumptions):
+        def ask(assumptions: list[int]) -> bool:
+            if not solve(solver, assumptions, len(cells), allowance):
                 return False
             model = solver.get_model()
             mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
@@ -94,7 +83,7 @@ def settle_component(
             seen.add(mines, cells)
             return True
 
-        if not solve([]):
+        if not ask([]):
             raise Unsatisfiable
         decided: dict = {}
         for cell in cells:
@@ -102,7 +91,7 @@ def settle_component(
                 if cell in witnessed or cell in decided:
                     continue
                 literal = variable[cell] if value else -variable[cell]
-                if not solve([literal]):
+                if not ask([literal]):
                     decided[cell] = not value
                     # A unit clause makes every later query cheaper.
                     solver.add_clause([-literal])
@@ -118,7 +107,9 @@ class _Bound:
     of an n x (n-1) totalizer.
     """
 
-    def __init__(self, solver: Minisat22, literals: list[int], bounds: Iterable[int], top: int):
+    def __init__(
+        self, solver: Minisat22, literals: list[int], bounds: Iterable[int], top: int, allowance: Allowance | None = None
+    ):
         self.size = len(literals)
         self.top = top
         self.totalizer = None
@@ -129,6 +120,10 @@ class _Bound:
             self.guard = self.top
             solver.add_clause([-lit for lit in literals] + [-self.guard])
         elif needed:
+            if allowance is not None:
+                # Paid before it is built: over a huge frontier the encoding alone
+                # takes seconds and hundreds of megabytes.
+                allowance.charge(totalizer_clauses(self.size, max(needed)))
             self.totalizer = ITotalizer(lits=literals, ubound=max(needed), top_id=top)
             self.top = self.totalizer.top_id
             solver.append_formula(self.totalizer.cnf.clauses)
@@ -146,6 +141,15 @@ class _Bound:
     def delete(self) -> None:
         if self.totalizer:
             self.totalizer.delete()
+
+
+def totalizer_clauses(size: int, bound: int) -> int:
+    """About how many clauses a totalizer over `size` literals truncated at `bound` has (an upper bound)."""
+    if size <= 1:
+        return 0
+    left = size // 2
+    outputs = bound + 1
+    return totalizer_clauses(left, bound) + totalizer_clauses(size - left, bound) + min(left, outputs) * min(size - left, outputs) + min(left, outputs) + min(size - left, outputs)
 
 
 class CountQuestions(NamedTuple):
@@ -169,7 +173,7 @@ def settle_with_count(
     mines_left: int,
     outside: int,
     questions: CountQuestions,
-    deadline: float | None = None,
+    allowance: Allowance | None = None,
 ) -> CountAnswers:
     """Phase 2: the global count over the undetermined frontier.
 
@@ -192,8 +196,14 @@ def settle_with_count(
     with Minisat22() as solver:
         for constraint in constraints:
             solver.append_formula(direct_clauses([variable[cell] for cell in constraint.cells], constraint.mines))
-        upper = _Bound(solver, literals, [high] + ([high - 1] if ask_mine else []), size)
-        lower = _Bound(solver, [-lit for lit in literals], [size - low] + ([size - low - 1] if ask_safe else []), upper.top)
+        upper = _Bound(solver, literals, [high] + ([high - 1] if ask_mine else []), size, allowance)
+        try:
+            lower = _Bound(
+                solver, [-lit for lit in literals], [size - low] + ([size - low - 1] if ask_safe else []), upper.top, allowance
+            )
+        except BaseException:
+            upper.delete()
+            raise
         try:
             base = upper.at_most(high) + lower.at_most(size - low)
             open_cells = {cell: set(values) for cell, values in questions.cells.items()}
@@ -201,10 +211,9 @@ def settle_with_count(
             outside_mine = False
             outside_safe = False
 
-            def solve(extra: list[int]) -> bool:
+            def ask(extra: list[int]) -> bool:
                 nonlocal outside_mine, outside_safe
-                _check(deadline)
-                if not solver.solve(assumptions=base + extra):
+                if not solve(solver, base + extra, size, allowance):
                     return False
                 model = solver.get_model()
                 mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
@@ -217,7 +226,7 @@ def settle_with_count(
                 outside_safe |= outside > 0 and len(mines) >= low + 1
                 return True
 
-            if not solve([]):
+            if not ask([]):
                 raise Unsatisfiable
             decided: dict = {}
             while open_cells:
@@ -226,13 +235,13 @@ def settle_with_count(
                 if not values:
                     del open_cells[cell]
                 literal = variable[cell] if value else -variable[cell]
-                if not solve([literal]):
+                if not ask([literal]):
                     decided[cell] = not value
                     solver.add_clause([-literal])
             if ask_mine and not outside_mine:
-                solve(upper.at_most(high - 1))
+                ask(upper.at_most(high - 1))
             if ask_safe and not outside_safe:
-                solve(lower.at_most(size - low - 1))
+                ask(lower.at_most(size - low - 1))
         finally:
             upper.delete()
             lower.delete()

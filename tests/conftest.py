@@ -67,3 +67,18 @@ def server(database, deals, request):
 def seeded(deals, deal_seed):
     """Every deal of the test comes from its seed, so a run can be repeated and any seed tried."""
     deals.reseed(deal_seed)
+
+
+# ----- a real Chromium (Debian's, driven by Playwright) for the browser tests -----------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # Imported only here, once a test asks for a browser: without Chromium (or Playwright) that test skips,
+    # or fails under make test, and the other tests of its module still run.
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, playwright_api
+
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import random
 
+from typing_extensions import TypedDict
+
 from app.game import Game, Hint, Turn
 from app.modes import MODES
 from app.modes.base import Mode
+from app.stored import Cell, schema
 from solver import Analyzer
 from solver.position import COVERED, FLAG
+
+
+@schema
+class FixedHidden(TypedDict):
+    mines: list[Cell]
 
 
 class FixedLayout(Mode):
     name = "test-fixed"
     title = "Fixed layout (tests only)"
+    hidden_schema = FixedHidden
 
     def deal(self, game: Game, rng: random.Random) -> None:
         game.hidden = {"mines": sorted(rng.sample(range(game.width * game.height), game.mines))}

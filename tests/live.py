@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,6 +14,28 @@ import uvicorn
 from app.config import Settings
 from app.service import Deals
 from app.web import create_app
+
+
+def wait_until(
+    condition: Callable[[], object], seconds: float, failure: str | Callable[[], str], every: float = 0.01
+) -> None:
+    """Polls `condition` until it is true; past `seconds`, fails with `failure` (a function of no arguments
+    for a message that says how far it got)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(failure() if callable(failure) else failure)
+        time.sleep(every)
+
+
+def answers_health(url: str, timeout: float) -> bool:
+    """Whether the server at `url` answers /healthz; a connection refused or cut is a no, not an error."""
+    import httpx
+
+    try:
+        return httpx.get(f"{url}/healthz", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def free_port() -> int:
@@ -28,11 +51,14 @@ def live_server(database: Path, deals: Deals | None = None, clock=None, **settin
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
+
+    def started() -> bool:
+        # A server that fails to start ends its thread: no use waiting out the deadline then.
+        if not (server.started or thread.is_alive()):
             raise RuntimeError("the test server did not start")
-        time.sleep(0.01)  # polling for the start, with the deadline above
+        return server.started
+
+    wait_until(started, 10, "the test server did not start")
     try:
         yield f"http://127.0.0.1:{server.config.port}"
     finally:
@@ -41,32 +67,27 @@ def live_server(database: Path, deals: Deals | None = None, clock=None, **settin
 
 
 @contextmanager
-def kaboom_process(**env: str):
-    """`kaboom serve` as its own process (workers are processes too), on a free port."""
+def kaboom_process(preexec_fn=None, **env: str):
+    """`kaboom serve` as its own process (workers are processes too), on a free port; `preexec_fn` runs in it before it starts."""
     import os
     import subprocess
     import sys
 
-    import httpx
-
     port = free_port()
     environment = {**os.environ, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port), **env}
     command = [str(Path(sys.executable).with_name("kaboom")), "serve"]
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn
+    )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"kaboom serve exited: {process.stderr.read()}")
+        return answers_health(url, timeout=1)
+
     try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"kaboom serve exited: {process.stderr.read()}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("kaboom serve did not answer /healthz")
-            time.sleep(0.1)
+        wait_until(answers, 30, "kaboom serve did not answer /healthz", every=0.1)
         yield process, url
     finally:
         if process.poll() is None:

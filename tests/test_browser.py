@@ -10,8 +10,9 @@ import pytest
 from app.board import Board
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
-from tests.live import put_position
+from tests.live import put_position, wait_until
 
+# The browser fixture (conftest.py) takes Playwright and Chromium from here, and with them the skip below.
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
@@ -35,14 +36,6 @@ if not (shutil.which(CHROMIUM) or os.path.exists(CHROMIUM)):
 pytestmark = pytest.mark.usefixtures("seeded")
 # Run over many seeds (--deal-seeds) the tests create many games from one address.
 SERVER_SETTINGS = {"create_limit": 100_000}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -262,8 +255,6 @@ def test_reload_mid_game_and_rapid_clicks(page):
 
 
 def test_the_page_runs_under_its_content_security_policy(browser, server):
-    import time
-
     context = browser.new_context(base_url=server)
     page = context.new_page()
     complaints: list[str] = []
@@ -273,12 +264,12 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     page.click("button[value=beginner]")
     page.wait_for_selector("#grid")
     def wait_for_version(expected: str) -> None:
-        deadline = time.monotonic() + 20
         # Also until htmx has settled: swapped cells keep their old class for a moment.
         state = "[document.getElementById('version').value, !!document.querySelector('.htmx-settling')]"
-        while page.evaluate(state) != [expected, False] and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert page.evaluate("document.getElementById('version').value") == expected
+        wait_until(
+            lambda: page.evaluate(state) == [expected, False], 20,
+            lambda: f"[version, settling] is {page.evaluate(state)}, not [{expected!r}, False], after 20 s", every=0.05,
+        )
 
     page.click("#c-4-4")
     wait_for_version("1")

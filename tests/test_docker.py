@@ -14,6 +14,7 @@ asks for: the image and `make` install from them alone.
 from __future__ import annotations
 
 import io
+import ipaddress
 import itertools
 import json
 import os
@@ -39,6 +40,8 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from app.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
@@ -333,7 +336,8 @@ def _environment(service: dict) -> dict[str, str]:
 def test_compose_app_service(compose, dockerfile):
     app = compose["services"]["kaboom"]
     assert app["build"] in (".", {"context": "."}) or app["build"].get("context") == "."
-    assert "8000:8000" in [str(port) for port in app["ports"]]
+    assert "ports" not in app, "only Caddy is published: clients reach Kaboom through it"
+    assert "8000" in [str(port) for port in app["expose"]]
     volumes = app["volumes"]
     data = [v for v in volumes if isinstance(v, str) and v.split(":")[1] == "/data"]
     assert data, volumes
@@ -367,6 +371,44 @@ def test_compose_redis_is_optional(compose):
     # The app must start without the profile, so it cannot depend on redis.
     assert "redis" not in (compose["services"]["kaboom"].get("depends_on") or [])
     assert "redis://redis:6379/0" in COMPOSE.read_text()
+
+
+def compose_default(value: str) -> str:
+    """What Compose makes of `${NAME:-default}` when NAME is not set."""
+    return re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", value)
+
+
+def test_compose_puts_caddy_in_front(compose):
+    caddy, app = compose["services"]["caddy"], compose["services"]["kaboom"]
+    image, _, tag = caddy["image"].partition(":")
+    assert image == "caddy" and re.fullmatch(r"2\.\d+(\.\d+)?(-alpine)?", tag), caddy["image"]
+    assert {"80:80", "443:443", "443:443/udp"} <= {str(port) for port in caddy["ports"]}
+    assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in caddy["volumes"]
+    certificates = [v.split(":")[0] for v in caddy["volumes"] if v.split(":")[1] == "/data"]
+    assert certificates and certificates[0] in compose["volumes"], "certificates kept on a named volume"
+    assert caddy["restart"] == "unless-stopped" and "kaboom" in caddy["depends_on"]
+    env, app_env = _environment(caddy), _environment(app)
+    # Plain HTTP on port 80 unless a domain is given (a bare localhost would mean Caddy's own certificate).
+    assert compose_default(env["KABOOM_DOMAIN"]) == ":80"
+    assert env["KABOOM_UPSTREAM"] == "kaboom:8000"
+    # One body limit for both, Kaboom's default.
+    assert env["KABOOM_MAX_BODY_BYTES"] == app_env["KABOOM_MAX_BODY_BYTES"]
+    assert int(compose_default(app_env["KABOOM_MAX_BODY_BYTES"])) == Settings.model_fields["max_body_bytes"].default
+    caddyfile = (ROOT / "Caddyfile").read_text()
+    for name in env:
+        assert "{$" + name in caddyfile, f"the Caddyfile does not read {name}"
+
+
+def test_compose_kaboom_believes_only_caddy(compose):
+    caddy, app = compose["services"]["caddy"], compose["services"]["kaboom"]
+    address = caddy["networks"]["front"]["ipv4_address"]
+    assert _environment(app)["KABOOM_FORWARDED_ALLOW_IPS"] == address
+    subnet = compose["networks"]["front"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(compose_default(address)) in ipaddress.ip_network(compose_default(subnet))
+    # Nobody else on that network could pass for Caddy.
+    on_front = sorted(name for name, service in compose["services"].items() if "front" in (service.get("networks") or []))
+    assert on_front == ["caddy", "kaboom"]
+    assert list(caddy["networks"]) == ["front"]
 
 
 # --- the lock files -----------------------------------------------------------------------------

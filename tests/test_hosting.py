@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -14,9 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import psutil
+import pytest
 
 from tests.clock import FakeClock
-from tests.live import kaboom_process, live_server, put_position
+from tests.live import answers_health, kaboom_process, live_server, put_position, wait_until
 from tests.redis_server import redis_server
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
@@ -209,10 +213,7 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
         threads = [threading.Thread(target=play, args=(seed,)) for seed in range(6)]
         for thread in threads:
             thread.start()
-        deadline = time.monotonic() + 60
-        while len(acknowledged) < 60:
-            assert time.monotonic() < deadline, f"only {len(acknowledged)} moves answered in 60 s"
-            threading.Event().wait(0.01)
+        wait_until(lambda: len(acknowledged) >= 60, 60, lambda: f"only {len(acknowledged)} moves answered in 60 s")
         os.kill(process.pid, signal.SIGKILL)  # in the middle of moves
         stop.set()
         for thread in threads:
@@ -228,3 +229,172 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
         length = connection.execute("SELECT history_length FROM games WHERE id = ?", (game["id"],)).fetchone()[0]
         records = connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game["id"],)).fetchone()[0]
     assert length == records  # no half-applied write
+
+
+def open_files_limit(limit: int):
+    """For kaboom_process: start the server with this limit on open files, its hard limit too (so it cannot raise it)."""
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+
+def port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+def slow_connection(port: int, source: str, first: bytes) -> socket.socket:
+    """A connection from `source` (any 127.x address is this machine) that sends `first` and then what the test says."""
+    connection = socket.socket()
+    connection.bind((source, 0))
+    connection.settimeout(10)
+    connection.connect(("127.0.0.1", port))
+    # Blocking from here on, so that a recv with MSG_DONTWAIT answers at once instead of waiting for the timeout.
+    connection.settimeout(None)
+    try:
+        connection.sendall(first)
+    except OSError:
+        pass  # already closed by the server: counted below like any closed one
+    return connection
+
+
+def closed_by_server(connection: socket.socket, received: bytearray) -> bool:
+    """Whether the server has closed `connection` (keeping what it sent in `received`), without waiting."""
+    try:
+        while chunk := connection.recv(4096, socket.MSG_DONTWAIT):
+            received += chunk
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def test_one_client_holding_more_connections_than_the_server_has_files_cannot_starve_another(tmp_path):
+    # 300 unfinished requests from one address against a server that may open 256 files: without a cap per
+    # client the file descriptors run out and nobody else is answered. The read deadline is long here, so
+    # only the cap per client can save the other client.
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_READ_TIMEOUT": "120", "KABOOM_CONNECTIONS_PER_CLIENT": "20"}
+    with kaboom_process(preexec_fn=open_files_limit(256), **env, **SECRET) as (_, url):
+        slow = [slow_connection(port_of(url), "127.0.0.2", b"GET / HTTP/1.1\r\nHost: kaboom\r\n") for _ in range(300)]
+        try:
+            with httpx.Client(base_url=url, timeout=10) as other:
+                for _ in range(10):
+                    # A new connection each time, as the busiest proxy-less client would open.
+                    assert other.get("/healthz", headers={"Connection": "close"}).status_code == 200
+            received = [bytearray() for _ in slow]
+            wait_until(
+                lambda: sum(not closed_by_server(c, r) for c, r in zip(slow, received)) <= 20,
+                30, "the connections past the cap per client were not closed within 30 s", every=0.1,
+            )
+        finally:
+            for connection in slow:
+                connection.close()
+
+
+def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_path):
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_READ_TIMEOUT": "1", "KABOOM_KEEPALIVE_TIMEOUT": "1"}
+    with kaboom_process(**env, **SECRET) as (_, url):
+        port = port_of(url)
+        heads = [slow_connection(port, "127.0.0.1", b"GET /healthz HTTP/1.1\r\nHost: kaboom\r\n") for _ in range(5)]
+        silent = [slow_connection(port, "127.0.0.1", b"") for _ in range(5)]
+        body = slow_connection(
+            port, "127.0.0.1",
+            b"POST /api/games HTTP/1.1\r\nHost: kaboom\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+        )
+        after_answer = slow_connection(port, "127.0.0.1", b"GET /healthz HTTP/1.1\r\nHost: kaboom\r\n\r\n")
+        connections = [*heads, *silent, body, after_answer]
+        received = {connection: bytearray() for connection in connections}
+        try:
+            deadline = time.monotonic() + 30
+            open_ones = list(connections)
+            while open_ones:
+                assert time.monotonic() < deadline, f"{len(open_ones)} slow connections still open after 30 s"
+                for connection in open_ones:
+                    # A header line, or a byte of the body, every 0.2 s: never idle, never finished.
+                    trickle = b" " if connection is body else b"X-Slow: 1\r\n" if connection in heads else b""
+                    try:
+                        connection.sendall(trickle)
+                    except OSError:
+                        pass
+                time.sleep(0.2)
+                open_ones = [c for c in open_ones if not closed_by_server(c, received[c])]
+            for connection in heads:
+                assert received[connection].startswith(b"HTTP/1.1 408"), received[connection]
+                assert b"did not arrive within 1 seconds" in received[connection]
+            assert received[after_answer].startswith(b"HTTP/1.1 200")
+            assert all(received[connection] == b"" for connection in silent)
+        finally:
+            for connection in connections:
+                connection.close()
+        with httpx.Client(base_url=url, timeout=10) as client:
+            assert client.get("/healthz").status_code == 200
+
+
+def test_workers_stop_when_their_parent_is_killed(tmp_path):
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_WORKERS": "2", **SECRET}
+    with kaboom_process(**env) as (process, url):
+        supervisor = psutil.Process(process.pid)
+        wait_until(
+            lambda: len(supervisor.children(recursive=True)) >= 2, 60, "two workers did not start within 60 s", every=0.1
+        )
+        workers = supervisor.children(recursive=True)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(30)
+        _, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive, f"workers still running 30 s after their parent was killed: {alive}"
+        with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
+            probe.connect(("127.0.0.1", port_of(url)))
+
+
+def test_a_forged_forwarded_for_cannot_dodge_the_creation_limit(tmp_path):
+    body = {"width": 9, "height": 9, "mines": 10}
+    # A window of an hour: the four games fall in one window however slow the machine.
+    limits = {"KABOOM_CREATE_LIMIT": "3", "KABOOM_CREATE_WINDOW": "3600", **SECRET}
+
+    def create(client: httpx.Client, forwarded_for: str) -> int:
+        return client.post("/api/games", json=body, headers={"X-Forwarded-For": forwarded_for}).status_code
+
+    # No proxy is trusted by default: the header is ignored and the connection's address counts.
+    with kaboom_process(KABOOM_DATABASE=str(tmp_path / "direct.sqlite3"), **limits) as (_, url):
+        with httpx.Client(base_url=url) as client:
+            assert [create(client, f"198.51.100.{i}") for i in range(4)] == [201, 201, 201, 429]
+    # Behind a trusted proxy that appends the address it saw, what the client wrote before it does not count.
+    proxied = {"KABOOM_FORWARDED_ALLOW_IPS": "127.0.0.1", **limits}
+    with kaboom_process(KABOOM_DATABASE=str(tmp_path / "proxied.sqlite3"), **proxied) as (_, url):
+        with httpx.Client(base_url=url) as client:
+            assert [create(client, f"198.51.100.{i}, 203.0.113.7") for i in range(4)] == [201, 201, 201, 429]
+            # Another client behind the same proxy has its own allowance.
+            assert create(client, "203.0.113.8") == 201
+            # An IPv6 client is one client across its /64.
+            assert [create(client, f"2001:db8:5:6::{i}") for i in range(1, 5)] == [201, 201, 201, 429]
+
+
+def test_past_the_connection_ceiling_a_request_gets_503_and_then_connections_are_closed(tmp_path):
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_MAX_CONNECTIONS": "5"}
+    with kaboom_process(**env, **SECRET) as (_, url):
+        # Four clients, one connection each (well under the cap per client), sending nothing yet.
+        idle = [slow_connection(port_of(url), f"127.0.0.{i}", b"") for i in range(2, 6)]
+        try:
+            with httpx.Client(base_url=url, timeout=10) as client:
+                busy = client.get("/healthz", headers={"Connection": "close"})
+                assert busy.status_code == 503 and busy.text == "Service Unavailable"
+                idle.append(slow_connection(port_of(url), "127.0.0.6", b""))
+                with pytest.raises(httpx.TransportError):
+                    client.get("/healthz")
+            for connection in idle:
+                connection.close()
+            # Not at once: the server may not have seen the others leave yet.
+            wait_until(
+                lambda: answers_health(url, timeout=10), 30, "no answer 30 s after the other connections were closed",
+                every=0.1,
+            )
+        finally:
+            for connection in idle:
+                connection.close()
+
+
+def test_a_proxy_setting_that_is_no_address_stops_the_server_with_a_message(tmp_path):
+    for value, message in (("*", "would let every client choose"), ("proxy.example", "is not an IP address")):
+        result = subprocess.run(
+            [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")], capture_output=True, text=True, timeout=60,
+            env={**os.environ, **SECRET, "KABOOM_FORWARDED_ALLOW_IPS": value},
+        )
+        assert result.returncode == 2 and message in result.stderr, result.stderr

@@ -10,7 +10,9 @@ import pytest
 
 from app.game import Game, Invalid, Move, Refused, board_size, set_options
 from app.modes import CruelOptions, apply_move, game_from_json, hint, new_game
-from solver import Analyzer
+import time
+
+from solver import Analyzer, Limits, OutOfWork, Status
 from solver.strategy import progress_cell
 
 
@@ -233,38 +235,68 @@ def test_games_survive_json():
         game_from_json(game.to_json(), [{"cells": {}}])
 
 
-def scattered_game(seed: int = 1) -> tuple[Game, set[int]]:
-    """A 100x100 board with a third of its safe cells revealed at random: one huge,
-    slow component, the kind of position classic mode's random clicking builds."""
+def scattered_game(seed: int = 1, side: int = 60, mines: int = 720, shown: int = 1000) -> tuple[Game, set[int]]:
+    """A board with a third of its safe cells revealed at random: huge components, the
+    slowest kind of position (classic mode's random clicking builds them). 60x60 needs
+    about 3 M work units to analyse, 100x100 with 3,000 mines and 2,100 shown about 30 M."""
     rng = random.Random(seed)
-    game = new_game(100, 100, 2000)
-    mines = set(rng.sample(range(10_000), 2000))
-    for index in rng.sample([i for i in range(10_000) if i not in mines], 2700):
-        game.cells[index] = str(game.board.mines_around(index, mines))
+    game = new_game(side, side, mines)
+    layout = set(rng.sample(range(side * side), mines))
+    for index in rng.sample([i for i in range(side * side) if i not in layout], shown):
+        game.cells[index] = str(game.board.mines_around(index, layout))
     game.started_at = 0.0
+    mines = layout
     return game, mines
 
 
-def test_a_click_that_runs_out_of_time_is_a_guess_and_returns_quickly():
-    import time
+SMALL_WORK = 200_000  # units: a small part of what scattered_game's position needs
 
-    from solver import Budget, OutOfTime, Status
 
+def unproven_cells(game: Game, analyzer: Analyzer) -> list[int]:
+    return [i for i, symbol in enumerate(game.cells) if symbol == "." and analyzer.proven(game.cell(i)) is Status.UNKNOWN]
+
+
+def test_a_click_past_the_work_allowance_is_a_guess():
     game, mines = scattered_game()
-    analyzer = Analyzer(game.position())
-    with analyzer.time_limit(0.001), pytest.raises(OutOfTime):
-        analyzer.classify()
-    # A cell nothing proved yet, and that the real layout leaves empty: it can be safe.
-    index = next(
-        i for i, symbol in enumerate(game.cells)
-        if symbol == "." and i not in mines and analyzer.proven(game.cell(i)) is Status.UNKNOWN
-    )
-    started = time.perf_counter()
-    after, outcome = apply_move(
-        game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, budget=Budget(seconds=0.001)
-    )
-    assert time.perf_counter() - started < 5  # a full analysis of this position takes far longer
+    partial = Analyzer(game.position())
+    with partial.limits(Limits(work=SMALL_WORK).metered()), pytest.raises(OutOfWork):
+        partial.classify()
+    # A cell the allowed work did not decide, and that the real layout leaves empty: it can be safe.
+    index = next(i for i in unproven_cells(game, partial) if i not in mines)
+    after, outcome = apply_move(game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, limits=Limits(work=SMALL_WORK))
     assert "too complex" in outcome.message
     # The fair reading: no safe cell is known, so a cell that can be safe is safe.
     assert after.status == "playing" and outcome.forced_guess and after.state["forced_guesses"] == 1
     assert after.cells[index] != "."
+
+
+def test_the_verdict_does_not_depend_on_what_the_analyzer_cache_kept():
+    """A cached analyzer that finished this position on earlier requests must not judge
+    more harshly than a fresh one within the same work: the verdict is the fresh one's."""
+    game, mines = scattered_game()
+    partial = Analyzer(game.position())
+    with partial.limits(Limits(work=SMALL_WORK).metered()), pytest.raises(OutOfWork):
+        partial.classify()
+    complete = Analyzer(game.position())
+    complete.classify()
+    assert complete.safe_cell_exists()
+    # Unknown within the allowance, but a losing click for a player who could know everything.
+    index = next(i for i in unproven_cells(game, partial) if complete.status(game.cell(i)) is not Status.SAFE)
+    move = Move("reveal", *game.cell(index))
+    limits = Limits(work=SMALL_WORK)
+    cold, _ = apply_move(game, move, rng=random.Random(1), now=1.0, limits=limits)
+    warm, _ = apply_move(game, move, rng=random.Random(1), now=1.0, analyzer=complete, limits=limits)
+    assert cold.status == warm.status == "playing"
+    assert cold.cells == warm.cells
+    # With work enough to finish, the same click loses, cached or not.
+    assert apply_move(game, move, rng=random.Random(1), now=1.0)[0].status == "lost"
+
+
+def test_the_wall_clock_guard_is_logged(caplog):
+    game, mines = scattered_game()
+    index = next(i for i, symbol in enumerate(game.cells) if symbol == "." and i not in mines)
+    past = Limits(deadline=time.monotonic() - 1)
+    with caplog.at_level("WARNING", logger="kaboom.solver"):
+        after, outcome = apply_move(game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, limits=past)
+    assert after.status == "playing" and "too complex" in outcome.message
+    assert any("wall-clock" in record.message for record in caplog.records)

@@ -64,6 +64,14 @@ class Backend:
     def records(self, game_id: str) -> int:
         raise NotImplementedError
 
+    def put_record(self, game_id: str, record: str) -> None:
+        """Replace the game's first undo record by this text."""
+        raise NotImplementedError
+
+    def set_version(self, game_id: str, version: int) -> None:
+        """Set the version the store keeps beside the game's data (the one its writes check)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         for store in [*self.others, self.store]:
             store.close()
@@ -88,6 +96,12 @@ class MemoryBackend(Backend):
 
     def records(self, game_id: str) -> int:
         return len(self.store._games[game_id]["history"])
+
+    def put_record(self, game_id: str, record: str) -> None:
+        self.store._games[game_id]["history"][0] = record
+
+    def set_version(self, game_id: str, version: int) -> None:
+        self.store._games[game_id]["version"] = version
 
 
 class SQLiteBackend(Backend):
@@ -115,6 +129,14 @@ class SQLiteBackend(Backend):
         with sqlite3.connect(self.path) as connection:
             return connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game_id,)).fetchone()[0]
 
+    def put_record(self, game_id: str, record: str) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE history SET record = ? WHERE game_id = ? AND seq = 0", (record, game_id))
+
+    def set_version(self, game_id: str, version: int) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE games SET version = ? WHERE id = ?", (version, game_id))
+
 
 class RedisBackend(Backend):
     name = "redis"
@@ -138,6 +160,12 @@ class RedisBackend(Backend):
 
     def records(self, game_id: str) -> int:
         return self.store.redis.llen(f"kaboom:history:{game_id}")
+
+    def put_record(self, game_id: str, record: str) -> None:
+        self.store.redis.lset(f"kaboom:history:{game_id}", 0, record)
+
+    def set_version(self, game_id: str, version: int) -> None:
+        self.store.redis.hset(f"kaboom:game:{game_id}", "version", version)
 
     def close(self) -> None:
         self.store.redis.flushdb()
@@ -237,6 +265,49 @@ class TestStoreContract:
             fresh.load(damaged_state, "mallory")
         game = fresh.load(healthy, "alice")
         fresh.save(healthy, "alice", moved(game, "reveal", 4, 4), game.version)
+
+    @pytest.mark.parametrize(
+        "record",
+        [
+            {"cells": {"81": "."}},  # a cell off the 9x9 board
+            {"cells": {"0": "*"}},  # a symbol a cell never shows
+            {"marks": {"0": "X"}},  # an unknown mark
+            {"state": {}},  # the mode's state without its count
+            {"started_at": "yesterday"},
+        ],
+        ids=["off the board", "unknown symbol", "unknown mark", "mode state missing", "time as text"],
+    )
+    def test_an_undo_record_that_does_not_fit_its_game_is_damage(self, backend, record):
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        flagged = moved(game, "flag", 0, 0)
+        store.save(game_id, "alice", flagged, game.version)
+        backend.put_record(game_id, json.dumps({**flagged.history[0], **record}))
+        with pytest.raises(Corrupt, match=f"game {game_id}: .*undo record 0"):
+            backend.reopened().load(game_id, "alice")
+
+    @pytest.mark.parametrize("change", [1, -1], ids=["ahead", "behind"])
+    def test_a_version_field_that_disagrees_with_the_data_is_damage(self, backend, change):
+        """No write could pass the version check, so such a game is damaged, not "changed, try again" forever."""
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = moved(store.load(game_id, "alice"), "flag", 0, 0)
+        store.save(game_id, "alice", game, game.version - 1)
+        backend.set_version(game_id, game.version + change)
+        with pytest.raises(Corrupt, match=f"game {game_id}: version"):
+            backend.reopened().load(game_id, "alice")
+
+    def test_a_game_that_would_not_read_back_is_not_written(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        after = moved(game, "reveal", 4, 4)
+        after.marks[next(i for i, symbol in enumerate(after.cells) if symbol != ".")] = "F"  # a flag on a revealed cell
+        with pytest.raises(Corrupt, match="marks"):
+            store.save(game_id, "alice", after, game.version)
+        assert backend.reopened().load(game_id, "alice") == game
+        assert backend.records(game_id) == 0
 
     def test_a_failed_save_leaves_the_stored_game_whole(self, backend):
         store = backend.store

@@ -12,10 +12,10 @@ from app.cli.errors import BadInput
 
 
 def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
-    import uvicorn
     from pydantic import ValidationError
 
     from app.config import ConfigurationError, Settings
+    from app.server import serve as run_server, trusted_networks
     from app.web import create_app
 
     # Workers are separate processes that read their settings from the
@@ -25,6 +25,7 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
             os.environ[f"KABOOM_{name.upper()}"] = str(value)
     try:
         settings = Settings()
+        trusted_networks(settings.forwarded_allow_ips)
         # Opening the store here, once, makes a bad setting (an unwritable
         # database, a missing secret) stop the server with its message.
         create_app(settings).state.service.store.close()
@@ -35,18 +36,7 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         raise BadInput(str(error)) from None
     where = settings.store or settings.database
     print(f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}", file=sys.stderr)
-    uvicorn.run(
-        "app.web:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        proxy_headers=True,
-        # Limits count per client address: behind a proxy that address comes from it.
-        forwarded_allow_ips=settings.forwarded_allow_ips,
-        log_level="info",
-    )
-
+    run_server(settings)
 
 
 def add_parser(commands) -> None:

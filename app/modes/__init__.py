@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from app import stored
 from app.game import Game, Hint, Invalid, Move, Options, Outcome
 from app.modes.base import Mode
 from app.modes.cruel import Cruel, CruelOptions
@@ -37,7 +38,7 @@ def new_game(
 
 
 def apply_move(game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:
-    """Apply a move by the rules of the game's mode; `turn` is Mode.apply's rng, now, analyzer and budget."""
+    """Apply a move by the rules of the game's mode; `turn` is Mode.apply's rng, now, analyzer and limits."""
     return get_mode(game.mode).apply(game, move, **turn)
 
 
@@ -46,11 +47,10 @@ def hint(game: Game, analyzer: Analyzer) -> Hint:
 
 
 def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
-    """A stored game back, read with its mode's settings; anything malformed raises ValueError."""
-    mode = MODES.get(data.get("mode")) if isinstance(data, dict) else None
-    if mode is None:
-        raise ValueError(f"stored game has an unknown mode: {data.get('mode') if isinstance(data, dict) else data!r}")
-    return Game.from_json(data, history, mode.options_class)
+    """A stored game back, every field checked (app.stored); anything malformed raises ValueError."""
+    game = stored.read_state(data, MODES)
+    game.history = stored.read_records(game, history, MODES)
+    return game
 
 
 __all__ = ["MODES", "Cruel", "CruelOptions", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]

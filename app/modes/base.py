@@ -30,7 +30,8 @@ from app.game import (
     flag,
     undo,
 )
-from solver import Analyzer, Budget
+from app.stored import NoState
+from solver import Analyzer, Limits
 from solver.position import COVERED
 
 
@@ -38,6 +39,10 @@ class Mode:
     name: ClassVar[str]
     title: ClassVar[str]  # for people
     options_class: ClassVar[type[Options]] = Options
+    # The shape of `state` and of `hidden` as stored (TypedDicts with app.stored's @schema; checked on every
+    # load); a mode without a secret has no hidden_schema, and its games store none.
+    state_schema: ClassVar[type] = NoState
+    hidden_schema: ClassVar[type | None] = None
 
     # ----- a new game -------------------------------------------------
 
@@ -83,7 +88,7 @@ class Mode:
         rng: random.Random,
         now: float,
         analyzer: Analyzer | None = None,
-        budget: Budget | None = None,
+        limits: Limits | None = None,
     ) -> tuple[Game, Outcome]:
         """Apply a move to a copy of `game`. `analyzer` must match the game's position; it is updated in place."""
         if move.action not in ACTIONS:
@@ -93,19 +98,17 @@ class Mode:
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
         index = game.index(move.x, move.y)
-        turn = Turn(game.copy(), analyzer or Analyzer(game.position()), rng, budget or Budget(), now)
-        # One time limit for the whole move, a chord included.
-        with turn.analyzer.time_limit(turn.budget.seconds):
-            if move.action == "flag":
-                flag(turn, index, move.mark)
-            elif move.action == "reveal":
-                check_revealable(game, index)
-                self.reveal_cell(turn, index)
-            else:
-                for target in chord_targets(game, index):
-                    # One by one, each under the rules as they stand after the ones before.
-                    if turn.game.cells[target] == COVERED and turn.game.status == "playing":
-                        self.reveal_cell(turn, target)
+        turn = Turn(game.copy(), analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        if move.action == "flag":
+            flag(turn, index, move.mark)
+        elif move.action == "reveal":
+            check_revealable(game, index)
+            self.reveal_cell(turn, index)
+        else:
+            for target in chord_targets(game, index):
+                # One by one, each under the rules as they stand after the ones before.
+                if turn.game.cells[target] == COVERED and turn.game.status == "playing":
+                    self.reveal_cell(turn, target)
         new = turn.game
         new.last_cell = index
         new.history.append(turn.undo)

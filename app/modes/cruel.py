@@ -8,13 +8,19 @@ layout does not exist until the next click.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from app.game import Game, Hint, Options, Refused, Turn, setting
 from app.modes.base import Mode
-from solver import Analyzer, Inconsistent, OutOfTime, Status, describe
+from app.stored import Count, schema
+from solver import Analyzer, Inconsistent, OutOfTime, OutOfWork, Status, describe
 from solver.position import FLAG
+
+log = logging.getLogger("kaboom.solver")
 
 
 @dataclass
@@ -22,10 +28,16 @@ class CruelOptions(Options):
     allow_outside: bool = setting("Allow guessing anywhere", order=0)
 
 
+@schema
+class CruelState(TypedDict):
+    forced_guesses: Count
+
+
 class Cruel(Mode):
     name = "cruel"
     title = "Cruel but fair"
     options_class = CruelOptions
+    state_schema = CruelState
 
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
@@ -34,23 +46,17 @@ class Cruel(Mode):
         game, analyzer = turn.game, turn.analyzer
         cell = game.cell(index)
         first = game.started_at is None
-        hurried = False
-        try:
-            safe, forced = judge(game, analyzer, cell)
-        except OutOfTime:
-            # The solver ran out of time before it knew this position. The fair
-            # reading: no safe cell is known, so the click is a guess, and a guess
-            # is safe when the cell can be safe. What was proven already still counts.
-            proven = analyzer.proven(cell)
-            safe, forced, hurried = proven is not Status.MINE, proven is Status.UNKNOWN, True
-            turn.outcome.message = "The position was too complex to judge in time: this click counted as a guess."
+        safe, forced, hurried = verdict(game, turn, cell)
+        if hurried:
+            turn.outcome.message = "The position was too complex to judge in full: this click counted as a guess."
         if first:
             game.started_at = turn.now
         if not safe:
             self._explode(turn, index)
             return
         try:
-            layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
+            with analyzer.limits(turn.limits.for_deal(hurried)):
+                layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
         except Inconsistent:
             if not hurried:
                 raise
@@ -75,7 +81,8 @@ class Cruel(Mode):
     def _explode(self, turn: Turn, index: int) -> None:
         game = turn.game
         cell = game.cell(index)
-        layout = turn.analyzer.sample_layout(turn.rng, force=(cell, True), budget=turn.budget)
+        with turn.analyzer.limits(turn.limits.metered()):
+            layout = turn.analyzer.sample_layout(turn.rng, force=(cell, True), budget=turn.budget)
         game.exploded = index
         game.finish("lost", turn.now, (game.board.index(x, y) for x, y in layout.mines))
         turn.outcome.message = f"Boom: {describe(cell)} was a mine."
@@ -112,6 +119,58 @@ class Cruel(Mode):
         if game.status == "won" and forced:
             return f"You won in {clock} with {forced} forced guess{'es' * (forced != 1)}."
         return super().result_text(game, clock)
+
+
+def verdict(game: Game, turn: Turn, cell: tuple[int, int]) -> tuple[bool, bool, bool]:
+    """(safe, forced guess, hurried) for a click: the rules' answer within the turn's work allowance.
+
+    The answer must not depend on the machine, its load, or what the analyzer
+    cache happened to keep, so it is the answer a fresh analysis of this
+    position gives within the work allowance, which counts solver work, not
+    time. When that work runs out the click is judged as a guess ("hurried"):
+    safe unless what was proven within it makes the cell a mine. The cached
+    analyzer is asked first because it is usually done at once; whatever it
+    says safe a fresh analysis says safe too (exactly or as a guess), so only a
+    loss, or a cached analyzer out of work, is checked on a fresh one.
+    """
+    analyzer = turn.analyzer
+    pristine = analyzer.pristine
+    # A cached analyzer that stopped short before will stop short again: only the fresh answer counts.
+    if pristine or not analyzer.interrupted:
+        try:
+            with analyzer.limits(turn.limits.metered()):
+                safe, forced = judge(game, analyzer, cell)
+            if safe or pristine:
+                return safe, forced, False
+        except OutOfWork:
+            if pristine:
+                return _guess(analyzer, cell)
+        except OutOfTime:
+            return _out_of_time(game, analyzer, cell)
+    fresh = Analyzer(game.position())
+    try:
+        with fresh.limits(turn.limits.metered()):
+            return (*judge(game, fresh, cell), False)
+    except OutOfWork:
+        return _guess(fresh, cell)
+    except OutOfTime:
+        return _out_of_time(game, fresh, cell)
+
+
+def _guess(analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, bool, bool]:
+    """A click the solver could not judge in full: a guess, lost only where what it proved says mine."""
+    proven = analyzer.proven(cell)
+    return proven is not Status.MINE, proven is Status.UNKNOWN, True
+
+
+def _out_of_time(game: Game, analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, bool, bool]:
+    # The wall clock is the last guard: where it stops depends on the machine's
+    # load, which a verdict should not, so every time it decides one is logged.
+    log.warning(
+        "wall-clock limit reached judging a click at %s on a %dx%d board with %d mines: judged as a guess",
+        describe(cell), game.width, game.height, game.mines,
+    )
+    return _guess(analyzer, cell)
 
 
 def judge(game: Game, analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, bool]:

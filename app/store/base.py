@@ -5,31 +5,37 @@ set of tests run against each (tests/test_store.py):
 - `create` keeps a new game; the player in seat 0 made it, and a player keeps
   at most `keep` games they made (finished ones go first, then the longest idle).
 - `load` answers only a player with a seat (NotFound otherwise, the same as
-  for a game that does not exist); a stored game that cannot be read is Corrupt.
+  for a game that does not exist); a stored game that does not pass every
+  check of its schema (app.stored), undo records included, or whose stored
+  version disagrees with its data, is Corrupt, and only that game is.
 - `save` writes all of a game or nothing, and only over the version it was
   read at (Conflict otherwise); new seats in the game are indexed with it.
+  A game that would not read back is not written (Corrupt).
 - `wait_for_change` returns once a game's stored version differs from the
   one given: the signal live updates will listen to.
 - `allow` counts events per key in fixed windows of the store's clock, shared
   by every process using the store.
 - `lease` keeps other processes off a game while a move is worked out.
+- A store that cannot be reached, or cannot write (a full or read-only disk),
+  raises StoreUnavailable, and works again once the fault is gone, without a restart.
 Times (last update, expiry, rate windows) come from `clock`, so tests can
 move time instead of sleeping.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from cachetools import LRUCache
+
 from app.game import Game
-from app.modes import game_from_json
+from app.modes import MODES
+from app.stored import dump, read_records, read_state
 
 Clock = Callable[[], float]
 
@@ -46,6 +52,17 @@ class Conflict(Exception):
     """The game changed since it was read: the write was not applied."""
 
 
+class StoreUnavailable(Exception):
+    """The store cannot read or write just now (a full or read-only disk, Redis unreachable); it recovers by itself.
+
+    `message` is for the player; `part` names the store that is down, for /healthz."""
+
+    def __init__(self, message: str, part: str):
+        super().__init__(message)
+        self.message = message
+        self.part = part
+
+
 def new_game_id() -> str:
     # 128 bits from the OS, URL-safe.
     return secrets.token_urlsafe(16)
@@ -56,15 +73,30 @@ def window_start(now: float, window: float) -> float:
     return now - now % window
 
 
+# Decoded undo histories each worker keeps (a 100x100 game's reaches about 2 MiB).
+HISTORY_CACHE_BYTES = 16 * 2**20
+
+
+def history_footprint(history: list[dict[str, Any]]) -> int:
+    """About how many bytes a decoded history holds: a dict per record, an entry per cell or mark it restores."""
+    return sum(600 + 150 * (len(record.get("cells", ())) + len(record.get("marks", ()))) for record in history)
+
+
 class Store:
     """What every store offers. Histories of recently used games stay decoded in memory,
     keyed by version: a given version of a game always has the same history."""
 
-    def __init__(self, clock: Clock = time.time, cached_histories: int = 64) -> None:
+    def __init__(self, clock: Clock = time.time) -> None:
         self.clock = clock
-        self._histories: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
-        self._cached_histories = cached_histories
         self._cache_lock = threading.Lock()
+        self.bound_history_cache(HISTORY_CACHE_BYTES)
+
+    def bound_history_cache(self, max_bytes: int) -> None:
+        """Keep at most about this many bytes of decoded histories (least recently used go first)."""
+        with self._cache_lock:
+            self._histories: LRUCache[str, tuple[int, list[dict[str, Any]]]] = LRUCache(
+                max_bytes, getsizeof=lambda entry: history_footprint(entry[1])
+            )
 
     def create(self, game: Game, keep: int = 100) -> str:
         raise NotImplementedError
@@ -104,6 +136,9 @@ class Store:
                 return False
             time.sleep(min(0.05, left))
 
+    def check(self) -> None:
+        """Raise StoreUnavailable when games could not be read or saved right now (for /healthz)."""
+
     def close(self) -> None:
         pass
 
@@ -123,7 +158,6 @@ class Store:
             entry = self._histories.get(game_id)
             if entry is None or entry[0] != version:
                 return None
-            self._histories.move_to_end(game_id)
             return entry[1]
 
     def _remember_history(self, game_id: str, game: Game) -> None:
@@ -132,15 +166,42 @@ class Store:
                 # Finished games are rarely touched again: read them from the store if they are.
                 self._histories.pop(game_id, None)
                 return
-            self._histories[game_id] = (game.version, list(game.history))
-            self._histories.move_to_end(game_id)
-            while len(self._histories) > self._cached_histories:
-                self._histories.popitem(last=False)
+            try:
+                self._histories[game_id] = (game.version, list(game.history))
+            except ValueError:
+                # Larger than the whole cache: read from the store when next needed.
+                self._histories.pop(game_id, None)
 
-    def _decode(self, game_id: str, data: str | bytes, history: list[dict[str, Any]], player: str) -> Game:
+    def _decode(
+        self,
+        game_id: str,
+        player: str,
+        version: Any,
+        data: str | bytes,
+        records: list[str | bytes] | None,
+        cached: list[dict[str, Any]] | None = None,
+        history_length: Any = None,
+    ) -> Game:
+        """A stored game back, every field checked (app.stored); anything wrong is Corrupt, naming game and field.
+
+        `version` is the store's own copy beside the data, the one its writes
+        check: if the two disagree, no write could ever pass that check, so
+        the game is damaged rather than "changed, try again" forever.
+        `records` are the undo records as stored, checked here, and
+        `history_length` how many the store counted; or `cached` is this
+        version's history, checked when it was read or written.
+        """
         try:
-            game = game_from_json(json.loads(data), history)
-        except (ValueError, TypeError) as error:
+            game = read_state(data, MODES)
+            if type(version) is not int or version != game.version:
+                raise ValueError(f"version: the store holds version {version!r}, the game's data {game.version}")
+            if records is None:
+                game.history = list(cached)
+            else:
+                if history_length is not None and history_length != len(records):
+                    raise ValueError(f"history: {len(records)} undo records where the store counts {history_length!r}")
+                game.history = read_records(game, records, MODES)
+        except ValueError as error:
             raise Corrupt(f"game {game_id}: {error}") from None
         if not game.seats:
             # Written before games had seats: its one player is the one the store let in.
@@ -149,8 +210,13 @@ class Store:
         return game
 
 
-def encode(game: Game) -> str:
-    return json.dumps(game.to_json())
+def encode(game: Game, game_id: str = "new") -> str:
+    """A game's state as stored. A state that would not read back is not written at all: Corrupt
+    (an undo record that does not fit its game, say, undone into an impossible board)."""
+    try:
+        return dump(game, MODES)
+    except ValueError as error:
+        raise Corrupt(f"game {game_id}: not stored, as it would not read back: {error}") from None
 
 
 def creator(game: Game) -> str:

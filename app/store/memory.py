@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from app.game import Game
-from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import Clock, Conflict, NotFound, Store, creator, encode, new_game_id, window_start
 
 
 class MemoryStore(Store):
@@ -41,15 +41,11 @@ class MemoryStore(Store):
     def load(self, game_id: str, player: str) -> Game:
         with self._changed:
             row = self._row(game_id, player)
-            data, records = row["data"], list(row["history"])
-        try:
-            history = [json.loads(record) for record in records]
-        except ValueError as error:
-            raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
-        return self._decode(game_id, data, history, player)
+            version, data, records = row["version"], row["data"], list(row["history"])
+        return self._decode(game_id, player, version, data, records)
 
     def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
-        data = encode(game)
+        data = encode(game, game_id)
         records = [json.dumps(record) for record in game.history]
         with self._changed:
             row = self._row(game_id, player)

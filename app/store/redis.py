@@ -22,8 +22,11 @@ Times come from the store's clock (each host's, as with SQLite): keep the hosts'
 
 from __future__ import annotations
 
+import itertools
 import json
+import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,28 +34,152 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import redis
-from redis.exceptions import LockError
+from redis.backoff import NoBackoff
+from redis.exceptions import LockError, OutOfMemoryError, ReadOnlyError
+from redis.lock import Lock
+from redis.retry import Retry
 
 from app.config import ConfigurationError
 from app.game import Game
 from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import StoreUnavailable
 
-# A move takes milliseconds; a lease this long outlives any move, and frees a
-# game whose host died mid-move soon enough.
-LEASE_SECONDS = 15
+logger = logging.getLogger(__name__)
+
+# A lease is renewed while its move runs, so it can be short: a host that dies
+# mid-move holds its game up for this long at most.
+LEASE_SECONDS = 2.0
 LEASE_WAIT_SECONDS = 30
+# How long one Redis command may take before the request answers 503: Redis
+# answers in a millisecond or so, and a hung one must not hang every request.
+SOCKET_SECONDS = 2.0
+
+UNREACHABLE = "The game store cannot be reached right now; games already saved are kept. Try again in a moment."
+REFUSING = "The game store cannot save games right now; games already saved are kept. Try again later."
+
+
+@contextmanager
+def store_faults() -> Iterator[None]:
+    """Redis faults as StoreUnavailable: unreachable or hung, or refusing writes
+    (out of memory, a disk it cannot save to, a replica)."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        raise StoreUnavailable(UNREACHABLE, "redis") from error
+    except (OutOfMemoryError, ReadOnlyError) as error:
+        raise StoreUnavailable(REFUSING, "redis") from error
+    except redis.ResponseError as error:
+        if not str(error).startswith("MISCONF"):
+            raise
+        raise StoreUnavailable(REFUSING, "redis") from error
+
+
+class Lease(Lock):
+    """redis-py's lock, taken so that a request Redis gets after its sender gave up on it takes nothing.
+
+    A SET NX PX that timed out on the client may still wait in Redis's input
+    (a Redis that hung, then went on) and take the lease later, for nobody:
+    the game would be held up until it expires. So an acquisition first asks
+    Redis the time, and the script that takes the lease does nothing once
+    `answer_within` seconds past it have gone by on Redis's clock, which is
+    well before the client stops waiting for the answer (its socket timeout).
+    A request stuck before Redis answered the time sends no script at all.
+    """
+
+    LATE = -1
+
+    LUA_ACQUIRE_SCRIPT = """
+        local now = redis.call('TIME')
+        if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[3]) then
+            return -1
+        end
+        if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+            return 1
+        end
+        return 0
+    """
+    lua_acquire = None
+
+    def __init__(self, client: redis.Redis, name: str, *, answer_within: float, **options: Any) -> None:
+        self.answer_within = answer_within
+        super().__init__(client, name, **options)
+
+    def register_scripts(self) -> None:
+        super().register_scripts()
+        if Lease.lua_acquire is None:
+            Lease.lua_acquire = self.redis.register_script(self.LUA_ACQUIRE_SCRIPT)
+
+    def acquire(self, *args: Any, **kwargs: Any) -> bool:
+        self._read_redis_time()
+        return super().acquire(*args, **kwargs)
+
+    def _read_redis_time(self) -> None:
+        # Read once per acquisition: later attempts add the time gone by here, so hosts' clocks never matter.
+        seconds, microseconds = self.redis.time()
+        self._redis_time = (seconds * 1000 + microseconds // 1000, time.monotonic())
+
+    def do_acquire(self, token: bytes) -> bool:
+        redis_ms, read_at = self._redis_time
+        taken = self.acquire_before(token, redis_ms + int((time.monotonic() - read_at + self.answer_within) * 1000))
+        if taken == self.LATE:
+            # Too late (or Redis's clock jumped): the next attempt starts from Redis's time again.
+            self._read_redis_time()
+        return taken == 1
+
+    def acquire_before(self, token: bytes, deadline_ms: int) -> int:
+        """Take the lease with `token` (1), unless another holds it (0) or Redis's clock is past
+        `deadline_ms` when the request reaches it (LATE)."""
+        arguments = [token, int(self.timeout * 1000), deadline_ms]
+        return self.lua_acquire(keys=[self.name], args=arguments, client=self.redis)
+
+
+@contextmanager
+def renewed(lease: Lock, every: float) -> Iterator[None]:
+    """Keep `lease` from running out while the block runs, renewing it every `every` seconds in a thread of its own."""
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(every):
+            try:
+                lease.reacquire()
+            except LockError:
+                return  # it ran out all the same (a stall longer than the lease): the version check guards the save
+            except redis.RedisError:
+                continue  # Redis is unreachable for now: the move hears of it, and the lease runs out by itself
+
+    renewer = threading.Thread(target=renew, name=f"renew {lease.name}", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        # Joined, so no renewal outlives the lease; a renewal under way takes a socket timeout at most.
+        renewer.join()
 
 
 class RedisStore(Store):
     # A write that loses this many races in a row is refused rather than retried forever.
     ATTEMPTS = 5
 
-    def __init__(self, url: str, prefix: str = "kaboom", clock: Clock = time.time) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "kaboom",
+        clock: Clock = time.time,
+        lease_seconds: float = LEASE_SECONDS,
+        socket_seconds: float = SOCKET_SECONDS,
+    ) -> None:
         super().__init__(clock)
         self.prefix = prefix
+        self.lease_seconds = lease_seconds
+        self.socket_seconds = socket_seconds
         try:
-            # Without timeouts a Redis that stops answering would hang every request.
-            self.redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
+            # Without timeouts a Redis that stops answering would hang every request. No retries:
+            # redis-py's default retries a command ten times, each up to a timeout, and a command
+            # sent again may be applied twice; a request that fails answers 503 and the player retries.
+            self.redis = redis.Redis.from_url(
+                url, socket_connect_timeout=socket_seconds, socket_timeout=socket_seconds, retry=Retry(NoBackoff(), 0)
+            )
             self.redis.ping()
         except (redis.RedisError, ValueError, OSError) as error:
             raise ConfigurationError(f"cannot reach Redis at {without_password(url)}: {error}") from None
@@ -60,11 +187,13 @@ class RedisStore(Store):
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
 
+    @store_faults()
     def create(self, game: Game, keep: int = 100) -> str:
         maker = creator(game)
         game_id = new_game_id()
-        data = encode(game)
+        data = encode(game, game_id)
         made = self._key("owner", maker)
+        self._repair_indexes(self._index_keys(game.seats))
 
         def write(pipe: redis.client.Pipeline) -> None:
             surplus = pipe.zcard(made) - keep + 1
@@ -73,6 +202,9 @@ class RedisStore(Store):
             pipe.multi()
             for old in doomed:
                 self._delete(pipe, old)
+            if doomed:
+                # Even a game whose seats cannot be read any more leaves its maker's index.
+                pipe.zrem(made, *doomed)
             pipe.hset(
                 self._key("game", game_id),
                 mapping={
@@ -98,8 +230,8 @@ class RedisStore(Store):
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id, _ in games:
                 pipe.hget(self._key("game", game_id.decode()), "finished")
-            finished = pipe.execute()
-        # A game whose hash is gone is a dead index entry: drop it first of all.
+            finished = pipe.execute(raise_on_error=False)
+        # A game whose hash is gone (or is not a hash) is a dead index entry: drop it first of all.
         order = sorted(zip(games, finished), key=lambda entry: (entry[1] == b"0", entry[0][1]))
         return [game_id.decode() for (game_id, _), _ in order]
 
@@ -115,44 +247,47 @@ class RedisStore(Store):
             raise Corrupt(f"game {game_id}: its seats are not a list of players: {seats!r}")
         return decoded
 
+    @store_faults()
     def load(self, game_id: str, player: str) -> Game:
         key = self._key("game", game_id)
-        seats, owner, version = self._read_hash(key, "seats", "owner", "version")
+        # The version and the data in one read: the cached history is paired with the data by that version.
+        seats, owner, version, data = self._read_hash(key, "seats", "owner", "version", "data")
         if player not in self._seats(game_id, seats, owner):
             raise NotFound(game_id)
-        history = self._cached_history(game_id, _number(game_id, version))
-        if history is None:
+        cached = self._cached_history(game_id, _number(game_id, version))
+        records = history_length = None
+        if cached is None:
             # Read state and records in one transaction: a save in between would pair them wrongly.
             with self.redis.pipeline() as pipe:
-                pipe.hmget(key, "seats", "owner", "data")
+                pipe.hmget(key, "seats", "owner", "version", "data", "history_length")
                 pipe.lrange(self._key("history", game_id), 0, -1)
-                (seats, owner, data), records = pipe.execute()
+                try:
+                    (seats, owner, version, data, history_length), records = pipe.execute()
+                except redis.ResponseError as error:
+                    raise Corrupt(f"game {game_id}: its state or undo records are not of their type: {error}") from None
             if player not in self._seats(game_id, seats, owner):
                 raise NotFound(game_id)
-            try:
-                history = [json.loads(record) for record in records]
-            except ValueError as error:
-                raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
-        else:
-            data = self.redis.hget(key, "data")
+            history_length = _number(game_id, history_length)
         if data is None:
             raise NotFound(game_id)
-        return self._decode(game_id, data, history, player)
+        return self._decode(game_id, player, _number(game_id, version), data, records, cached, history_length)
 
-    def _read_hash(self, key: str, *fields: str) -> list[Any]:
+    def _read_hash(self, key: str, *fields: str, client: redis.Redis | None = None) -> list[Any]:
         try:
-            return self.redis.hmget(key, *fields)
+            return (client or self.redis).hmget(key, *fields)
         except redis.ResponseError as error:
             # A key of another type where a game should be.
             raise Corrupt(f"{key}: {error}") from None
 
+    @store_faults()
     def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
         key = self._key("game", game_id)
         history_key = self._key("history", game_id)
-        data = encode(game)
+        data = encode(game, game_id)
 
         def write(pipe: redis.client.Pipeline) -> None:
-            seats, owner, version, stored_length = pipe.hmget(key, "seats", "owner", "version", "history_length")
+            fields = ("seats", "owner", "version", "history_length")
+            seats, owner, version, stored_length = self._read_hash(key, *fields, client=pipe)
             stored_seats = self._seats(game_id, seats, owner)
             if player not in stored_seats:
                 raise NotFound(game_id)
@@ -162,6 +297,13 @@ class RedisStore(Store):
             # Encoded before MULTI: a record that cannot be written leaves the game as it was.
             appended = [json.dumps(record) for record in game.history[kept:]]
             all_seats = list(dict.fromkeys(stored_seats + game.seats))
+            # Types are checked before MULTI: EXEC does not stop at a command on a key of another type,
+            # it runs the others, and the game would be half written.
+            indexes = self._index_keys(all_seats)
+            kinds = self._kinds(history_key, *indexes)
+            if kinds[history_key] not in (b"list", b"none"):
+                raise Corrupt(f"game {game_id}: its undo records are a {kinds[history_key].decode()}, not a list")
+            self._repair_indexes(indexes, kinds)
             now = self.clock()
             pipe.multi()
             if kept == 0:
@@ -188,16 +330,29 @@ class RedisStore(Store):
         self._transaction([key], write)
         self._remember_history(game_id, game)
 
+    @store_faults()
     def latest(self, player: str) -> str | None:
-        newest = [
-            entry
-            for index in ("player", "owner")  # games from before seats are only in the owner index
-            for entry in self.redis.zrange(self._key(index, player), 0, 0, desc=True, withscores=True)
-        ]
-        return max(newest, key=lambda entry: entry[1])[0].decode() if newest else None
+        # Games from before seats are only in the owner index.
+        indexes = [self._key("player", player), self._key("owner", player)]
 
+        def newest() -> list[tuple[bytes, float]]:
+            return [entry for index in indexes for entry in self.redis.zrange(index, 0, 0, desc=True, withscores=True)]
+
+        try:
+            entries = newest()
+        except redis.ResponseError:  # an index of another type
+            self._repair_indexes(indexes)
+            entries = newest()
+        return max(entries, key=lambda entry: entry[1])[0].decode() if entries else None
+
+    @store_faults()
     def expire(self, idle_before: float) -> int:
-        candidates = self.redis.zrangebyscore(self._key("games"), "-inf", f"({idle_before!r}")
+        games = self._key("games")
+        try:
+            candidates = self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}")
+        except redis.ResponseError:  # the index of another type
+            self._repair_indexes([games])
+            candidates = self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}")
         return sum(self._expire_one(game_id.decode(), idle_before) for game_id in candidates)
 
     def _expire_one(self, game_id: str, idle_before: float) -> bool:
@@ -205,9 +360,12 @@ class RedisStore(Store):
         with self.redis.pipeline() as pipe:
             try:
                 pipe.watch(key)
-                updated = pipe.hget(key, "updated")
-                if updated is not None and float(updated) >= idle_before:
-                    return False
+                try:
+                    updated = pipe.hget(key, "updated")
+                    if updated is not None and float(updated) >= idle_before:
+                        return False
+                except (redis.ResponseError, ValueError):
+                    updated = b"damaged"  # the index of all games says it is idle: it goes like the others
                 pipe.multi()
                 self._delete(pipe, game_id)
                 pipe.execute()
@@ -215,6 +373,7 @@ class RedisStore(Store):
             except redis.WatchError:
                 return False  # played while we looked: not idle after all
 
+    @store_faults()
     def allow(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)
         counter = self._key("rate", key, repr(start))
@@ -226,10 +385,12 @@ class RedisStore(Store):
             count, _ = pipe.execute()
         return count <= limit
 
+    @store_faults()
     def stored_version(self, game_id: str) -> int | None:
         version = self._read_hash(self._key("game", game_id), "version")[0]
         return None if version is None else _number(game_id, version)
 
+    @store_faults()
     def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -247,34 +408,100 @@ class RedisStore(Store):
 
     @contextmanager
     def lease(self, game_id: str) -> Iterator[None]:
-        # A lease, not a lock forever: a host that dies mid-move frees the game
-        # after LEASE_SECONDS. redis-py's lock releases only with its own token.
-        lock = self.redis.lock(
-            self._key("lease", game_id), timeout=LEASE_SECONDS, sleep=0.002, blocking_timeout=LEASE_WAIT_SECONDS
+        # A lease, not a lock forever: short, and renewed while the move runs, so
+        # a host that dies mid-move frees the game after lease_seconds. The token
+        # is shared with the renewing thread (thread_local=False); it releases only
+        # the lease it took.
+        lease = Lease(
+            self.redis,
+            self._key("lease", game_id),
+            timeout=self.lease_seconds,
+            sleep=0.002,
+            blocking_timeout=LEASE_WAIT_SECONDS,
+            thread_local=False,
+            answer_within=self.socket_seconds / 2,
         )
-        if not lock.acquire():
+        with store_faults():
+            taken = lease.acquire()
+        if not taken:
             raise Conflict(f"{game_id}: another host held the game too long")
         try:
-            yield
+            with renewed(lease, every=self.lease_seconds / 3):
+                yield
         finally:
             try:
-                lock.release()
-            except LockError:
-                pass  # the lease ran out and another host has the game now: the version check guards it
+                lease.release()
+            except (LockError, redis.ConnectionError, redis.TimeoutError):
+                # It ran out and another host may have the game (the version check guards it),
+                # or Redis is unreachable and the lease runs out by itself.
+                pass
+
+    @store_faults()
+    def check(self) -> None:
+        self.redis.ping()
 
     def close(self) -> None:
         self.redis.close()
 
     def _index(self, pipe: redis.client.Pipeline, game_id: str, seats: list[str], updated: float) -> None:
-        pipe.zadd(self._key("owner", seats[0]), {game_id: updated})
-        for player in dict.fromkeys(seats):
-            pipe.zadd(self._key("player", player), {game_id: updated})
-        pipe.zadd(self._key("games"), {game_id: updated})
+        for index in self._index_keys(seats):
+            pipe.zadd(index, {game_id: updated})
+
+    def _index_keys(self, seats: list[str]) -> list[str]:
+        """The indexes a game with these seats is in: its maker's, every seated player's, and all games'."""
+        players = [self._key("player", player) for player in dict.fromkeys(seats)]
+        return [self._key("owner", seats[0]), *players, self._key("games")]
+
+    def _kinds(self, *keys: str) -> dict[str, bytes]:
+        """The type of each key (b"none" for a key that does not exist), in one round trip."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.type(key)
+            return dict(zip(keys, pipe.execute()))
+
+    def _repair_indexes(self, indexes: list[str], kinds: dict[str, bytes] | None = None) -> None:
+        """Rebuild any of these indexes that holds another type than a sorted set, from the games themselves.
+
+        Such a key (damage, or a stray command by hand) would fail every write
+        that touches it, and so every game of its player. Each game's hash
+        keeps its seats and its last update, so the index is rebuilt whole;
+        other indexes are left as they are.
+        """
+        kinds = kinds or self._kinds(*indexes)
+        damaged = [index for index in indexes if kinds[index] not in (b"zset", b"none")]
+        if not damaged:
+            return
+        logger.warning("rebuilding Redis indexes that held another type: %s", ", ".join(damaged))
+        self.redis.delete(*damaged)
+        rebuilt: dict[str, dict[str, float]] = {index: {} for index in damaged}
+        prefix = self._key("game", "")
+        keys = self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="hash")
+        while batch := list(itertools.islice(keys, 1000)):
+            with self.redis.pipeline(transaction=False) as pipe:
+                for key in batch:
+                    pipe.hmget(key, "seats", "owner", "updated")
+                found = pipe.execute(raise_on_error=False)
+            for key, fields in zip(batch, found):
+                game_id = key.decode().removeprefix(prefix)
+                try:
+                    seats, updated = self._seats(game_id, fields[0], fields[1]), float(fields[2])
+                except (Corrupt, TypeError, ValueError):
+                    continue  # a damaged game is reported when it is opened, not indexed
+                for index in self._index_keys(seats) if seats else ():
+                    if index in rebuilt:
+                        rebuilt[index][game_id] = updated
+        with self.redis.pipeline(transaction=False) as pipe:
+            for index, games in rebuilt.items():
+                if games:
+                    # GT: a save in the meantime indexed the game with a later time, which stays.
+                    pipe.zadd(index, games, gt=True)
+            pipe.execute()
 
     def _delete(self, pipe: redis.client.Pipeline, game_id: str) -> None:
         """Delete a game and its index entries. Reads its seats first, so call it before MULTI."""
-        seats, owner = self.redis.hmget(self._key("game", game_id), "seats", "owner")
+        owner = None
         try:
+            seats, owner = self._read_hash(self._key("game", game_id), "seats", "owner")
             players = self._seats(game_id, seats, owner)
         except Corrupt:
             players = [owner.decode()] if owner else []

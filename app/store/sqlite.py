@@ -10,20 +10,42 @@ of their own too: a game answers every player who holds one.
 from __future__ import annotations
 
 import json
+import os
 import random
 import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from app.game import Game
-from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import Clock, Conflict, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import StoreUnavailable
 
 # How long a write waits for other processes' writes before it gives up.
 BUSY_SECONDS = 10
+
+# SQLite's primary result codes that mean the disk or the file failed, not the query: what the player is told.
+FAULTS = {
+    sqlite3.SQLITE_FULL: "the server's disk is full",
+    sqlite3.SQLITE_READONLY: "the server's disk is read-only",
+    sqlite3.SQLITE_IOERR: "the server's disk reported an error",
+    sqlite3.SQLITE_CANTOPEN: "the database file cannot be opened",
+    sqlite3.SQLITE_BUSY: "other writers held the database too long",
+    sqlite3.SQLITE_LOCKED: "other writers held the database too long",
+}
+
+
+def unavailable(error: sqlite3.Error) -> StoreUnavailable | None:
+    """The StoreUnavailable a fault of the disk or the file becomes; None for any other error."""
+    code = getattr(error, "sqlite_errorcode", None)
+    cause = FAULTS.get(code & 0xFF) if code is not None else None
+    if cause is None:
+        return None
+    message = f"Games cannot be saved right now ({cause}); nothing was changed. Try again later."
+    return StoreUnavailable(message, "sqlite")
 
 
 class _Immediate:
@@ -56,16 +78,29 @@ class _Immediate:
                         raise
                     time.sleep(random.uniform(0.0002, 0.001))
         except BaseException:
-            self._restore()
-            self.writing.release()
+            try:
+                with suppress(sqlite3.Error):  # the error that stopped BEGIN is the one to report
+                    self._restore()
+            finally:
+                self.writing.release()
             raise
         return self.connection
 
     def __exit__(self, kind, error, traceback) -> None:
         try:
-            self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
+            if kind is None:
+                # A COMMIT that fails leaves the connection in doubt: SQLiteStore._connection drops it,
+                # and closing it rolls back whatever SQLite had not already.
+                self.connection.execute("COMMIT")
+                self._restore()
+            else:
+                # The error that stopped the write is the one to report, not a failed ROLLBACK: SQLite
+                # rolls back by itself on a full disk or an I/O error, and then ROLLBACK finds nothing to undo.
+                with suppress(sqlite3.Error):
+                    self.connection.execute("ROLLBACK")
+                with suppress(sqlite3.Error):
+                    self._restore()
         finally:
-            self._restore()
             self.writing.release()
 
     def _restore(self) -> None:
@@ -105,6 +140,11 @@ class SQLiteStore(Store):
             record TEXT NOT NULL,
             PRIMARY KEY (game_id, seq)
         ) WITHOUT ROWID;
+        -- /healthz writes its one row here: a write that fails says games cannot be saved either.
+        CREATE TABLE IF NOT EXISTS health (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            checked_at REAL NOT NULL
+        );
         -- Games from before seats had one player, their owner, in seat 0.
         INSERT OR IGNORE INTO seats (game_id, seat, player)
             SELECT id, 0, owner FROM games WHERE NOT EXISTS (SELECT 1 FROM seats WHERE game_id = games.id);
@@ -125,18 +165,57 @@ class SQLiteStore(Store):
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection from the pool, or a new one; a fault of the disk or the file is StoreUnavailable.
+
+        Only a connection that did its work and was opened writable goes back
+        to the pool: one that failed may be stuck (inside a transaction, or on a
+        file handle that broke), and the next request gets a fresh one instead,
+        so writes work again as soon as the disk does.
+        """
         with self._pool_lock:
             connection = self._idle.pop() if self._idle else None
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        writable = True
+        try:
+            if connection is None:
+                connection, writable = self._open()
+            yield connection
+        except sqlite3.Error as error:
+            if connection is not None:
+                connection.close()
+                connection = None
+            fault = unavailable(error)
+            if fault is None:
+                raise
+            raise fault from error
+        finally:
+            if connection is not None:
+                if writable and not connection.in_transaction:
+                    with self._pool_lock:
+                        self._idle.append(connection)
+                else:
+                    connection.close()
+
+    def _open(self) -> tuple[sqlite3.Connection, bool]:
+        """A new connection, and whether it can write.
+
+        SQLite opens a file it may not write (its permissions, a read-only
+        mount) read-only without a word, and the connection stays read-only
+        after the file is writable again: such a connection serves this one
+        request and is not pooled.
+        """
+        connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            connection.close()
+            raise
         try:
-            yield connection
-        finally:
-            with self._pool_lock:
-                self._idle.append(connection)
+            os.close(os.open(self.path, os.O_RDWR))
+        except OSError:
+            return connection, False
+        return connection, True
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -156,7 +235,7 @@ class SQLiteStore(Store):
                 )
             connection.execute(
                 "INSERT INTO games (id, owner, version, data, finished, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, maker, game.version, encode(game), game.status != "playing", now, now),
+                (game_id, maker, game.version, encode(game, game_id), game.status != "playing", now, now),
             )
             self._seat(connection, game_id, game)
         return game_id
@@ -171,22 +250,18 @@ class SQLiteStore(Store):
     def load(self, game_id: str, player: str) -> Game:
         with self._connection() as connection:
             row = connection.execute(
-                "SELECT version, data FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                "SELECT version, data, history_length FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, game_id, player),
             ).fetchone()
             if row is None:
                 raise NotFound(game_id)
-            history = self._cached_history(game_id, row[0])
-            if history is None:
-                records = connection.execute(
-                    "SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,)
-                ).fetchall()
-        if history is None:
-            try:
-                history = [json.loads(record) for (record,) in records]
-            except ValueError as error:
-                raise Corrupt(f"game {game_id}: an undo record is not JSON: {error}") from None
-        return self._decode(game_id, row[1], history, player)
+            version, data, history_length = row
+            cached = self._cached_history(game_id, version)
+            records = None
+            if cached is None:
+                query = connection.execute("SELECT record FROM history WHERE game_id = ? ORDER BY seq", (game_id,))
+                records = [record for (record,) in query]
+        return self._decode(game_id, player, version, data, records, cached, history_length)
 
     def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
         # BEGIN IMMEDIATE takes the write lock first, so the version read below
@@ -209,7 +284,7 @@ class SQLiteStore(Store):
             )
             connection.execute(
                 "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
-                (game.version, encode(game), len(game.history), game.status != "playing", self.clock(), game_id),
+                (game.version, encode(game, game_id), len(game.history), game.status != "playing", self.clock(), game_id),
             )
             if len(game.seats) > 1:
                 self._seat(connection, game_id, game)
@@ -246,6 +321,15 @@ class SQLiteStore(Store):
         with self._connection() as connection:
             row = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else row[0]
+
+    def check(self) -> None:
+        # A real write, committed: a full or read-only disk fails it as it would fail a move.
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO health (id, checked_at) VALUES (1, ?) "
+                "ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at",
+                (self.clock(),),
+            )
 
     def close(self) -> None:
         with self._pool_lock:

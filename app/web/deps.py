@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from jinja2_fragments.fastapi import Jinja2Blocks
 
+from app.server import address_key
 from app.service import GameService
 from app.web.guard import is_api_path
 
@@ -33,8 +34,13 @@ def game_service(request: Request) -> GameService:
 
 
 def client_address(request: Request) -> str:
-    """Who is asking, for limits per address (behind a trusted proxy, the proxy's X-Forwarded-For)."""
-    return request.client.host if request.client else "unknown"
+    """Who is asking, for limits per client (an IPv6 client counts as its /64).
+
+    The connection's peer; when the peer is a proxy named in
+    KABOOM_FORWARDED_ALLOW_IPS, uvicorn (configured by `kaboom serve`) has put
+    there the right-most X-Forwarded-For address that no named proxy added: the
+    one a client cannot forge by sending its own header."""
+    return address_key(request.client.host) if request.client else "unknown"
 
 
 def wants_json(request: Request) -> bool:

@@ -6,17 +6,22 @@ service's or the store's exceptions.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from app.game import Invalid, Refused
 from app.service import RateLimited, TooComplex
-from app.store import Conflict, Corrupt, NotFound
+from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context
+
+log = logging.getLogger("kaboom")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ ANSWERS: dict[type[Exception], Answer] = {
         htmx="refresh",
     ),
     TooComplex: Answer(503, lambda error: TooComplex.message, htmx="panel", htmx_status=409),
+    StoreUnavailable: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
     RateLimited: Answer(429, lambda error: error.message),
     # Invalid before Refused: the most specific class that matches answers.
     Invalid: Answer(422, lambda error: error.message, htmx="panel"),
@@ -59,6 +65,9 @@ def answer_for(error: Exception) -> tuple[type[Exception], Answer]:
 async def handle(request: Request, error: Exception) -> Response:
     kind, answer = answer_for(error)
     message = answer.message(error)
+    if kind in (Corrupt, StoreUnavailable):
+        # The player's message is general; the log says which game and what is wrong with it.
+        log.warning("%s %s answered %d: %s", request.method, request.url.path, answer.status, error)
     if wants_json(request):
         return JSONResponse({"detail": API_MESSAGES.get(kind, message)}, status_code=answer.status)
     game_id = request.path_params.get("game_id")
@@ -69,15 +78,45 @@ async def handle(request: Request, error: Exception) -> Response:
             return Response(message, status_code=answer.status, headers={"HX-Refresh": "true"}, media_type="text/html")
         service = request.app.state.service
         try:
-            game, statuses = await service.look(game_id, player_id(request))
+            # The panel shows no overlay: reading the game is enough, and asks the solver nothing more.
+            game = await service.load(game_id, player_id(request))
         except (NotFound, Corrupt) as unreadable:
             return await handle(request, unreadable)
-        context = page_context(game_id, game, statuses, now=service.clock(), message=message, oob=True)
+        except StoreUnavailable:
+            # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
+            return page(request, page_context(None, message=message), status_code=answer.status)
+        context = page_context(game_id, game, now=service.clock(), message=message, oob=True)
         return blocks(request, context, "panel", status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)
     return page(request, page_context(None, message=message, form=form), status_code=answer.status)
 
 
+async def invalid_request(request: Request, error: RequestValidationError) -> Response:
+    """A request that does not fit its route's fields: FastAPI's list of field errors for scripts,
+    the status panel or the page for people."""
+    problems = error.errors()
+    if wants_json(request):
+        try:
+            return JSONResponse({"detail": jsonable_encoder(problems)}, status_code=422)
+        except ValueError:
+            # Each error echoes its field's input; one JSON cannot carry (bytes that are not
+            # UTF-8, a lone surrogate) would make this 422 a 500: the errors go without them.
+            return JSONResponse({"detail": [_without_input(problem) for problem in problems]}, status_code=422)
+    fields = (f"{' '.join(map(str, problem['loc'][1:]))}: {problem['msg']}" for problem in problems)
+    return await handle(request, Invalid(_printable(f"The form does not fit: {'; '.join(fields)}")))
+
+
+def _without_input(problem: dict) -> dict:
+    loc = [_printable(part) for part in problem["loc"]]
+    return {"type": problem["type"], "loc": loc, "msg": _printable(problem["msg"])}
+
+
+def _printable(part: str | int) -> str | int:
+    """Text UTF-8 can carry, with anything else as a Python escape (\\ud800)."""
+    return part if isinstance(part, int) else part.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def install(app: FastAPI) -> None:
     for kind in ANSWERS:
         app.add_exception_handler(kind, handle)
+    app.add_exception_handler(RequestValidationError, invalid_request)

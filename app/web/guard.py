@@ -1,11 +1,18 @@
 """What every response and request goes through: security headers, the cross-site check,
-the body size limit and server timing. Plain ASGI, so it costs little on every click."""
+the body size limit, strict JSON bodies and server timing. Plain ASGI, so it costs little on every click."""
 
 from __future__ import annotations
 
 import json
+import logging
+import math
+import re
+import sys
 import time
+from html import escape
 from urllib.parse import urlsplit
+
+logger = logging.getLogger("uvicorn.error")
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 API_PREFIX = "/api/"
@@ -16,22 +23,20 @@ def is_api_path(path: str) -> bool:
     return path.startswith(API_PREFIX)
 
 # No inline scripts and no eval (htmx's eval is off too: see the page's
-# htmx-config); inline style attributes are allowed for the board's size.
+# htmx-config); inline style attributes are allowed for the board's size (and
+# Swagger UI's). /docs is held to the same policy: its vendored Swagger UI is
+# started by a file, not an inline script.
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-# FastAPI's /docs page loads Swagger UI from a CDN and starts it with an inline script.
-DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
-    "frame-ancestors 'none'"
-)
-HEADERS = [
+SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CSP.encode()),
 ]
+UNEXPECTED = "The server failed while answering this request; the error is in its log. Reload to see what is stored."
 
 
 async def _refuse(scope, send, status: int, message: str) -> None:
@@ -40,19 +45,23 @@ async def _refuse(scope, send, status: int, message: str) -> None:
     if is_api_path(scope["path"]):
         body, kind = json.dumps({"detail": message}).encode(), b"application/json"
     else:
-        body = f'<!doctype html><title>Kaboom</title><p id="message" class="message" role="alert">{message}</p>'.encode()
+        paragraph = f'<p id="message" class="message" role="alert">{escape(message)}</p>'
+        body = f"<!doctype html><title>Kaboom</title>{paragraph}".encode()
         kind = b"text/html; charset=utf-8"
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()), *HEADERS],
+            "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode())],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
 class Guard:
+    """The outermost of the app's middlewares: whatever answers inside it, the app, a refusal
+    here or an exception nothing else caught, goes out with the security headers."""
+
     def __init__(self, app, max_body_bytes: int):
         self.app = app
         self.max_body_bytes = max_body_bytes
@@ -62,16 +71,35 @@ class Guard:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
+        response_started = False
+        too_large = False
+
+        async def secured_send(message):
+            nonlocal response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                duration = (time.perf_counter() - started) * 1000
+                message["headers"] = [
+                    *message.get("headers", []),
+                    *SECURITY_HEADERS,
+                    (b"server-timing", f"app;dur={duration:.2f}".encode()),
+                ]
+            await send(message)
+
+        async def app_send(message):
+            # After a body cut off for its size the app's answer is dropped: the 413 below says why.
+            if not too_large:
+                await secured_send(message)
+
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         if scope["method"] in UNSAFE_METHODS and _cross_site(headers):
-            await _refuse(scope, send, 403, "Cross-site requests are refused: play from Kaboom's own pages.")
+            await _refuse(scope, secured_send, 403, "Cross-site requests are refused: play from Kaboom's own pages.")
             return
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body_bytes:
-            await _refuse(scope, send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+            await _refuse(scope, secured_send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
             return
         received = 0
-        too_large = False
 
         async def limited_receive():
             # Bodies sent in chunks, without a length, are counted as they come.
@@ -84,34 +112,128 @@ class Guard:
                     return {"type": "http.disconnect"}
             return message
 
-        policy = (DOCS_CSP if scope["path"] in ("/docs", "/redoc") else CSP).encode()
-        started_response = False
-
-        async def guarded_send(message):
-            nonlocal started_response
-            if message["type"] == "http.response.start":
-                if too_large:
-                    return
-                started_response = True
-                duration = (time.perf_counter() - started) * 1000
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *HEADERS,
-                    (b"content-security-policy", policy),
-                    (b"server-timing", f"app;dur={duration:.2f}".encode()),
-                ]
-            elif too_large:
-                return
-            await send(message)
-
         try:
-            await self.app(scope, limited_receive, guarded_send)
+            await self.app(scope, limited_receive, app_send)
         except Exception:
-            # The app gave up on the cut-off body; the refusal below says why.
-            if not too_large:
+            if response_started:
                 raise
-        if too_large and not started_response:
-            await _refuse(scope, send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+            if not too_large:
+                # Starlette's last-resort 500 is sent from outside every middleware, bare, and
+                # uvicorn then drops the connection; this one carries the headers and keeps it,
+                # and the traceback goes where uvicorn's would.
+                logger.exception("Exception in ASGI application, answered with a 500")
+                await _refuse(scope, secured_send, 500, UNEXPECTED)
+                return
+            # Otherwise the app gave up on the cut-off body; the refusal below says why.
+        if too_large and not response_started:
+            await _refuse(scope, secured_send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+
+
+class StrictJSON:
+    """Refuses a JSON body that JSON (RFC 8259) does not allow, before anything parses it.
+
+    Starlette's Request.json() is Python's json.loads, which takes NaN, Infinity, numbers that
+    overflow to infinity and lone surrogates: none of them can be sent back in an answer, so
+    each turned the 422 that names the field into a 500. Sits inside Guard, which limits the
+    body this reads whole and adds the headers to the refusal."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not _declares_json(scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                # Cut off for its size, or the client left: the app meets the same end.
+                await self.app(scope, _replay(message, receive), send)
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        if body:
+            try:
+                strict_json(body)
+            except ValueError as error:
+                await _refuse(scope, send, 422, f"The request body is not valid JSON: {error}. Nothing was changed.")
+                return
+        await self.app(scope, _replay({"type": "http.request", "body": body, "more_body": False}, receive), send)
+
+
+def _replay(first: dict, receive):
+    """A receive that gives `first` and then whatever comes next (a disconnect)."""
+    pending = [first]
+
+    async def replayed():
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
+def _declares_json(headers) -> bool:
+    """Whether the body is JSON by its content type, as FastAPI decides before parsing it."""
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            kind = value.decode("latin-1").split(";", 1)[0].strip().lower()
+            return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+    return False
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_DIGITS = len(str(int(sys.float_info.max)))
+
+
+def strict_json(body: bytes):
+    """The body as JSON, or a ValueError saying in a few words what is not JSON in it."""
+
+    def no_constants(name: str):
+        raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
+
+    def finite(text: str) -> float:
+        number = float(text)
+        if math.isinf(number):
+            raise ValueError(f"{_shortened(text)} is out of range for a number")
+        return number
+
+    def whole(text: str) -> int:
+        # Past a double's range, as for other numbers (and long before Python's limit on digits).
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise ValueError(f"{_shortened(text)} is out of range for a number")
+        return int(text)
+
+    try:
+        value = json.loads(body.decode("utf-8"), parse_constant=no_constants, parse_float=finite, parse_int=whole)
+        surrogate = next(filter(None, map(SURROGATE.search, _strings(value))), None)
+    except UnicodeDecodeError:
+        raise ValueError("it is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{error.msg} at line {error.lineno}, column {error.colno}") from None
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+    if surrogate:
+        # Pairs were joined into one character by the parser: a surrogate left is half of one.
+        raise ValueError(f"a string holds a lone surrogate (\\u{ord(surrogate.group()):04x}), which is not a character")
+    return value
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:20]}…"
+
+
+def _strings(value):
+    """Every string in a parsed JSON value, object keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _cross_site(headers: dict[str, str]) -> bool:

@@ -5,18 +5,31 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.game import PRESETS, Invalid, Move, board_size
-from app.web.deps import Client, Player, Service, is_htmx
+from app.store import StoreUnavailable
+from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.render import blocks, move_answer, page, page_context
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
 
 @router.get("/healthz", response_class=JSONResponse)
-def healthz() -> dict:
-    return {"status": "ok"}
+def healthz(service: Service) -> JSONResponse:
+    """{"status": "ok"} while the store can read and save games (the Docker HEALTHCHECK reads it);
+    otherwise 503, naming the part that is down."""
+    try:
+        service.store.check()
+    except StoreUnavailable as down:
+        return JSONResponse({"status": "down", "store": down.part, "detail": down.message}, status_code=503)
+    return JSONResponse({"status": "ok"})
+
+
+@router.get("/docs", response_class=FileResponse)
+def api_docs() -> FileResponse:
+    """Swagger UI for the JSON API, from the copy vendored in static/ (see static/VENDORED.md)."""
+    return FileResponse(STATIC / "docs.html")
 
 
 @router.get("/")
@@ -85,10 +98,17 @@ async def move_form(
 
 @router.post("/games/{game_id}/options")
 async def options_form(request: Request, game_id: str, player: Player, service: Service) -> Response:
-    form = await request.form()
     game = await service.load(game_id, player)
-    # An unticked box is not sent: every setting the game has and the form lacks is off.
-    changes = {name: form.get(name) == "on" for name in type(game.options).names()}
+    # The form sends only the ticked boxes, so any other body (JSON, nothing at all) would read
+    # as "every box unticked": only the form's own encoding is taken.
+    if request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/x-www-form-urlencoded":
+        raise Invalid("The settings come from the page's settings form only; nothing was changed.")
+    form = await request.form()
+    options = type(game.options)
+    # A ticked box is sent as name=on, an unticked one not at all: every setting the form lacks
+    # is off. Any other name or value is refused by the check, naming it.
+    sent = {name: True if value == "on" else value for name, value in form.multi_items()}
+    changes = options.checked({**dict.fromkeys(options.names(), False), **sent})
     await service.set_options(game_id, player, changes)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)

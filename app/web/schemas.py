@@ -9,10 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES, get_mode
 
+# What every request body shares: no field the API does not know, and no conversions: pydantic
+# would otherwise read true as 1, 9.0 as 9 and "9" as 9, so a slip in a script could play a move.
+STRICT = ConfigDict(extra="forbid", strict=True)
 
 
 class NewGameIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     width: int = Field(ge=2, le=MAX_BOARD_SIDE)
     height: int = Field(ge=2, le=MAX_BOARD_SIDE)
@@ -29,7 +32,7 @@ class NewGameIn(BaseModel):
 
 
 class MoveIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     action: Literal["reveal", "flag", "chord", "undo"]
     x: int | None = None
@@ -38,7 +41,7 @@ class MoveIn(BaseModel):
 
 
 class OptionsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     allow_outside: bool | None = None
     debug_overlay: bool | None = None
@@ -82,7 +85,8 @@ class HintOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    # A sentence for refusals; FastAPI's list of field errors when the JSON itself is malformed.
+    # A sentence for refusals (a body that is not strict JSON too); a list of field errors when
+    # the JSON is well formed but a field does not fit the request's shape.
     detail: str | list[dict[str, Any]]
 
 
@@ -114,7 +118,15 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "no such game for this player"},
     409: {"model": ErrorOut, "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed"},
     413: {"model": ErrorOut, "description": "the request body is too large"},
-    422: {"model": ErrorOut, "description": "not a valid request: malformed JSON, or a move that makes no sense on this board"},
-    500: {"model": ErrorOut, "description": "the stored game is damaged (other games are unaffected)"},
+    422: {
+        "model": ErrorOut,
+        "description": "not a valid request: a body that is not strict JSON (NaN, Infinity, numbers out of range "
+        "and lone surrogates are refused), a field of the wrong type (true is not a number, nor is 9.0 or \"9\"), "
+        "or a move that makes no sense on this board",
+    },
+    500: {
+        "model": ErrorOut,
+        "description": "the stored game is damaged (other games are unaffected), or the server failed unexpectedly",
+    },
     503: {"model": ErrorOut, "description": "the position is too complex to analyse within the time limit"},
 }

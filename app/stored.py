@@ -1,0 +1,280 @@
+"""The schema of a stored game: whatever a store reads back is checked here, whole, before anyone plays it.
+
+A store keeps a game's state as one JSON object (Game.to_json) and its undo
+records apart, one JSON object each. What comes back, written by this
+release, by the one before or by a hand in the database, either passes every
+check below or is refused with a message naming the field; the store raises
+that as Corrupt and the player is told the game is damaged. The rules, the
+views and undo then never meet a value they would choke on, so a damaged
+game is neither answered with a crash nor played on and saved. `dump` runs
+the same checks before a state is written: a store never keeps what it could
+not read back.
+
+Each mode describes its own part (`state_schema`, `hidden_schema`, its
+settings) with the types below, so a mode's state is checked like the rest.
+Schemas are TypedDicts: what passes is the plain JSON object the game keeps,
+and a game with thousands of undo records is checked about as fast as it is parsed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    with_config,
+)
+from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+
+from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Options
+from solver.position import COVERED, FLAG
+
+# JSON types exactly (no "9" for 9, no true for 1) and no field the schema does not name:
+# decorate a mode's schema with it.
+schema = with_config(ConfigDict(strict=True, extra="forbid"))
+# Fields a later release may add to a game or an undo record are no damage: they are dropped on reading.
+_lenient = with_config(ConfigDict(strict=True, extra="ignore"))
+
+
+def _on_the_board(index: int, info: ValidationInfo) -> int:
+    cells = info.context["cells"]
+    if index >= cells:
+        raise ValueError(f"cell {index} is off the board of {cells} cells")
+    return index
+
+
+def _key_on_the_board(key: str, info: ValidationInfo) -> str:
+    _on_the_board(int(key), info)
+    return key
+
+
+# A cell by its index (y * width + x); checking one needs the board's size as context {"cells": width * height}.
+Cell = Annotated[StrictInt, Field(ge=0), AfterValidator(_on_the_board)]
+# JSON keys are text: a cell as a key is its index written plainly ("12", never "012" or "+12").
+CellKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]{0,5})$"), AfterValidator(_key_on_the_board)]
+Count = Annotated[StrictInt, Field(ge=0)]
+# SQLite keeps the version in a 64-bit column too, and each change adds one.
+Version = Annotated[StrictInt, Field(ge=0, lt=2**62)]
+Side = Annotated[StrictInt, Field(ge=2, le=MAX_BOARD_SIDE)]
+# Seconds of the store's clock: bounded, so that the time a game took is a finite number to show.
+Time = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+# What a cell shows: covered or a number (a lost game shows its mines through shown_mines, not in cells).
+Symbol = Literal[COVERED, "0", "1", "2", "3", "4", "5", "6", "7", "8"]
+Symbols = Annotated[str, StringConstraints(pattern=f"^[{re.escape(COVERED)}0-8]*$")]
+Mark = Literal[FLAG, QUESTION]
+Status = Literal[STATUSES]
+
+
+@schema
+class NoState(TypedDict):
+    """The state of a mode that keeps none of its own."""
+
+
+class ModeSchemas(Protocol):
+    """What the schema needs of a mode (app.modes.base.Mode has it)."""
+
+    name: ClassVar[str]
+    options_class: ClassVar[type[Options]]
+    state_schema: ClassVar[type]
+    hidden_schema: ClassVar[type | None]
+
+
+@_lenient
+class _Board(TypedDict):
+    """Read first: the checks of every other field depend on the board's size and the mode."""
+
+    width: Side
+    height: Side
+    mode: StrictStr
+
+
+ModeState = TypeVar("ModeState")
+
+
+@_lenient
+class _Recorded(TypedDict, Generic[ModeState]):
+    """What an undo record keeps besides cells and marks (app.game.RECORDED), as the game has it too."""
+
+    status: Status
+    exploded: Cell | None
+    shown_mines: list[Cell] | None
+    state: ModeState  # the mode's state_schema
+    started_at: Time | None
+    finished_at: Time | None
+    last_cell: Cell | None
+
+
+@_lenient
+class _Record(_Recorded[ModeState]):
+    cells: dict[CellKey, Symbol]  # what each changed cell showed before
+    marks: dict[CellKey, Literal[FLAG, QUESTION, ""]]
+
+
+@_lenient
+class _State(_Recorded[ModeState]):
+    width: Side
+    height: Side
+    mines: Count
+    mode: StrictStr
+    options: dict[StrictStr, StrictBool]
+    cells: Symbols
+    marks: dict[CellKey, Mark]
+    hidden: dict[str, Any] | None  # the mode's hidden_schema, checked once the mode is known
+    hints: Count
+    version: Version
+    seats: list[StrictStr]
+
+
+def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
+    """A stored game's state (JSON text, or the object in it) as a Game without history; ValueError if it is wrong."""
+    if isinstance(data, (str, bytes)):
+        data = _json(data, "the game")
+    data = _upgraded(data)
+    board = _checked(_Board, data, {})
+    mode = modes.get(board["mode"])
+    if mode is None:
+        raise _malformed(f"mode: unknown mode {board['mode']!r}")
+    context = {"cells": board["width"] * board["height"]}
+    state = _checked(_State[mode.state_schema], data, context)
+    cells = state["cells"]
+    if len(cells) != context["cells"]:
+        raise _malformed(f"cells: {len(cells)} symbols on a {state['width']}x{state['height']} board")
+    if not 1 <= state["mines"] < len(cells):
+        raise _malformed(f"mines: {state['mines']} on a board of {len(cells)} cells")
+    if cells.count(COVERED) < state["mines"]:
+        raise _malformed(f"mines: {state['mines']} mines but only {cells.count(COVERED)} covered cells")
+    revealed = next((key for key in state["marks"] if cells[int(key)] != COVERED), None)
+    if revealed is not None:
+        raise _malformed(f"marks.{revealed}: a mark on a revealed cell")
+    unknown = sorted(set(state["options"]) - set(mode.options_class.names()))
+    if unknown:
+        raise _malformed(f"options.{unknown[0]}: not a setting of {mode.name} games")
+    hidden = state["hidden"]
+    if hidden is not None:
+        if mode.hidden_schema is None:
+            raise _malformed(f"hidden: {mode.name} games keep no secret")
+        hidden = _checked(mode.hidden_schema, hidden, context, "hidden")
+    return Game(
+        width=state["width"],
+        height=state["height"],
+        mines=state["mines"],
+        mode=state["mode"],
+        # A setting added since the game was stored takes its default.
+        options=mode.options_class(**state["options"]),
+        cells=list(cells),
+        marks={int(key): mark for key, mark in state["marks"].items()},
+        status=state["status"],
+        exploded=state["exploded"],
+        shown_mines=state["shown_mines"],
+        state=state["state"],
+        hidden=hidden,
+        hints=state["hints"],
+        started_at=state["started_at"],
+        finished_at=state["finished_at"],
+        last_cell=state["last_cell"],
+        version=state["version"],
+        seats=state["seats"],
+    )
+
+
+def read_records(
+    game: Game, records: list[str | bytes | Any], modes: Mapping[str, ModeSchemas]
+) -> list[dict[str, Any]]:
+    """A game's undo records as stored (JSON text, or objects), checked against the game; ValueError if any is wrong."""
+    schema = _Record[modes[game.mode].state_schema]
+    context = {"cells": game.width * game.height}
+    return [_record(schema, record, context, number) for number, record in enumerate(records)]
+
+
+def _record(schema: Any, record: str | bytes | Any, context: dict[str, Any], number: int) -> dict[str, Any]:
+    if isinstance(record, (str, bytes)):
+        try:
+            # Parsed and checked in one pass: a big game has thousands of records.
+            return _adapter(schema).validate_json(record, context=context)
+        except ValidationError:
+            # Records of the release before are shaped otherwise, and pass once upgraded.
+            record = _json(record, f"undo record {number}")
+    return _checked(schema, _upgraded_record(record), context, f"undo record {number}")
+
+
+def dump(game: Game, modes: Mapping[str, ModeSchemas]) -> str:
+    """A game's state as stored, if it reads back as it is (ValueError otherwise)."""
+    data = game.to_json()
+    read_state(data, modes)
+    return json.dumps(data)
+
+
+@functools.cache
+def _adapter(schema: Any) -> TypeAdapter:
+    return TypeAdapter(schema)
+
+
+def _checked(schema: Any, data: Any, context: dict[str, Any], where: str = "") -> Any:
+    try:
+        return _adapter(schema).validate_python(data, context=context)
+    except ValidationError as error:
+        raise _malformed(_first_problem(error, where)) from None
+
+
+def _first_problem(error: ValidationError, where: str) -> str:
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    field = ".".join(str(part) for part in (where, *first["loc"]) if part != "") or "the game"
+    shown = repr(first["input"])
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{field}: {first['msg']}, not {shown}{more}"
+
+
+def _json(text: str | bytes, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:  # a UnicodeDecodeError is a ValueError
+        raise _malformed(f"{what} is not JSON: {error}") from None
+
+
+def _malformed(problem: str) -> ValueError:
+    return ValueError(f"stored game is malformed: {problem}")
+
+
+def _upgraded(data: Any) -> Any:
+    """A game's state in today's shape, whatever release wrote it.
+
+    Games stored before modes had their own state kept a top-level `moves`
+    (now `version`), `layout` (now `shown_mines`) and `forced_guesses` (now in
+    `state`), and had no seats; an upgrade loses none of them. What is missing
+    stays missing, for the schema to name.
+    """
+    if not isinstance(data, dict) or "version" in data or "moves" not in data:
+        return data
+    data = dict(data)
+    data["version"] = data.pop("moves")
+    if "layout" in data:
+        data["shown_mines"] = data.pop("layout")
+    if "forced_guesses" in data:
+        data["state"] = {"forced_guesses": data.pop("forced_guesses")}
+    data.setdefault("hidden", None)
+    data.setdefault("seats", [])
+    return data
+
+
+def _upgraded_record(record: Any) -> Any:
+    if not isinstance(record, dict) or "layout" not in record:
+        return record
+    record = dict(record)
+    record["shown_mines"] = record.pop("layout")
+    record["state"] = {"forced_guesses": record.pop("forced_guesses", 0)}
+    return record

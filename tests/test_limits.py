@@ -1,0 +1,156 @@
+"""One deadline per request, verdicts by work rather than time, and slow games kept off the cheap games' threads.
+
+Positions here are built to be slow (numbers revealed at random: see
+tests/test_rules.py scattered_game) and put into a real server's SQLite file.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.game import Move
+from app.modes import apply_move
+from solver import Analyzer, Limits, OutOfWork, Status
+from tests.live import live_server, put_position
+from tests.test_rules import scattered_game
+
+HTMX = {"HX-Request": "true"}
+# 100x100, 3,000 mines, 2,100 numbers shown: about 30 M work units, seconds of solver time.
+HEAVY = {"side": 100, "mines": 3000, "shown": 2100}
+
+
+def server_ms(response: httpx.Response) -> float:
+    return float(response.headers["server-timing"].split("dur=")[1])
+
+
+def place(client: httpx.Client, database: Path, game, overlay: bool = False) -> str:
+    """A new game of the client's, replaced by `game`'s position."""
+    created = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    put_position(database, game_id, game.board.rows(game.cells), game.mines)
+    if overlay:
+        changed = client.patch(f"/api/games/{game_id}/options", json={"debug_overlay": True})
+        assert changed.status_code == 200, changed.text
+    return game_id
+
+
+def covered_cell(client: httpx.Client, game_id: str) -> tuple[int, int]:
+    board = client.get(f"/api/games/{game_id}").json()["board"]
+    return next((x, y) for y, row in enumerate(board) for x, symbol in enumerate(row) if symbol == ".")
+
+
+def test_every_request_on_a_slow_position_ends_by_its_deadline(tmp_path):
+    """Overlay, verdict, deal and overlay again share one deadline: a click with the
+    overlay on used to take three limits and more, a flag (no solver at all) two."""
+    database = tmp_path / "games.sqlite3"
+    seconds = 1.0
+    game, _ = scattered_game(**HEAVY)
+    with live_server(database, solver_seconds=seconds) as url, httpx.Client(base_url=url, timeout=60) as client:
+        game_id = place(client, database, game, overlay=True)
+        x, y = covered_cell(client, game_id)
+        page = client.get(f"/games/{game_id}")
+        flag = client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": x, "y": y, "version": "0"}, headers=HTMX)
+        hint = client.post(f"/games/{game_id}/hint", headers=HTMX)
+        analysis = client.get(f"/api/games/{game_id}/analysis")
+        x, y = covered_cell(client, game_id)
+        reveal = client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": x, "y": y, "version": "0"}, headers=HTMX)
+        for response in (page, flag, hint, analysis, reveal):
+            assert response.status_code in (200, 409, 503), response.text
+            # One deadline, plus what is not the solver (the store, the page): far less than a second deadline.
+            assert server_ms(response) < 2 * seconds * 1000, (response.request.url, server_ms(response))
+        assert analysis.status_code == 503 and "too complex" in analysis.json()["detail"]
+
+
+def losing_click_within_full_work(game, work: int) -> tuple[int, int]:
+    """A cell the allowed work leaves undecided, which a player who could know everything must not click."""
+    partial = Analyzer(game.position())
+    with partial.limits(Limits(work=work).metered()), pytest.raises(OutOfWork):
+        partial.classify()
+    complete = Analyzer(game.position())
+    statuses = complete.classify()
+    assert complete.safe_cell_exists()
+    return next(
+        cell for cell, status in statuses.items()
+        if status is not Status.SAFE and partial.proven(cell) is Status.UNKNOWN and not complete.is_outside(cell)
+    )
+
+
+def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
+    """Work, not time, decides: the same click on the same position gets the same verdict
+    while eight clients keep the server busy with slow requests."""
+    work = 1_000_000  # a third of what this position needs
+    game, _ = scattered_game()
+    cell = losing_click_within_full_work(game, work)
+    expected, _ = apply_move(game, Move("reveal", *cell), rng=random.Random(0), now=0.0, limits=Limits(work=work))
+    # Judged as a guess, and a guess that can be safe is safe.
+    assert expected.status == "playing" and expected.cells[expected.index(*cell)] != "."
+    heavy, _ = scattered_game(seed=2, **HEAVY)
+    database = tmp_path / "games.sqlite3"
+    with live_server(database, solver_seconds=2.0, solver_work=work) as url, httpx.Client(base_url=url, timeout=60) as client:
+        quiet = place(client, database, game)
+        busy = place(client, database, game)
+        loads = [place(client, database, heavy, overlay=True) for _ in range(8)]
+        answers = {}
+        answers["quiet"] = client.post(f"/api/games/{quiet}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]})
+        stop = threading.Event()
+        started = threading.Barrier(9)
+
+        def keep_busy(game_id: str) -> int:
+            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies) as loader:
+                started.wait(timeout=30)
+                count = 0
+                while not stop.is_set():
+                    assert loader.get(f"/games/{game_id}").status_code == 200
+                    count += 1
+                return count
+
+        with ThreadPoolExecutor(8) as pool:
+            running = [pool.submit(keep_busy, game_id) for game_id in loads]
+            started.wait(timeout=30)
+            answers["busy"] = client.post(f"/api/games/{busy}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]})
+            stop.set()
+            assert all(future.result(timeout=120) >= 1 for future in running)
+        for name, answer in answers.items():
+            assert answer.status_code == 200, (name, answer.text)
+            assert answer.json()["status"] == "playing", name
+            assert answer.json()["board"][cell[1]][cell[0]] not in ".*", name
+
+
+def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path):
+    """Once a game has been slow, its requests wait for the slow games' own threads."""
+    database = tmp_path / "games.sqlite3"
+    heavy, _ = scattered_game(seed=3, **HEAVY)
+    with live_server(database, solver_seconds=1.0) as url, httpx.Client(base_url=url, timeout=60) as client:
+        slow = [place(client, database, heavy, overlay=True) for _ in range(6)]
+        for game_id in slow:
+            # The first request of a slow game shows the server that it is slow.
+            assert client.get(f"/games/{game_id}").status_code == 200
+        cheap = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10}).json()["id"]
+        finished: list[str] = []
+        lock = threading.Lock()
+        started = threading.Barrier(len(slow) + 1)
+
+        def request(name: str, path: str) -> None:
+            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies) as own:
+                started.wait(timeout=30)
+                if name == "cheap":
+                    # Asked once every slow request is already waiting for, or holding, a thread.
+                    threading.Event().wait(0.2)
+                assert own.get(path).status_code == 200
+                with lock:
+                    finished.append(name)
+
+        with ThreadPoolExecutor(len(slow) + 1) as pool:
+            futures = [pool.submit(request, "slow", f"/games/{game_id}") for game_id in slow]
+            futures.append(pool.submit(request, "cheap", f"/api/games/{cheap}"))
+            for future in futures:
+                future.result(timeout=120)
+        # Six slow requests on four threads would leave the cheap one waiting for the first to end.
+        assert finished[0] == "cheap", finished
