@@ -39,10 +39,12 @@ from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
 # others run (measured: a convoy that halves throughput).
 SOLVER_THREADS = 4
-# Games whose last operation took longer than this are played in threads of
+# Games whose last operation took longer than this are played in a thread of
 # their own, so that a few slow positions cannot hold every thread while
-# cheap clicks of other games wait behind them.
-SLOW_THREADS = 2
+# cheap clicks of other games wait behind them. One, not more: threads share
+# the GIL, and every slow thread takes its share of the worker's one core from
+# the cheap clicks (bench/load.py --slow 8: other players' p95 840 ms with two, 310 ms with one).
+SLOW_THREADS = 1
 SLOW_OPERATION_SECONDS = 0.25
 SLOW_GAMES_KEPT = 1024
 # A move that keeps meeting writes from other processes gives up after this many tries.

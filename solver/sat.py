@@ -19,6 +19,11 @@ from pysat.solvers import Minicard, Minisat22
 from solver.limits import Allowance, solve
 
 Cell = Hashable
+# Models handed back for later questions, at most. Normal play needs far fewer;
+# a huge component (numbers scattered at random) finds thousands, each a set of
+# hundreds of cells, which held hundreds of megabytes. Fewer kept models only
+# means more questions asked later, never a different answer.
+MODELS_KEPT = 256
 
 
 class Constraint(NamedTuple):
@@ -64,8 +69,8 @@ def settle_component(
     """Phase 1: which cells the constraints alone decide.
 
     Returns the decided cells (True for a mine) and the models found on the way,
-    each as the frozenset of its mine cells; every undecided cell takes both
-    values among them. Raises Unsatisfiable when no model exists.
+    each as the frozenset of its mine cells (the first MODELS_KEPT of them).
+    Raises Unsatisfiable when no model exists.
     """
     variable = {cell: index for index, cell in enumerate(cells, start=1)}
     with Minisat22() as solver:
@@ -79,7 +84,8 @@ def settle_component(
                 return False
             model = solver.get_model()
             mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
-            models.append(mines)
+            if len(models) < MODELS_KEPT:
+                models.append(mines)
             seen.add(mines, cells)
             return True
 
@@ -217,7 +223,8 @@ def settle_with_count(
                     return False
                 model = solver.get_model()
                 mines = frozenset(cell for cell in cells if model[variable[cell] - 1] > 0)
-                models.append(mines)
+                if len(models) < MODELS_KEPT:
+                    models.append(mines)
                 for cell in [cell for cell in open_cells if cell in variable]:
                     open_cells[cell].discard(cell in mines)
                     if not open_cells[cell]:

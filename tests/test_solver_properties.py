@@ -201,3 +201,24 @@ def test_on_full_size_games_sat_and_counting_agree_and_incremental_equals_fresh(
         safe = sorted(c for c, status in statuses.items() if status is Status.SAFE)
         left = sorted(c for c in cells if c not in mines and c not in revealed)
         cell = rng.choice(safe) if safe else rng.choice(left) if left else None
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+def test_keeping_a_single_model_changes_no_answer(width, height, data):
+    """Huge components keep only some of their models (sat.MODELS_KEPT): fewer kept
+    models may mean more questions, never other answers; one kept model is the extreme."""
+    import solver.sat
+
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    mines = frozenset(data.draw(st.sets(st.sampled_from(cells), max_size=len(cells) // 2)))
+    revealed = set(data.draw(st.sets(st.sampled_from([c for c in cells if c not in mines]))))
+    position = render(width, height, len(mines), mines, revealed, set())
+    expected = truth(position)
+    kept = solver.sat.MODELS_KEPT
+    solver.sat.MODELS_KEPT = 1
+    try:
+        statuses = Analyzer(position).classify()
+    finally:
+        solver.sat.MODELS_KEPT = kept
+    assert statuses == {cell: expected_status(p) for cell, p in expected.probability.items()}
