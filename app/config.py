@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     redis_timeout: float = Field(
         2.0, gt=0, description="Redis only: seconds to wait for Redis before a request answers 503"
     )
+    slow_lane: bool = Field(
+        True,
+        description="play games whose requests are slow in a process of their own at a lower priority (SQLite and Redis "
+        "stores), so that they take no processor time from cheap clicks",
+    )
     cache_megabytes: int = Field(
         64,
         ge=1,

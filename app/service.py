@@ -32,6 +32,7 @@ from cachetools import LRUCache
 from app import modes
 from app.config import Settings
 from app.game import Game, Hint, Move, Outcome, Refused, count_hint, set_options
+from app.lane import Lane
 from app.store import Conflict, Corrupt, Store
 from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 
@@ -39,11 +40,13 @@ from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
 # others run (measured: a convoy that halves throughput).
 SOLVER_THREADS = 4
-# Games whose last operation took longer than this are played in a thread of
-# their own, so that a few slow positions cannot hold every thread while
-# cheap clicks of other games wait behind them. One, not more: threads share
-# the GIL, and every slow thread takes its share of the worker's one core from
-# the cheap clicks (bench/load.py --slow 8: other players' p95 840 ms with two, 310 ms with one).
+# Games whose last operation took longer than this are played in the slow lane
+# (app/lane.py: a process of its own at a lower priority), so that a few slow
+# positions can neither hold every thread nor take the worker's processor from
+# cheap clicks. Without a lane (a store only this process sees) they get one
+# thread of their own: threads share the GIL, and each slow one takes its share
+# of the worker's core (bench/load.py --slow 8: the other players' p95 was
+# 840 ms with two slow threads, 310 ms with one, 250 ms with the lane).
 SLOW_THREADS = 1
 SLOW_OPERATION_SECONDS = 0.25
 SLOW_GAMES_KEPT = 1024
@@ -163,7 +166,14 @@ class MoveResult:
 
 
 class GameService:
-    def __init__(self, store: Store, settings: Settings, deals: Deals | None = None, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        deals: Deals | None = None,
+        clock: Callable[[], float] = time.time,
+        slow_lane: bool = False,
+    ):
         self.store = store
         self.settings = settings
         self.deals = deals or Deals()
@@ -173,7 +183,14 @@ class GameService:
         self.limiter = anyio.CapacityLimiter(SOLVER_THREADS)
         self.slow_limiter = anyio.CapacityLimiter(SLOW_THREADS)
         self.slow_games: OrderedDict[str, None] = OrderedDict()
+        # The lane opens the store from the settings, so only a store the settings name can have one.
+        self.lane = Lane(settings) if slow_lane and store.shared_by_processes else None
         self._slow_lock = threading.Lock()
+
+    def close(self) -> None:
+        if self.lane is not None:
+            self.lane.close()
+        self.store.close()
 
     def limits(self) -> Limits:
         """What one request may spend on the solver, from the moment its work starts."""
@@ -232,10 +249,16 @@ class GameService:
         """
         async with self.turns.turn(game_id):
             with self._slow_lock:
-                limiter = self.slow_limiter if game_id in self.slow_games else self.limiter
+                slow = game_id in self.slow_games
             for attempt in range(WRITE_ATTEMPTS):
                 try:
-                    return await self.offload(self._leased, game_id, work, *args, limiter=limiter)
+                    if slow and self.lane is not None:
+                        answer = await self.lane.run(work.__name__, game_id, args)
+                        if answer is not None:
+                            result, seconds = answer
+                            self._note_duration(game_id, seconds)
+                            return result
+                    return await self.offload(self._leased, game_id, work, *args, limiter=self.slow_limiter if slow else self.limiter)
                 except Conflict:
                     self.analyzers.drop(game_id)
                     if attempt == WRITE_ATTEMPTS - 1:
@@ -283,9 +306,9 @@ class GameService:
         return game, statuses
 
     async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
-        return await self._one_at_a_time(game_id, self._move, player, move)
+        return await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
 
-    def _move(self, game_id: str, player: str, move: Move) -> MoveResult:
+    def _move(self, game_id: str, player: str, move: Move, rng: random.Random, now: float) -> MoveResult:
         limits = self.limits()
         before = self.store.load(game_id, player)
         analyzer = self.analyzers.take(game_id, before)
@@ -293,9 +316,7 @@ class GameService:
         # analyzer has proven, without reasoning any further.
         statuses_before = analyzer.proven_statuses() if self._statuses_shown(before) else None
         try:
-            after, outcome = modes.apply_move(
-                before, move, rng=self.deals.next(), now=self.clock(), analyzer=analyzer, limits=limits
-            )
+            after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
         except Refused:
             # A refused move changed nothing, not even the analyzer.
             self.analyzers.put(game_id, before, analyzer)

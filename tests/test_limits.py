@@ -154,3 +154,52 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path):
                 future.result(timeout=120)
         # Six slow requests on four threads would leave the cheap one waiting for the first to end.
         assert finished[0] == "cheap", finished
+
+
+def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
+    """A game marked slow is played in the lane process: same seeded deal, same answers, same refusals."""
+    import asyncio
+    import shutil
+
+    from app.config import Settings
+    from app.game import Refused
+    from app.service import Deals, GameService
+    from app.store import open_store
+
+    async def play(database: Path, lane: bool) -> list:
+        settings = Settings(database=database)
+        service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, slow_lane=lane)
+        try:
+            game_id = (await service.latest("alice")) or ""
+            played = []
+            cell = (4, 4)
+            for _ in range(3):
+                # Quick moves would take the game out of the slow games: it stays there for this test.
+                service.slow_games[game_id] = None
+                result = await service.move(game_id, "alice", Move("reveal", *cell))
+                played.append((result.after.cells, result.after.status, result.outcome.message))
+                if result.after.status != "playing":
+                    break
+                # The next click on a cell the answer shows covered (whatever it holds, both paths must agree).
+                cell = result.after.cell(result.after.cells.index("."))
+            # A refusal comes back from the lane as the rules raised it.
+            service.slow_games[game_id] = None
+            with pytest.raises(Refused):
+                await service.move(game_id, "alice", Move("reveal", 4, 4))
+            # The lane's process was started, and answered.
+            assert (service.lane is not None and service.lane._pool is not None) == lane
+            return played
+        finally:
+            service.close()
+
+    async def start(database: Path) -> None:
+        settings = Settings(database=database)
+        service = GameService(open_store(settings), settings, Deals(seed=1))
+        await service.create("alice", "client", "cruel", 9, 9, 10, {})
+        service.close()
+
+    first = tmp_path / "lane.sqlite3"
+    asyncio.run(start(first))
+    second = tmp_path / "thread.sqlite3"
+    shutil.copy(first, second)
+    assert asyncio.run(play(first, lane=True)) == asyncio.run(play(second, lane=False))

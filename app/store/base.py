@@ -62,6 +62,10 @@ class StoreUnavailable(Exception):
         self.message = message
         self.part = part
 
+    def __reduce__(self):
+        # Raised in the slow lane's process too, and sent back whole.
+        return type(self), (self.message, self.part)
+
 
 def new_game_id() -> str:
     # 128 bits from the OS, URL-safe.
@@ -85,6 +89,9 @@ def history_footprint(history: list[dict[str, Any]]) -> int:
 class Store:
     """What every store offers. Histories of recently used games stay decoded in memory,
     keyed by version: a given version of a game always has the same history."""
+
+    # Whether another process can open the same games from the same settings (the slow lane does).
+    shared_by_processes = False
 
     def __init__(self, clock: Clock = time.time) -> None:
         self.clock = clock

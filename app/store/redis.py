@@ -158,6 +158,8 @@ def renewed(lease: Lock, every: float) -> Iterator[None]:
 
 
 class RedisStore(Store):
+    shared_by_processes = True
+
     # A write that loses this many races in a row is refused rather than retried forever.
     ATTEMPTS = 5
 

@@ -108,6 +108,8 @@ class _Immediate:
 
 
 class SQLiteStore(Store):
+    shared_by_processes = True
+
     # `owner` is the player who made the game (seat 0): the per-player cap counts those.
     SCHEMA = """
         CREATE TABLE IF NOT EXISTS games (

@@ -42,8 +42,9 @@ def create_app(
     """The app. Tests hand in a seeded `deals` and a `clock`; a server takes the defaults."""
     settings = settings or Settings()
     clock = clock or time.time
+    from_settings = store is None
     store = store or open_store(settings, clock)
-    service = GameService(store, settings, deals, clock)
+    service = GameService(store, settings, deals, clock, slow_lane=settings.slow_lane and from_settings)
 
     async def expire_idle_games() -> None:
         # Every worker sweeps; a sweep that finds nothing costs one indexed query.
@@ -62,7 +63,7 @@ def create_app(
         sweeper = asyncio.create_task(expire_idle_games())
         yield
         sweeper.cancel()
-        store.close()
+        service.close()
 
     app = FastAPI(
         title="Kaboom",
