@@ -46,7 +46,7 @@ SOLVER_THREADS = 4
 # cheap clicks. Without a lane (a store only this process sees) they get one
 # thread of their own: threads share the GIL, and each slow one takes its share
 # of the worker's core (bench/load.py --slow 8: the other players' p95 was
-# 840 ms with two slow threads, 310 ms with one, 250 ms with the lane).
+# 736 ms with two slow threads, 249 ms with the lane).
 SLOW_THREADS = 1
 SLOW_OPERATION_SECONDS = 0.25
 SLOW_GAMES_KEPT = 1024
