@@ -29,6 +29,8 @@ log = logging.getLogger("kaboom")
 # Slow work yields the processor to the web workers: at nice 10 the scheduler
 # gives it about a tenth of a contended core, all of an idle one.
 NICENESS = 10
+# After the lane failed, slow games play in a thread this long before it is started again.
+RETRY_SECONDS = 60
 
 _service: Any = None  # the lane process's GameService
 
@@ -60,6 +62,7 @@ class Lane:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._pool: ProcessPoolExecutor | None = None
+        self._closed_until = 0.0
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -70,14 +73,28 @@ class Lane:
         return self._pool
 
     async def run(self, operation: str, game_id: str, args: tuple) -> tuple[Any, float] | None:
-        """The operation's result and how long it took in the lane; None if the lane is broken (run it here)."""
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor(), _run, operation, game_id, args)
-        except BrokenProcessPool:
-            log.warning("the slow lane stopped; starting it again for the next slow game")
-            self.close()
+        """The operation's result and how long it took in the lane; None when the lane cannot take it (run it here).
+
+        What the operation raises (a refusal, a conflict, a damaged game) comes back as raised."""
+        if time.monotonic() < self._closed_until:
             return None
+        try:
+            future = self._executor().submit(_run, operation, game_id, args)
+        except Exception:
+            # No process could be started (spawn refused, no resources): slow games play in a thread meanwhile.
+            log.exception("the slow lane cannot start; slow games play in a thread for %d s", RETRY_SECONDS)
+            self._fail()
+            return None
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            log.warning("the slow lane stopped; slow games play in a thread for %d s", RETRY_SECONDS)
+            self._fail()
+            return None
+
+    def _fail(self) -> None:
+        self.close()
+        self._closed_until = time.monotonic() + RETRY_SECONDS
 
     def close(self) -> None:
         if self._pool is not None:

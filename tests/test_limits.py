@@ -203,3 +203,31 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
     second = tmp_path / "thread.sqlite3"
     shutil.copy(first, second)
     assert asyncio.run(play(first, lane=True)) == asyncio.run(play(second, lane=False))
+
+
+def test_a_slow_lane_that_cannot_start_leaves_slow_games_playable(tmp_path, caplog):
+    import asyncio
+
+    from app.config import Settings
+    from app.service import Deals, GameService
+    from app.store import open_store
+
+    async def play() -> None:
+        settings = Settings(database=tmp_path / "games.sqlite3")
+        service = GameService(open_store(settings), settings, Deals(seed=5), slow_lane=True)
+        try:
+            game_id, _ = await service.create("alice", "client", "cruel", 9, 9, 10, {})
+
+            def no_process():
+                raise RuntimeError("cannot start a process here")
+
+            service.lane._executor = no_process
+            service.slow_games[game_id] = None
+            result = await service.move(game_id, "alice", Move("reveal", 4, 4))
+            assert result.after.cells[result.after.index(4, 4)] != "."
+        finally:
+            service.close()
+
+    with caplog.at_level("ERROR", logger="kaboom"):
+        asyncio.run(play())
+    assert any("slow lane cannot start" in record.message for record in caplog.records)
