@@ -56,6 +56,7 @@ import json
 import math
 import os
 import random
+import shutil
 import signal
 import socket
 import sqlite3
@@ -664,6 +665,11 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
                 return runner.run(run_load(port, server.pid, Path(data) / DATABASE_NAME, args, workers, progress))
         finally:
             stop_server(server)
+            if args.keep_log:
+                # The server's own account of errors the table counts; the temporary directory goes.
+                kept = Path(args.keep_log).with_suffix(f".{workers}-workers.log")
+                shutil.copyfile(log, kept)
+                print(f"server log of the {workers}-worker run: {kept}", file=sys.stderr)
 
 
 # ----- the report -----------------------------------------------------------------
@@ -809,6 +815,7 @@ def main() -> None:
         "overlay on, and reveals in it (default 0: none)",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep-log", metavar="PATH", help="keep the server's log as PATH.<N>-workers.log")
     args = parser.parse_args()
     try:
         worker_counts = [int(part) for part in args.workers.split(",") if part.strip()]
