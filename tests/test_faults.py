@@ -348,3 +348,27 @@ def test_a_host_killed_mid_move_holds_its_game_up_for_one_lease_timeout_at_most(
     with store.lease(game_id):  # the next move gets the game once it does
         assert observer.get(key) != token
     store.close()
+
+
+def test_opening_a_connection_keeps_the_locks_other_connections_hold(tmp_path):
+    """POSIX locks belong to the process: closing any descriptor of the database file drops
+    them all. Another process then believes it holds the last connection, and on closing it
+    checkpoints and deletes the write-ahead log under this process's feet (a corrupt file)."""
+    path = tmp_path / "games.sqlite3"
+    store = SQLiteStore(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("SELECT count(*) FROM games").fetchall()  # this process has the database open
+        connection, writable = store._open()  # a connection a request opens meanwhile
+        connection.close()
+        assert writable
+        other = subprocess.run(
+            [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM games').fetchall(); c.close()", str(path)],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert other.returncode == 0, other.stderr
+        # This process still has the database open: the other one must have left its log alone.
+        assert Path(f"{path}-wal").exists()
+    finally:
+        holder.close()
+        store.close()
