@@ -214,8 +214,9 @@ class SQLiteStore(Store):
             connection.close()
             raise
         # access(2), never open() and close(): closing any descriptor of the database file drops
-        # every POSIX lock this process holds on it, other connections' included, and SQLite's
-        # locking is then void (two writers at once corrupted the file under bench/load.py --slow).
+        # every POSIX lock this process holds on it, other connections' included; another process
+        # then takes itself for the last user and deletes the log in use (bench/load.py --slow
+        # corrupted its file that way).
         return connection, os.access(self.path, os.W_OK)
 
     @contextmanager
