@@ -59,6 +59,11 @@ class Board:
         """Covered neighbours: without flags, or only the flagged ones."""
         return [n for n in self.neighbours(index) if cells[n] == COVERED and (marks.get(n) == FLAG) == flagged]
 
+    def frontier_size(self, cells: list[str]) -> int:
+        """How many covered cells touch a revealed number: what a fresh analysis of the position reasons about."""
+        shown = [symbol not in (COVERED, "0") for symbol in cells]
+        return sum(1 for index, symbol in enumerate(cells) if symbol == COVERED and any(shown[n] for n in self.neighbours(index)))
+
     def rows(self, symbols: Iterable[str]) -> list[str]:
         text = "".join(symbols)
         return [text[y * self.width : (y + 1) * self.width] for y in range(self.height)]

@@ -47,13 +47,13 @@ def _start(settings: Settings, parent_pid: int) -> None:
 
 
 def _run(operation: str, game_id: str, args: tuple) -> tuple[Any, float]:
-    started = time.monotonic()
+    started = time.thread_time()  # as GameService._leased measures
     result = _service._leased(game_id, getattr(_service, operation), *args)
     outcome = getattr(result, "outcome", None)
     if outcome is not None:
         # The analyzer stays in the lane's cache; the worker needs none.
         outcome.analyzer = None
-    return result, time.monotonic() - started
+    return result, time.thread_time() - started
 
 
 class Lane:
@@ -73,7 +73,7 @@ class Lane:
         return self._pool
 
     async def run(self, operation: str, game_id: str, args: tuple) -> tuple[Any, float] | None:
-        """The operation's result and how long it took in the lane; None when the lane cannot take it (run it here).
+        """The operation's result and the processor time it took in the lane; None when the lane cannot take it (run it here).
 
         What the operation raises (a refusal, a conflict, a damaged game) comes back as raised."""
         if time.monotonic() < self._closed_until:
@@ -93,10 +93,13 @@ class Lane:
             return None
 
     def _fail(self) -> None:
-        self.close()
+        self.close(wait=False)
         self._closed_until = time.monotonic() + RETRY_SECONDS
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """Stop the lane process. Waiting (at most one operation, which its deadline bounds) lets the pool
+        release its queues' semaphores; a stop without it leaves them to multiprocessing's tracker, which
+        warns of leaked semaphores on every shutdown."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=wait, cancel_futures=True)
             self._pool = None

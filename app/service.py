@@ -40,18 +40,33 @@ from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
 # others run (measured: a convoy that halves throughput).
 SOLVER_THREADS = 4
-# Games whose last operation took longer than this are played in the slow lane
-# (app/lane.py: a process of its own at a lower priority), so that a few slow
-# positions can neither hold every thread nor take the worker's processor from
-# cheap clicks. Without a lane (a store only this process sees) they get one
-# thread of their own: threads share the GIL, and each slow one takes its share
-# of the worker's core (bench/load.py --slow 8: the other players' p95 was
-# 736 ms with two slow threads, 249 ms with the lane).
+# Slow games are played in the slow lane (app/lane.py: a process of its own at
+# a lower priority), so that a few slow positions can neither hold every
+# thread nor take the worker's processor from cheap clicks. Without a lane (a
+# store only this process sees) they get one thread of their own: threads
+# share the GIL, and each slow one takes its share of the worker's core
+# (bench/load.py --slow 8: the other players' p95 was 736 ms with two slow
+# threads, 249 ms with the lane).
 SLOW_THREADS = 1
-SLOW_OPERATION_SECONDS = 0.25
+# A game is slow once one of its operations took this much processor time (not
+# the clock's: on a busy worker a cheap game waits for the GIL and the
+# processor, and by the clock it would look slow). It stays slow in this
+# process: its warm analyzer lives where it was played, and a game sent back
+# would be analysed from scratch, slowly, on a cheap thread.
+SLOW_OPERATION_CPU_SECONDS = 0.25
+# A game no thread here has analysed is sent to the slow lane before its first
+# analysis when this many covered cells touch its numbers. Measured with a
+# fresh Analyzer classifying (2-core machine): games played to the end stay
+# under 2,100 such cells and 75 ms on boards up to 100x100; numbers scattered
+# at random over 100x100 give 3,900 (140 ms) to 6,500 (0.9 s).
+SLOW_FRONTIER_CELLS = 3000
 SLOW_GAMES_KEPT = 1024
 # A move that keeps meeting writes from other processes gives up after this many tries.
 WRITE_ATTEMPTS = 8
+
+
+class SlowGame(Exception):
+    """A cheap thread met a game too big to analyse from scratch beside cheap clicks; nothing was done."""
 
 
 class TooComplex(Exception):
@@ -86,13 +101,13 @@ class AnalyzerCache:
     def bytes_held(self) -> int:
         return int(self._entries.currsize)
 
-    def take(self, game_id: str, game: Game) -> Analyzer:
-        """The cached analyzer, taken out of the cache (moves change it), or a fresh one."""
+    def take(self, game_id: str, game: Game) -> Analyzer | None:
+        """The cached analyzer of this version of the game, taken out of the cache (moves change it); None if none."""
         with self._lock:
             entry = self._entries.pop(game_id, None)
         if entry is not None and entry[0] == game.version:
             return entry[1]
-        return Analyzer(game.position())
+        return None
 
     def drop(self, game_id: str) -> None:
         with self._lock:
@@ -186,6 +201,7 @@ class GameService:
         # The lane opens the store from the settings, so only a store the settings name can have one.
         self.lane = Lane(settings) if slow_lane and store.shared_by_processes else None
         self._slow_lock = threading.Lock()
+        self._thread = threading.local()  # .cheap: this thread serves cheap games
 
     def close(self) -> None:
         if self.lane is not None:
@@ -200,15 +216,29 @@ class GameService:
         """Run blocking work (the store, the solver) in one of the few game threads."""
         return await anyio.to_thread.run_sync(work, *args, limiter=limiter or self.limiter)
 
-    def _note_duration(self, game_id: str, seconds: float) -> None:
+    def _note_duration(self, game_id: str, cpu_seconds: float) -> None:
+        if cpu_seconds > SLOW_OPERATION_CPU_SECONDS:
+            self._note_slow(game_id)
+
+    def _note_slow(self, game_id: str) -> None:
         with self._slow_lock:
-            if seconds > SLOW_OPERATION_SECONDS:
-                self.slow_games[game_id] = None
-                self.slow_games.move_to_end(game_id)
-                while len(self.slow_games) > SLOW_GAMES_KEPT:
-                    self.slow_games.popitem(last=False)
-            else:
-                self.slow_games.pop(game_id, None)
+            self.slow_games[game_id] = None
+            self.slow_games.move_to_end(game_id)
+            while len(self.slow_games) > SLOW_GAMES_KEPT:
+                self.slow_games.popitem(last=False)
+
+    def _analyzer(self, game_id: str, game: Game) -> Analyzer:
+        """The game's live analyzer: the cached one, else a fresh one, unless a cheap thread would build a slow one."""
+        analyzer = self.analyzers.take(game_id, game)
+        if analyzer is not None:
+            return analyzer
+        if (
+            getattr(self._thread, "cheap", False)
+            and len(game.cells) >= SLOW_FRONTIER_CELLS
+            and game.board.frontier_size(game.cells) >= SLOW_FRONTIER_CELLS
+        ):
+            raise SlowGame(game_id)
+        return Analyzer(game.position())
 
     # ----- operations without a game ------------------------------------
 
@@ -248,27 +278,43 @@ class GameService:
         whole operation runs again on the new state.
         """
         async with self.turns.turn(game_id):
-            with self._slow_lock:
-                slow = game_id in self.slow_games
-            for attempt in range(WRITE_ATTEMPTS):
+            attempt = 0
+            while True:
+                with self._slow_lock:
+                    slow = game_id in self.slow_games
                 try:
                     if slow and self.lane is not None:
                         answer = await self.lane.run(work.__name__, game_id, args)
                         if answer is not None:
-                            result, seconds = answer
-                            self._note_duration(game_id, seconds)
+                            result, cpu_seconds = answer
+                            self._note_duration(game_id, cpu_seconds)
                             return result
-                    return await self.offload(self._leased, game_id, work, *args, limiter=self.slow_limiter if slow else self.limiter)
+                    if slow:
+                        return await self.offload(self._leased, game_id, work, *args, limiter=self.slow_limiter)
+                    return await self.offload(self._cheap, game_id, work, *args)
+                except SlowGame:
+                    self._note_slow(game_id)
                 except Conflict:
                     self.analyzers.drop(game_id)
-                    if attempt == WRITE_ATTEMPTS - 1:
+                    attempt += 1
+                    if attempt == WRITE_ATTEMPTS:
                         raise
                     # Processes that collided should not collide again in step.
-                    await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))
+                    await asyncio.sleep(random.uniform(0, 0.005 * 2 ** (attempt - 1)))
+
+    def _cheap(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
+        """_leased on a thread of the cheap pool, which refuses to analyse a big position from scratch (SlowGame)."""
+        self._thread.cheap = True
+        try:
+            return self._leased(game_id, work, *args)
+        finally:
+            self._thread.cheap = False
 
     def _leased(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
-        # Timed in the thread: waiting for a thread says nothing about this game.
-        started = time.monotonic()
+        # The thread's processor time, not the clock's: on a busy worker a cheap
+        # game waits for the GIL and the processor, and by the clock it would
+        # look slow and go to the lane, where it would wait behind slow work.
+        started = time.thread_time()
         try:
             with self.store.lease(game_id):
                 return work(game_id, *args)
@@ -277,7 +323,7 @@ class GameService:
             self.analyzers.drop(game_id)
             raise Corrupt(f"game {game_id}: {error}") from None
         finally:
-            self._note_duration(game_id, time.monotonic() - started)
+            self._note_duration(game_id, time.thread_time() - started)
 
     @staticmethod
     def _statuses_shown(game: Game) -> bool:
@@ -300,7 +346,7 @@ class GameService:
     def _look(self, game_id: str, player: str) -> tuple[Game, dict | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
-        analyzer = self.analyzers.take(game_id, game)
+        analyzer = self._analyzer(game_id, game)
         statuses = self._statuses(analyzer, game, limits)
         self.analyzers.put(game_id, game, analyzer)
         return game, statuses
@@ -311,7 +357,7 @@ class GameService:
     def _move(self, game_id: str, player: str, move: Move, rng: random.Random, now: float) -> MoveResult:
         limits = self.limits()
         before = self.store.load(game_id, player)
-        analyzer = self.analyzers.take(game_id, before)
+        analyzer = self._analyzer(game_id, before)
         # What the page shows now came with the previous answer: what the
         # analyzer has proven, without reasoning any further.
         statuses_before = analyzer.proven_statuses() if self._statuses_shown(before) else None
@@ -341,7 +387,7 @@ class GameService:
     def _hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
         limits = self.limits()
         before = self.store.load(game_id, player)
-        analyzer = self.analyzers.take(game_id, before)
+        analyzer = self._analyzer(game_id, before)
         try:
             with analyzer.limits(limits.timed()):
                 advice = modes.hint(before, analyzer)
@@ -362,7 +408,7 @@ class GameService:
     def _analysis(self, game_id: str, player: str) -> list[str]:
         limits = self.limits()
         game = self.store.load(game_id, player)
-        analyzer = self.analyzers.take(game_id, game)
+        analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
                 return analyzer.status_rows()

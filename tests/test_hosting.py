@@ -344,6 +344,27 @@ def test_workers_stop_when_their_parent_is_killed(tmp_path):
             probe.connect(("127.0.0.1", port_of(url)))
 
 
+def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
+    from tests.test_rules import scattered_game
+
+    database = tmp_path / "games.sqlite3"
+    env = {"KABOOM_DATABASE": str(database), "KABOOM_WORKERS": "2", "KABOOM_SOLVER_SECONDS": "0.5", **SECRET}
+    heavy, _ = scattered_game(seed=3, side=100, mines=3000, shown=2100)
+    with kaboom_process(**env) as (process, url), httpx.Client(base_url=url, timeout=60) as client:
+        game_id = new_game(client)["id"]
+        put_position(database, game_id, heavy.board.rows(heavy.cells), heavy.mines)
+        # A position this big goes to the worker's slow lane, a process at a lower priority.
+        assert client.get(f"/games/{game_id}").status_code == 200
+        tree = psutil.Process(process.pid).children(recursive=True)
+        assert any(child.nice() > 0 for child in tree), [child.cmdline() for child in tree]
+        process.terminate()
+        assert process.wait(30) == 0
+        _, alive = psutil.wait_procs(tree, timeout=30)
+        assert not alive, f"still running 30 s after the server stopped: {alive}"
+        # Each lane's queues were closed, not left to multiprocessing's tracker (which warns about them).
+        assert "leaked" not in process.stderr.read()
+
+
 def test_a_forged_forwarded_for_cannot_dodge_the_creation_limit(tmp_path):
     body = {"width": 9, "height": 9, "mines": 10}
     # A window of an hour: the four games fall in one window however slow the machine.

@@ -216,6 +216,21 @@ def test_board_sizes_are_validated(args, message):
         board_size(*args)
 
 
+def test_the_frontier_counts_covered_cells_next_to_numbers():
+    from app.board import Board
+
+    rows = [
+        "....",
+        ".1..",
+        "..00",
+        "....",
+    ]
+    cells = [symbol for row in rows for symbol in row]
+    # Around the 1: eight cells, one of them a zero; a zero is no number, so its own neighbours do not count.
+    assert Board(4, 4).frontier_size(cells) == 7
+    assert Board(4, 4).frontier_size(["."] * 16) == 0
+
+
 def test_mines_as_a_percentage():
     assert board_size(10, 10, percent=15) == (10, 10, 15)
     with pytest.raises(Invalid, match="percentage"):

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.service import MoveResult
 from app.web.deps import templates
-from app.web.view import Look, changed_cells, panel
+from app.web.view import Look, cell_html, changed_cells, panel
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -50,11 +50,11 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
         return blocks(request, context, "panel", "grid")
     changes = changed_cells(before, after, result.outcome.changed)
     if len(changes) <= OOB_CELLS:
-        context.update(changes=changes, changed_rows=[])
+        context.update(changes=[cell_html(id_, look, oob=True) for id_, look in changes], changed_rows=[])
         return blocks(request, context, "panel", "changes")
     # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
     rows = sorted({int(cell_id.rsplit("-", 1)[1]) for cell_id, _ in changes})
     if len(rows) > OOB_ROWS:
         return blocks(request, context, "panel", "grid")
-    context.update(changes=[], changed_rows=[(y, after.row(y)) for y in rows])
+    context.update(changes=[], changed_rows=[(y, after.row_html(y)) for y in rows])
     return blocks(request, context, "panel", "changes")
