@@ -38,7 +38,8 @@ trip) and as the server measured it (its Server-Timing header), errors
 apart), games finished, CPU used by the server and by this load generator (in
 cores), and the server's memory (RSS, as psutil reads it, summed over the
 server process and all its descendants) after the warm-up, half way, at its
-peak and at the end. The targets are printed under the table. Run by hand:
+peak and at the end, and whether the games file is intact after the run (PRAGMA
+integrity_check). The targets are printed under the table. Run by hand:
 
     .venv/bin/python bench/load.py
     .venv/bin/python bench/load.py --players 50 --seconds 20 --workers 1,2
@@ -64,6 +65,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -528,6 +530,7 @@ class Result:
     server_cpu: float  # cores
     client_cpu: float  # cores
     slow: SlowStats | None  # the slow clients' numbers; None without --slow
+    integrity: str = "not checked"  # SQLite's PRAGMA integrity_check of the games file once the server stopped
 
 
 def start_server(workers: int, data: Path, port: int) -> tuple[subprocess.Popen, Path]:
@@ -659,10 +662,11 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="kaboom-load-") as data:
         server, log = start_server(workers, Path(data), port)
+        database = Path(data) / DATABASE_NAME
         try:
             with asyncio.Runner(loop_factory=new_event_loop()) as runner:
                 runner.run(wait_until_up(server, port, log))
-                return runner.run(run_load(port, server.pid, Path(data) / DATABASE_NAME, args, workers, progress))
+                result = runner.run(run_load(port, server.pid, database, args, workers, progress))
         finally:
             stop_server(server)
             if args.keep_log:
@@ -670,6 +674,10 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
                 kept = Path(args.keep_log).with_suffix(f".{workers}-workers.log")
                 shutil.copyfile(log, kept)
                 print(f"server log of the {workers}-worker run: {kept}", file=sys.stderr)
+        # Many processes wrote the file at once for the whole run: is it still sound?
+        with closing(sqlite3.connect(database)) as connection:
+            result.integrity = "; ".join(row[0] for row in connection.execute("PRAGMA integrity_check"))
+        return result
 
 
 # ----- the report -----------------------------------------------------------------
@@ -755,6 +763,8 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         console.print(f"  {target}, {r.workers} worker(s): {p95:.1f} ms — {ok}")
     for r in results:
         console.print(f"  0 errors, {r.workers} worker(s): {r.stats.errors} — {verdict(r.stats.errors == 0)}")
+    for r in results:
+        console.print(f"  the games file intact after the run, {r.workers} worker(s): {r.integrity} — {verdict(r.integrity == 'ok')}")
     for r in results:
         growth = r.rss_end - r.rss_start
         share = growth / r.rss_start if r.rss_start else float("nan")
