@@ -1,0 +1,93 @@
+"""Bounded memory: the caches hold at most the bytes they may, by an estimate that follows the real size."""
+
+from __future__ import annotations
+
+import gc
+import random
+import tracemalloc
+
+import pytest
+
+from app.game import Move
+from app.modes import apply_move, new_game
+from app.service import AnalyzerCache
+from app.store.base import history_footprint
+from app.store.memory import MemoryStore
+from solver import Analyzer, Budget
+from tests.test_rules import scattered_game
+
+
+def analysed(seed: int, side: int = 30, mines: int = 150, shown: int = 250):
+    game, _ = scattered_game(seed=seed, side=side, mines=mines, shown=shown)
+    analyzer = Analyzer(game.position())
+    analyzer.classify()
+    return game, analyzer
+
+
+@pytest.mark.parametrize("side, mines, shown", [(30, 150, 250), (50, 400, 600)])
+def test_the_footprint_follows_the_real_size(side, mines, shown):
+    """The cache trusts footprint(): it must follow what an analyzer really holds, as the server leaves it."""
+    game, _ = scattered_game(seed=side, side=side, mines=mines, shown=shown)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        analyzer = Analyzer(game.position())
+        analyzer.classify()
+        analyzer.sample_layout(random.Random(1), budget=Budget())
+        gc.collect()
+        real = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert abs(analyzer.footprint() - real) <= 0.3 * real, (analyzer.footprint(), real)
+
+
+def test_the_analyzer_cache_holds_no_more_bytes_than_it_may():
+    games = [analysed(seed) for seed in range(6)]
+    each = max(analyzer.footprint() for _, analyzer in games)
+    cache = AnalyzerCache(max_bytes=3 * each)
+    for number, (game, analyzer) in enumerate(games):
+        cache.put(f"g{number}", game, analyzer)
+        assert cache.bytes_held <= 3 * each
+    # The least recently used went first; the newest are there, for their own version only.
+    assert cache.take("g0", games[0][0]) is None
+    newest, analyzer = games[-1]
+    newest.version += 1
+    assert cache.take("g5", newest) is None
+    newest.version -= 1
+    cache.put("g5", newest, analyzer)
+    assert cache.take("g5", newest) is analyzer
+
+
+def test_an_analyzer_larger_than_the_whole_cache_is_not_kept():
+    game, analyzer = analysed(1)
+    cache = AnalyzerCache(max_bytes=analyzer.footprint() // 2)
+    cache.put("big", game, analyzer)
+    assert cache.bytes_held == 0 and cache.take("big", game) is None
+
+
+def test_a_finished_game_leaves_the_analyzer_cache():
+    game, analyzer = analysed(2)
+    cache = AnalyzerCache(max_bytes=10 * analyzer.footprint())
+    cache.put("g", game, analyzer)
+    assert cache.bytes_held > 0
+    game.status = "won"
+    cache.put("g", game, analyzer)
+    assert cache.bytes_held == 0
+
+
+def test_the_history_cache_holds_no_more_bytes_than_it_may():
+    store = MemoryStore()
+    limit = 40_000
+    store.bound_history_cache(limit)
+    for seat in range(8):
+        game = new_game(16, 16, 40, seats=[f"player{seat}"])
+        game_id = store.create(game)
+        rng = random.Random(seat)
+        for flag in range(12):
+            before = store.load(game_id, f"player{seat}")
+            after, _ = apply_move(before, Move("flag", flag, seat), rng=rng, now=1.0)
+            store.save(game_id, f"player{seat}", after, before.version)
+        assert 0 < store._histories.currsize <= limit
+    held = sum(history_footprint(history) for _, history in store._histories.values())
+    assert held == store._histories.currsize <= limit
