@@ -49,8 +49,6 @@ RESERVED_FILES = 64
 # How often a worker without prctl (not Linux) looks whether its supervisor is still there.
 PARENT_POLL_SECONDS = 1.0
 PR_SET_PDEATHSIG = 1
-MALLOC_ARENAS = 2
-M_ARENA_MAX = -8  # glibc's malloc.h
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -108,22 +106,6 @@ def connection_ceiling(wanted: int, open_files: int) -> int:
     if open_files == resource.RLIM_INFINITY:
         return wanted
     return max(1, min(wanted, open_files - RESERVED_FILES))
-
-
-def limit_malloc_arenas() -> None:
-    """At most MALLOC_ARENAS glibc arenas in this process and every process it starts, unless the
-    operator set MALLOC_ARENA_MAX: glibc gives threads that allocate at the same time arenas of their
-    own (up to 8 per core), and what is freed in one is not reused by the others, so a worker's memory
-    crept up for as long as it ran (bench/load.py --seconds 600 --think 100: 216 -> 307 MB; with two
-    arenas 213 -> 230 MB after 5 minutes and flat, at the same speed)."""
-    if "MALLOC_ARENA_MAX" in os.environ:
-        return
-    # Processes started from now on (workers, their slow lanes) read it when they start...
-    os.environ["MALLOC_ARENA_MAX"] = str(MALLOC_ARENAS)
-    # ...and this one, which has read its environment already, is told directly.
-    libc_name = ctypes.util.find_library("c") if sys.platform.startswith("linux") else None
-    if libc_name:
-        ctypes.CDLL(libc_name).mallopt(M_ARENA_MAX, MALLOC_ARENAS)
 
 
 def stop_with_parent(parent_pid: int) -> None:
@@ -285,7 +267,6 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
 def serve(settings: Settings) -> None:
     """Run the app under uvicorn with the limits in `settings`; returns when the server stops."""
-    limit_malloc_arenas()
     open_files = raise_open_files_limit()
     ceiling = connection_ceiling(settings.max_connections, open_files)
     if ceiling < settings.max_connections:

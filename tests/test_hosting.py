@@ -357,8 +357,6 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
         assert client.get(f"/games/{game_id}").status_code == 200
         tree = psutil.Process(process.pid).children(recursive=True)
         assert any(child.nice() > 0 for child in tree), [child.cmdline() for child in tree]
-        # Workers and lanes keep to two malloc arenas (their memory stays flat: bench/load.py).
-        assert all(child.environ().get("MALLOC_ARENA_MAX") == "2" for child in tree)
         process.terminate()
         assert process.wait(30) == 0
         _, alive = psutil.wait_procs(tree, timeout=30)
