@@ -591,7 +591,9 @@ class Analyzer:
             mines_left -= int(mine)
         try:
             counts = []
-            for component in self._components:
+            # In the order of their first cells, not of their making: the same position and
+            # the same rng then draw the same layout, whatever moves led to the position.
+            for component in sorted(self._components, key=lambda component: min(component.cells)):
                 if component is forced_component:
                     extra = Constraint(frozenset([forced_index]), int(mine))
                     counts.append(ComponentCounts(sorted(component.cells), component.constraints + [extra], budget))

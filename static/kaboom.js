@@ -288,5 +288,13 @@
     paintCursor();
   }
 
+  // A link to a folded section (the rules) unfolds it: the browser only scrolls to it.
+  function openLinkedDetails() {
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.tagName === "DETAILS") target.open = true;
+  }
+  window.addEventListener("hashchange", openLinkedDetails);
+  document.addEventListener("DOMContentLoaded", openLinkedDetails);
+
   document.addEventListener("DOMContentLoaded", setup);
 })();

@@ -20,7 +20,7 @@ from tests.clock import FakeClock
 
 
 def game_for(*seats: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
-    return new_game(width, height, mines, seats=list(seats))
+    return new_game(width, height, mines, seats=list(seats), rng=random.Random(0))
 
 
 def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:

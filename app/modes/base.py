@@ -57,9 +57,10 @@ class Mode:
         mines: int,
         options: Options | None = None,
         seats: list[str] | None = None,
-        rng: random.Random | None = None,
+        *,
+        rng: random.Random,
     ) -> Game:
-        """A game nobody has played yet. `rng` is for modes that deal a layout at creation."""
+        """A game nobody has played yet, its secret (if the mode keeps one) drawn from `rng`."""
         width, height, mines = board_size(width, height, mines)
         options = options or self.options_class()
         if not isinstance(options, self.options_class):
@@ -68,7 +69,7 @@ class Mode:
             width, height, mines, mode=self.name, options=options, cells=[COVERED] * (width * height),
             state=self.new_state(), seats=list(seats or []),
         )
-        self.deal(game, rng or random.Random())
+        self.deal(game, rng)
         return game
 
     def deal(self, game: Game, rng: random.Random) -> None:
@@ -98,7 +99,9 @@ class Mode:
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
         index = game.index(move.x, move.y)
-        turn = Turn(game.copy(), analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        changed = game.copy()
+        rng = self.move_rng(changed, move, rng)
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
         if move.action == "flag":
             flag(turn, index, move.mark)
         elif move.action == "reveal":
@@ -115,6 +118,10 @@ class Mode:
         new.version += 1
         turn.outcome.analyzer = turn.analyzer
         return new, turn.outcome
+
+    def move_rng(self, game: Game, move: Move, rng: random.Random) -> random.Random:
+        """The randomness a move deals with (`game` is the copy the move changes): by default the one given."""
+        return rng
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
         """Reveal one covered, unflagged cell: the heart of a mode."""
@@ -137,9 +144,21 @@ class Mode:
 
     def result_text(self, game: Game, clock: str) -> str:
         """The line under the status when the game is over."""
+        counts = [count for count in self.result_counts(game) if count]
         if game.status == "won":
-            return f"You won in {clock}."
+            return f"You won in {clock}{' with ' + ' and '.join(counts) if counts else ''}."
         if game.status == "lost":
             x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({clock})."
+            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({', '.join([clock, *counts])})."
         return ""
+
+    def result_counts(self, game: Game) -> list[str]:
+        """What a result counts besides the time ("2 deaths"); empty strings for what did not happen."""
+        return [counted(game.deaths, "death")]
+
+
+def counted(number: int, noun: str) -> str:
+    """"1 death", "3 forced guesses"; "" for none."""
+    if not number:
+        return ""
+    return f"{number} {noun}{('es' if noun.endswith('s') else 's') * (number != 1)}"

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.game import PRESETS, Invalid, Move, board_size
-from app.store import StoreUnavailable
+from app.service import GameService
+from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.render import blocks, move_answer, page, page_context
 
@@ -51,9 +52,10 @@ async def new_game_form(
     height: Annotated[str, Form()] = "",
     mines: Annotated[str, Form()] = "",
     unit: Annotated[str, Form()] = "count",
-    allow_outside: Annotated[str | None, Form()] = None,
-    undo: Annotated[str | None, Form()] = None,
+    settings_of: Annotated[str | None, Form()] = None,
 ) -> Response:
+    """A new game of a preset or custom size; its settings are those of the game `settings_of` names
+    (the player's current one) as they are now, or the defaults."""
     # A refused form comes back filled in as it was sent (see app.web.errors).
     request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit}
     if preset in PRESETS:
@@ -67,9 +69,18 @@ async def new_game_form(
         )
     else:
         raise Invalid(f"unknown preset {preset!r}")
-    settings = {"allow_outside": allow_outside is not None, "undo": undo is not None}
+    # Read from the game, not from the page: settings changed during the game are not in an old form.
+    settings = await settings_from(service, settings_of, player) if settings_of else {}
     game_id, _ = await service.create(player, client, "cruel", *size, settings)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+
+async def settings_from(service: GameService, game_id: str, player: str) -> dict[str, bool]:
+    """A game's settings as they are now; the defaults when it is gone or damaged (a new game must still start)."""
+    try:
+        return (await service.load(game_id, player)).options.as_dict()
+    except (NotFound, Corrupt):
+        return {}
 
 
 @router.get("/games/{game_id}")

@@ -23,6 +23,7 @@ class NewGameIn(BaseModel):
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
     mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
     allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
+    first_click_safe_only: bool = Field(False, description="cruel mode: the first click is safe but opens no area")
     undo: bool = True
 
     def settings(self) -> dict[str, bool]:
@@ -44,9 +45,11 @@ class OptionsIn(BaseModel):
     model_config = STRICT
 
     allow_outside: bool | None = None
+    first_click_safe_only: bool | None = None
     debug_overlay: bool | None = None
     safe_mode: bool | None = None
     countdown: bool | None = None
+    question_marks: bool | None = None
     undo: bool | None = None
 
     def changes(self) -> dict[str, bool]:
@@ -64,6 +67,7 @@ class GameOut(BaseModel):
     exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
     forced_guesses: int = Field(description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)")
     hints: int
+    deaths: int = Field(description="losses taken back with undo")
     flags: int
     elapsed: float
     version: int = Field(description="the game's version: every move, setting changed or hint asked adds one")
@@ -104,6 +108,7 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         exploded=list(game.cell(game.exploded)) if game.exploded is not None else None,
         forced_guesses=public.get("forced_guesses", 0),
         hints=game.hints,
+        deaths=game.deaths,
         flags=game.flags(),
         elapsed=game.elapsed(now),
         version=game.version,

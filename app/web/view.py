@@ -36,22 +36,27 @@ class Look:
         mark = game.marks.get(index, "")
         if symbol != COVERED:
             number = int(symbol)
-            if game.options.countdown and number:
-                # Countdown mode shows the mines still missing around a number.
-                number -= game.board.flags_around(index, game.cells, game.marks)
-            return f"c n{symbol}", symbol, str(number) if int(symbol) else ""
+            if not (game.options.countdown and number):
+                return f"c n{symbol}", symbol, symbol if number else ""
+            # Countdown mode shows, and says, the mines still missing around a number. The class keeps
+            # the number itself (kaboom.js reads it to chord); below zero it turns to the danger colour.
+            missing = number - game.board.flags_around(index, game.cells, game.marks)
+            if missing < 0:
+                return f"c n{symbol} over", f"{missing}: more flags than mines around", str(missing)
+            return f"c n{symbol}", f"{missing} more", str(missing)
         if index == game.exploded:
             return "c x", "exploded mine", ""
         mine = index in self.mines
-        if mark == FLAG:
-            if self.over and not mine:
-                return "c f w", "wrong flag", ""
-            return "c f", "flag", ""
-        if mine:
+        if mark == FLAG and self.over and not mine:
+            return "c f w", "wrong flag", ""
+        if mine and mark != FLAG:
             return "c m", "mine", ""
         classes, label = "c u", "covered"
-        if mark == QUESTION:
+        if mark == FLAG:
+            classes, label = "c f", "flag"
+        elif mark == QUESTION:
             classes, label = "c u q", "question mark"
+        # Flags too: a flag on a cell proven safe is a mistake the overlay is there to show.
         if self.statuses is not None:
             status = self.statuses[game.cell(index)]
             classes += " " + OVERLAY_CLASS[status]
@@ -109,22 +114,21 @@ class Panel:
     counters: list[tuple[str, str, int, str]]  # the mode's own: (id, label, value, title)
     hints: int
     result: str
+    undo_offered: bool  # a loss the player may take back (the page says how)
 
 
 def panel(game: Game, now: float) -> Panel:
     mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
     minutes, seconds = divmod(elapsed, 60)
-    result = mode.result_text(game, f"{minutes}:{seconds:02d}")
-    if game.status == "lost" and game.options.undo:
-        result += " Undo (U) to step back."
     state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
         running=game.status == "playing" and game.started_at is not None,
         state=state,
-        counters=mode.counters(game),
+        counters=mode.counters(game) + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
         hints=game.hints,
-        result=result,
+        result=mode.result_text(game, f"{minutes}:{seconds:02d}"),
+        undo_offered=game.status == "lost" and game.options.undo,
     )
