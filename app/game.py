@@ -17,6 +17,7 @@ import copy
 import dataclasses
 import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from app.board import Board
@@ -248,6 +249,19 @@ class Game:
         return data
 
 
+@dataclass(frozen=True)
+class LossReview:
+    """What the player could have known at the moment of the click that lost."""
+
+    clicked: tuple[int, int]
+    outside: bool  # the clicked cell touched no number
+    mine_probability: Fraction | None  # of the clicked cell then; None when it could not be counted in time
+    safe: list[tuple[int, int]]  # every cell that could be proven safe then
+    example: tuple[int, int] | None  # one of them (next to the numbers if one is), with its proof
+    proof: list[tuple[int, int]]
+    uses_count: bool
+
+
 # ----- what every mode's moves share --------------------------------------------
 
 
@@ -336,19 +350,25 @@ def chord_targets(game: Game, index: int) -> list[int]:
 
 
 def undo(game: Game) -> tuple[Game, Outcome]:
-    """Step back one action (a chord is one), also after the end."""
+    """Step back one action (a chord is one), also after a loss, which counts as a death."""
     if not game.options.undo:
         raise Refused("undo is turned off for this game")
     if not game.history:
         raise Refused("nothing to undo")
     if game.status == "won":
         raise Refused("the game is won: a win is not undone")
-    new = game.copy()
-    record = new.history.pop()
-    outcome = Outcome(message="Undone.")
+    new, outcome = rewound(game)
     if game.status == "lost":
         new.deaths += 1
         outcome.message = f"Undone: that was death number {new.deaths}."
+    return new, outcome
+
+
+def rewound(game: Game) -> tuple[Game, Outcome]:
+    """The game as it stood before its last action (which must exist), and the cells that change back."""
+    new = game.copy()
+    record = new.history.pop()
+    outcome = Outcome(message="Undone.")
     for key, symbol in record["cells"].items():
         new.cells[int(key)] = symbol
         outcome.changed.add(int(key))

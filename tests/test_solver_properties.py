@@ -142,6 +142,15 @@ def test_the_same_position_and_seed_draw_the_same_layout_however_the_position_wa
         assert analyzer.sample_layout(random.Random(seed), force=force) == fresh.sample_layout(random.Random(seed), force=force)
 
 
+def test_forcing_a_cell_that_only_the_first_settling_proves():
+    # A 0 beside a covered cell (a position typed by hand, not flooded), on a fresh analyzer: the
+    # cell is proven safe only once the analyzer settles; forcing it safe used to fail there.
+    position = render(1, 2, 0, frozenset(), {(0, 0)}, set())
+    assert Analyzer(position).sample_layout(random.Random(0), force=((0, 1), False)).mines == frozenset()
+    with pytest.raises(Inconsistent):
+        Analyzer(position).sample_layout(random.Random(0), force=((0, 1), True))
+
+
 def test_sampling_frequencies_follow_exact_probabilities():
     # Two separate groups whose mine counts vary, and an outside: the weights
     # C(outside, mines left) decide how often each group holds more mines.

@@ -19,6 +19,7 @@ from app.game import (
     Game,
     Hint,
     Invalid,
+    LossReview,
     Move,
     Options,
     Outcome,
@@ -28,10 +29,11 @@ from app.game import (
     check_revealable,
     chord_targets,
     flag,
+    rewound,
     undo,
 )
 from app.stored import NoState
-from solver import Analyzer, Limits
+from solver import Allowance, Analyzer, Budget, Limits, Status
 from solver.position import COVERED
 
 
@@ -131,6 +133,28 @@ class Mode:
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise NotImplementedError
+
+    def review_loss(self, game: Game, allowance: Allowance) -> LossReview | None:
+        """What could be known when the game was lost, from the position before the losing action;
+        None for a game not lost (or lost before it kept its history). Interrupted past the allowance."""
+        if game.status != "lost" or game.exploded is None or not game.history:
+            return None
+        before, _ = rewound(game)
+        analyzer = Analyzer(before.position())
+        clicked = game.cell(game.exploded)
+        with analyzer.limits(allowance):
+            statuses = analyzer.classify()
+            probabilities = analyzer.probabilities(Budget(deadline=allowance.deadline))
+        safe = sorted((cell for cell, status in statuses.items() if status is Status.SAFE), key=lambda c: (c[1], c[0]))
+        example, proof, uses_count = None, [], False
+        if safe:
+            # A cell next to the numbers has a proof a player can follow; the nearest to the click, first.
+            example = min(safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - clicked[0]), abs(c[1] - clicked[1])), c[1], c[0]))
+            with analyzer.limits(allowance):
+                explanation = analyzer.explain(example)
+            proof, uses_count = list(explanation.numbers), explanation.uses_count
+        chance = probabilities.cells[clicked] if probabilities.cells is not None else None
+        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count)
 
     # ----- what a player sees ------------------------------------------
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES, get_mode
+from app.store import Listing
 
 # What every request body shares: no field the API does not know, and no conversions: pydantic
 # would otherwise read true as 1, 9.0 as 9 and "9" as 9, so a slip in a script could play a move.
@@ -74,6 +75,29 @@ class GameOut(BaseModel):
     moves: int = Field(description="the old name of `version`, kept for scripts written before it")
     can_undo: bool
     options: dict[str, bool]
+
+
+class GameListOut(BaseModel):
+    id: str
+    damaged: bool = Field(False, description="its stored data cannot be read: it can only be deleted")
+    mode: str | None = None
+    width: int | None = None
+    height: int | None = None
+    mines: int | None = None
+    status: Literal["playing", "won", "lost"] | None = None
+    elapsed: float | None = None
+    deaths: int | None = None
+    updated_at: float = Field(description="when it was last played, in seconds since 1970 (UTC)")
+
+    @classmethod
+    def of(cls, listing: Listing, now: float) -> GameListOut:
+        game = listing.game
+        if game is None:
+            return cls(id=listing.game_id, damaged=True, updated_at=listing.updated_at)
+        return cls(
+            id=listing.game_id, mode=game.mode, width=game.width, height=game.height, mines=game.mines,
+            status=game.status, elapsed=game.elapsed(now), deaths=game.deaths, updated_at=listing.updated_at,
+        )
 
 
 class AnalysisOut(BaseModel):
