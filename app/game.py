@@ -17,6 +17,7 @@ import copy
 import dataclasses
 import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from app.board import Board
@@ -61,6 +62,7 @@ class Options:
     debug_overlay: bool = setting("Debug overlay", order=10)
     safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
     countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
+    question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
     undo: bool = setting("Undo", order=40, default=True)
 
     @classmethod
@@ -154,6 +156,7 @@ class Game:
     state: dict[str, Any] = field(default_factory=dict)  # the mode's own state, all of it visible
     hidden: dict[str, Any] | None = None  # the mode's secret (a fixed layout): never shown before the end
     hints: int = 0
+    deaths: int = 0  # losses undone (Tatham's "Deaths"): an undo takes the loss back, not the count
     started_at: float | None = None
     finished_at: float | None = None
     last_cell: int | None = None
@@ -233,7 +236,7 @@ class Game:
     # ----- storage ----------------------------------------------------
 
     SCALARS = ("width", "height", "mines", "mode", "status", "exploded", "shown_mines", "state", "hidden",
-               "hints", "started_at", "finished_at", "last_cell", "version", "seats")
+               "hints", "deaths", "started_at", "finished_at", "last_cell", "version", "seats")
 
     def to_json(self) -> dict[str, Any]:
         """The state without its history: stores keep history records apart, each written once.
@@ -244,6 +247,19 @@ class Game:
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         return data
+
+
+@dataclass(frozen=True)
+class LossReview:
+    """What the player could have known at the moment of the click that lost."""
+
+    clicked: tuple[int, int]
+    outside: bool  # the clicked cell touched no number
+    mine_probability: Fraction | None  # of the clicked cell then; None when it could not be counted in time
+    safe: list[tuple[int, int]]  # every cell that could be proven safe then
+    example: tuple[int, int] | None  # one of them (next to the numbers if one is), with its proof
+    proof: list[tuple[int, int]]
+    uses_count: bool
 
 
 # ----- what every mode's moves share --------------------------------------------
@@ -299,8 +315,12 @@ def flag(turn: Turn, index: int, mark: str | None) -> None:
         raise Refused(f"{describe(game.cell(index))} is revealed: only covered cells take flags")
     if mark is None:
         new_mark = MARK_CYCLE[game.marks.get(index, "")]
+        if new_mark == QUESTION and not game.options.question_marks:
+            new_mark = ""
     elif mark in MARKS:
         new_mark = MARKS[mark]
+        if new_mark == QUESTION and not game.options.question_marks:
+            raise Refused("question marks are turned off for this game")
     else:
         raise Invalid(f"unknown mark {mark!r}: expected flag, question or none")
     turn.set_mark(index, new_mark)
@@ -330,11 +350,22 @@ def chord_targets(game: Game, index: int) -> list[int]:
 
 
 def undo(game: Game) -> tuple[Game, Outcome]:
-    """Step back one action (a chord is one), also after the end."""
+    """Step back one action (a chord is one), also after a loss, which counts as a death."""
     if not game.options.undo:
         raise Refused("undo is turned off for this game")
     if not game.history:
         raise Refused("nothing to undo")
+    if game.status == "won":
+        raise Refused("the game is won: a win is not undone")
+    new, outcome = rewound(game)
+    if game.status == "lost":
+        new.deaths += 1
+        outcome.message = f"Undone: that was death number {new.deaths}."
+    return new, outcome
+
+
+def rewound(game: Game) -> tuple[Game, Outcome]:
+    """The game as it stood before its last action (which must exist), and the cells that change back."""
     new = game.copy()
     record = new.history.pop()
     outcome = Outcome(message="Undone.")
@@ -359,6 +390,9 @@ def set_options(game: Game, changes: dict[str, bool]) -> Game:
     """Change a game's settings; not an action, so undo does not step over it."""
     new = game.copy()
     for name, value in type(game.options).checked(changes).items():
+        if name == "undo" and value and not game.options.undo and game.status != "playing":
+            # Undo turned on after the end would take back a result the game was played for without it.
+            raise Refused(f"the game is {game.status}: undo cannot be turned on after the end")
         setattr(new.options, name, value)
     new.version += 1
     return new

@@ -31,9 +31,9 @@ from cachetools import LRUCache
 
 from app import modes
 from app.config import Settings
-from app.game import Game, Hint, Move, Outcome, Refused, count_hint, set_options
+from app.game import Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
-from app.store import Conflict, Corrupt, Store
+from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
 
 # Game work is CPU-bound Python: more threads than cores only fight over the
@@ -178,6 +178,7 @@ class MoveResult:
     outcome: Outcome
     statuses_before: dict | None
     statuses_after: dict | None
+    review: LossReview | None = None  # when the move lost: what could have been known
 
 
 class GameService:
@@ -259,6 +260,17 @@ class GameService:
     async def latest(self, player: str) -> str | None:
         return await self.offload(self.store.latest, player)
 
+    async def games_of(self, player: str) -> list[Listing]:
+        return await self.offload(self.store.games_of, player)
+
+    async def delete(self, game_id: str, player: str) -> None:
+        """Delete one of the player's games, after any move on it in flight here."""
+        await self._one_at_a_time(game_id, self._delete, player)
+
+    def _delete(self, game_id: str, player: str) -> None:
+        self.store.delete(game_id, player)
+        self.analyzers.drop(game_id)
+
     async def expire_idle(self) -> int:
         return await self.offload(self.store.expire, self.clock() - self.settings.idle_days * 86400)
 
@@ -339,17 +351,29 @@ class GameService:
         except Interrupted:
             return None
 
-    async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None]:
-        """The game and, when its overlay is on, every covered cell's status."""
+    async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None, LossReview | None]:
+        """The game; when its overlay is on, every covered cell's status; when it is lost, what could have been known."""
         return await self._one_at_a_time(game_id, self._look, player)
 
-    def _look(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+    def _look(self, game_id: str, player: str) -> tuple[Game, dict | None, LossReview | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
+        if game.status == "lost":
+            return game, None, self._review(game, limits)
         analyzer = self._analyzer(game_id, game)
         statuses = self._statuses(analyzer, game, limits)
         self.analyzers.put(game_id, game, analyzer)
-        return game, statuses
+        return game, statuses, None
+
+    @staticmethod
+    def _review(game: Game, limits: Limits) -> LossReview | None:
+        """What could have been known when the game was lost; None if not lost, or past the request's time."""
+        if game.status != "lost":
+            return None
+        try:
+            return modes.get_mode(game.mode).review_loss(game, limits.timed())
+        except Interrupted:
+            return None
 
     async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
         return await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
@@ -370,7 +394,8 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
-        return MoveResult(before, after, outcome, statuses_before, self._statuses(fresh, after, limits))
+        statuses_after = self._statuses(fresh, after, limits)
+        return MoveResult(before, after, outcome, statuses_before, statuses_after, self._review(after, limits))
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)

@@ -37,7 +37,7 @@ from pydantic import (
     ValidationInfo,
     with_config,
 )
-from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Options
 from solver.position import COVERED, FLAG
@@ -134,6 +134,7 @@ class _State(_Recorded[ModeState]):
     marks: dict[CellKey, Mark]
     hidden: dict[str, Any] | None  # the mode's hidden_schema, checked once the mode is known
     hints: Count
+    deaths: NotRequired[Count]  # games stored before deaths were counted have none
     version: Version
     seats: list[StrictStr]
 
@@ -182,6 +183,7 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         state=state["state"],
         hidden=hidden,
         hints=state["hints"],
+        deaths=state.get("deaths", 0),
         started_at=state["started_at"],
         finished_at=state["finished_at"],
         last_cell=state["last_cell"],

@@ -570,17 +570,22 @@ class Analyzer:
             forced_index = self._index(cell)
             if self._symbol[forced_index] != COVERED:
                 raise ValueError(f"{describe(cell)} is not covered")
-            known = self._known.get(forced_index)
-            if known is not None and known != mine:
-                raise Inconsistent(f"{describe(cell)} is proven {'a mine' if known else 'safe'}", [cell])
-            if known is not None:
-                forced_index = None  # nothing left to force
         try:
             self._settle()
+            interrupted = False
         except Interrupted:
             # Whatever was proven stays; the rest is one SAT call away.
             self._propagate()
             self._rebuild_components()
+            interrupted = True
+        if forced_index is not None:
+            # Asked after settling: a cell the settling proves is in no component and not outside.
+            known = self._known.get(forced_index)
+            if known is not None and known != mine:
+                raise Inconsistent(f"{describe(force[0])} is proven {'a mine' if known else 'safe'}", [force[0]])
+            if known is not None:
+                forced_index = None  # nothing left to force
+        if interrupted:
             return self._layout(self._sat_layout(forced_index, mine, rng), forced_index, mine, uniform=False)
         budget = (budget or Budget()).start()
         outside = self._undetermined_outside()
@@ -591,7 +596,9 @@ class Analyzer:
             mines_left -= int(mine)
         try:
             counts = []
-            for component in self._components:
+            # In the order of their first cells, not of their making: the same position and
+            # the same rng then draw the same layout, whatever moves led to the position.
+            for component in sorted(self._components, key=lambda component: min(component.cells)):
                 if component is forced_component:
                     extra = Constraint(frozenset([forced_index]), int(mine))
                     counts.append(ComponentCounts(sorted(component.cells), component.constraints + [extra], budget))

@@ -231,7 +231,7 @@
     // Hints: the server names a cell and the numbers that prove it; they stay
     // highlighted until the next move.
     function clearHint() {
-      for (const old of board.querySelectorAll(".hl, .proof")) old.classList.remove("hl", "proof");
+      for (const old of board.querySelectorAll(".hl, .proof, .missed")) old.classList.remove("hl", "proof", "missed");
     }
 
     function showHint() {
@@ -243,6 +243,11 @@
       for (const id of (hintElt.dataset.proof || "").split(" ")) {
         const number = id && document.getElementById(id);
         if (number) number.classList.add("proof");
+      }
+      // After a loss: every cell that could have been proven safe.
+      for (const id of (hintElt.dataset.safe || "").split(" ")) {
+        const missed = id && document.getElementById(id);
+        if (missed && missed !== target) missed.classList.add("missed");
       }
     }
 
@@ -273,7 +278,7 @@
       if (!line) {
         line = document.createElement("p");
         line.id = "message";
-        line.className = "message";
+        line.className = "message refused";
         line.setAttribute("role", "alert");
         panel.appendChild(line);
       }
@@ -281,12 +286,21 @@
     });
     document.body.addEventListener("htmx:sendError", () => {
       const panel = document.getElementById("panel");
-      if (panel) panel.insertAdjacentHTML("beforeend", '<p class="message" role="alert">The server cannot be reached.</p>');
+      if (panel) panel.insertAdjacentHTML("beforeend", '<p class="message refused" role="alert">The server cannot be reached.</p>');
     });
 
     resetTimer();
     paintCursor();
+    showHint();  // a page loaded after a loss shows what could have been known
   }
+
+  // A link to a folded section (the rules) unfolds it: the browser only scrolls to it.
+  function openLinkedDetails() {
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.tagName === "DETAILS") target.open = true;
+  }
+  window.addEventListener("hashchange", openLinkedDetails);
+  document.addEventListener("DOMContentLoaded", openLinkedDetails);
 
   document.addEventListener("DOMContentLoaded", setup);
 })();

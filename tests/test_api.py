@@ -120,6 +120,56 @@ def test_analysis_hint_and_options(client, database):
     assert client.get(url).json()["hints"] == 3
 
 
+def test_a_new_game_from_the_page_keeps_the_settings_the_game_has_now(client):
+    first = client.post("/games", data={"preset": "beginner"}, follow_redirects=False).headers["location"]
+    first_id = first.rsplit("/", 1)[1]
+    changed = {"allow_outside": True, "debug_overlay": True, "safe_mode": True, "countdown": True, "undo": False}
+    assert client.patch(f"/api/games/{first_id}/options", json=changed).status_code == 200
+    # The page's forms name the game; what counts is the game as it is now, not the form as it was rendered.
+    def created(form: dict) -> dict:
+        answer = client.post("/games", data=form, follow_redirects=False)
+        assert answer.status_code == 303, answer.text
+        return client.get(f"/api{answer.headers['location']}").json()
+
+    again = created({"preset": "custom", "width": "9", "height": "9", "mines": "10", "settings_of": first_id})
+    second = created({"preset": "expert", "settings_of": first_id})
+    for game in (again, second):
+        assert {name: game["options"][name] for name in changed} == changed
+    assert (second["width"], second["height"], second["mines"]) == (30, 16, 99)
+    # A game that is not the player's (or no longer exists) gives the defaults, and a game still starts.
+    fresh = created({"preset": "beginner", "settings_of": "not-a-game"})
+    assert fresh["options"]["undo"] and not fresh["options"]["debug_overlay"]
+
+
+def test_after_a_loss_the_page_shows_what_could_have_been_known(client, database):
+    game = new_game(client, width=9, height=9, mines=10)
+    # Both mines next to the 2, so the right column is safe by the count; (1, 0) could be a mine.
+    put_position(database, game["id"], ["2..", "..."], mines=2)
+    answer = client.post(f"/games/{game['id']}/moves", data={"action": "reveal", "x": "1", "y": "0", "version": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and "Boom" in answer.text
+    for text in (answer.text, client.get(f"/games/{game['id']}").text):
+        assert 'class="hint review"' in text and 'data-safe="c-2-0 c-2-1 "' in text and 'data-cell="c-2-0"' in text
+        assert "it was a mine in 67 %" in text
+
+
+def test_the_home_page_lists_the_players_games_to_resume_or_delete(client):
+    first = new_game(client, width=9, height=9, mines=10)["id"]
+    second = new_game(client, width=30, height=16, mines=99)["id"]
+    home = client.get("/")
+    assert home.status_code == 200 and "Your games" in home.text
+    # Newest first, with size, mode and state, each with a link and a delete button.
+    assert home.text.index(f'href="/games/{second}"') < home.text.index(f'href="/games/{first}"')
+    assert "Expert 30×16, 99 mines · Cruel but fair" in home.text and "Not started" in home.text
+    assert [game["id"] for game in client.get("/api/games").json()] == [second, first]
+    deleted = client.post(f"/games/{second}/delete", follow_redirects=False)
+    assert deleted.status_code == 303 and deleted.headers["location"] == "/"
+    assert client.get(f"/api/games/{second}").status_code == 404
+    assert client.delete(f"/api/games/{first}").status_code == 204
+    assert client.delete(f"/api/games/{first}").status_code == 404
+    assert client.get("/api/games").json() == []
+    assert "Your games" not in client.get("/").text
+
+
 def test_pages_render_and_htmx_moves_send_only_what_changed(client):
     page = client.get("/")
     assert page.status_code == 200 and "New game" in page.text
@@ -157,7 +207,7 @@ def test_new_game_form_validates_sizes(client):
     response = client.post("/games", data={"preset": "custom", "width": "200", "height": "10", "mines": "10", "unit": "count"})
     assert response.status_code == 422 and "between 2 and 100" in response.text
     response = client.post("/games", data={"preset": "custom", "width": "<b>ten</b>", "height": "10", "mines": "10"})
-    assert response.status_code == 422 and "width must be a whole number" in response.text
+    assert response.status_code == 422 and "Width must be a whole number" in response.text
     assert "<b>ten" not in response.text and "&lt;b&gt;ten" in response.text
     response = client.post(
         "/games", data={"preset": "custom", "width": "10", "height": "10", "mines": "20", "unit": "percent"}, follow_redirects=True

@@ -436,7 +436,7 @@ def test_expiry_rebuilds_the_index_of_all_games_if_it_is_of_the_wrong_type(redis
 
 def stored_game() -> tuple[dict, list[dict]]:
     """A cruel game as stored after a flag, a reveal and a question mark: every kind of undo record."""
-    game = new_game(9, 9, 25, seats=["alice"])
+    game = new_game(9, 9, 25, seats=["alice"], rng=random.Random(0))
     for move in (Move("flag", 0, 0), Move("reveal", 4, 4)):
         game = apply_move(game, move, rng=random.Random(7), now=1_700_000_000.0)[0]
     x, y = game.cell(next(i for i, symbol in enumerate(game.cells) if symbol == "." and i not in game.marks))
@@ -493,7 +493,7 @@ def damaged_rows(draw) -> tuple[dict, list[dict]]:
 def property_store(tmp_path_factory):
     path = tmp_path_factory.mktemp("property") / "games.sqlite3"
     store = SQLiteStore(path)
-    game_id = store.create(new_game(9, 9, 25, seats=["alice"]))
+    game_id = store.create(new_game(9, 9, 25, seats=["alice"], rng=random.Random(0)))
     store.close()
     return path, game_id
 

@@ -81,7 +81,7 @@ def test_the_history_cache_holds_no_more_bytes_than_it_may():
     limit = 40_000
     store.bound_history_cache(limit)
     for seat in range(8):
-        game = new_game(16, 16, 40, seats=[f"player{seat}"])
+        game = new_game(16, 16, 40, seats=[f"player{seat}"], rng=random.Random(seat))
         game_id = store.create(game)
         rng = random.Random(seat)
         for flag in range(12):

@@ -9,7 +9,7 @@ from itertools import combinations
 import pytest
 
 from app.game import Game, Invalid, Move, Refused, board_size, set_options
-from app.modes import CruelOptions, apply_move, game_from_json, hint, new_game
+from app.modes import CruelOptions, apply_move, game_from_json, get_mode, hint, new_game
 import time
 
 from solver import Analyzer, Limits, OutOfWork, Status
@@ -19,7 +19,7 @@ from solver.strategy import progress_cell
 def game_from(rows: list[str], mines: int, **options) -> Game:
     """'.' covered, 'F' flagged, '0'-'8' revealed."""
     width, height = len(rows[0]), len(rows)
-    game = new_game(width, height, mines, options=CruelOptions(**options))
+    game = new_game(width, height, mines, options=CruelOptions(**options), rng=random.Random(0))
     for y, row in enumerate(rows):
         for x, symbol in enumerate(row):
             index = y * width + x
@@ -32,16 +32,65 @@ def game_from(rows: list[str], mines: int, **options) -> Game:
     return game
 
 
+def dealt_with(game: Game, seed: int) -> Game:
+    """The game as if dealt with `seed`: its deals (all derived from its secret seed) follow it."""
+    game = game.copy()
+    game.hidden = {"deal_seed": f"{random.Random(seed).getrandbits(128):032x}"}
+    return game
+
+
 def play(game: Game, action: str, x: int | None = None, y: int | None = None, seed: int = 1, **extra):
-    return apply_move(game, Move(action, x, y, **extra), rng=random.Random(seed), now=100.0)
+    """A move; `seed` picks the deal."""
+    return apply_move(dealt_with(game, seed), Move(action, x, y, **extra), rng=random.Random(seed), now=100.0)
 
 
 def test_the_first_click_is_always_safe():
     for seed in range(40):
-        game, _ = play(new_game(5, 5, 24), "reveal", seed % 5, seed // 5 % 5, seed=seed)
+        game, _ = play(new_game(5, 5, 24, rng=random.Random(0)), "reveal", seed % 5, seed // 5 % 5, seed=seed)
         assert game.status == "won"  # 24 mines on 25 cells: the one safe cell is the click
-        game, _ = play(new_game(9, 9, 40), "reveal", 4, 4, seed=seed)
+        game, _ = play(new_game(9, 9, 40, rng=random.Random(0)), "reveal", 4, 4, seed=seed)
         assert game.status == "playing" and game.cells[4 * 9 + 4] != "."
+
+
+def test_the_first_click_opens_an_area_unless_the_setting_asks_for_a_safe_cell_only():
+    for seed in range(30):
+        x, y = seed % 9, seed // 9 % 9
+        opened, _ = play(game_from(["." * 9] * 9, 10), "reveal", x, y, seed=seed)
+        index = opened.index(x, y)
+        assert opened.cells[index] == "0"
+        assert all(opened.cells[n] != "." for n in opened.neighbours(index))
+    # Safe only: a dense board then shows numbers under the first click.
+    numbers = set()
+    for seed in range(30):
+        safe, _ = play(game_from(["." * 9] * 9, 40, first_click_safe_only=True), "reveal", 4, 4, seed=seed)
+        assert safe.status == "playing" and safe.cells[40] != "."
+        numbers.add(safe.cells[40])
+    assert numbers - {"0"}
+    # Too many mines to leave an opening free: the first cell alone is safe.
+    crowded, _ = play(game_from(["....."] * 5, 20), "reveal", 2, 2)
+    assert crowded.cells[12] != "." and crowded.status == "playing"
+
+
+def test_the_first_click_deals_uniformly_among_layouts_that_leave_its_area_empty():
+    # 4x3 with 2 mines, first click in a corner: the opening is 4 cells, the mines are any 2 of the other 8.
+    width, height, first = 4, 3, (0, 0)
+    game = game_from(["...."] * height, 2)
+    opening = {0, 1, 4, 5}
+    expected: Counter = Counter()
+    for mines in combinations([i for i in range(12) if i not in opening], 2):
+        board = game.board
+        shown = board.flood(0, number_at=lambda i: board.mines_around(i, set(mines)), opens=lambda i: True)
+        expected["".join(str(shown[i]) if i in shown else "." for i in range(12))] += 1
+    samples = 3000
+    seen: Counter = Counter()
+    for seed in range(samples):
+        after, _ = play(game, "reveal", *first, seed=seed)
+        seen["".join(after.cells)] += 1
+    assert set(seen) <= set(expected)
+    total = sum(expected.values())
+    chi_square = sum((seen[k] - samples * n / total) ** 2 / (samples * n / total) for k, n in expected.items())
+    degrees = len(expected) - 1
+    assert chi_square < degrees + 6 * (2 * degrees) ** 0.5, (seen, expected)
 
 
 def test_a_provably_safe_frontier_cell_is_safe():
@@ -67,7 +116,8 @@ def test_a_risky_frontier_cell_is_a_mine_while_a_safe_cell_exists():
     after, outcome = play(game, "reveal", 1, 0)
     assert after.status == "lost" and after.exploded == 1
     assert 1 in after.shown_mines and len(after.shown_mines) == 2
-    assert "mine" in outcome.message
+    # Announced once, by the result line.
+    assert not outcome.message and "was a mine" in get_mode("cruel").result_text(after, "0:01")
 
 
 def test_a_forced_guess_on_the_frontier_is_made_safe():
@@ -140,8 +190,64 @@ def test_undo_after_a_loss_restores_the_game_before_it():
         play(off, "undo")
 
 
+def test_undo_then_the_same_click_deals_the_same():
+    """Undo is no re-roll: the same position and click give the same answer, whatever randomness
+    the server hands the move; only the game's own seed (different games) deals differently."""
+    for seed in range(6):
+        game = dealt_with(game_from(["........."] * 9, 10, undo=True), seed)
+        rng = random.Random(seed)
+        cell = (4, 4)
+        for _ in range(4):
+            first, _ = apply_move(game, Move("reveal", *cell), rng=rng, now=1.0)
+            back, _ = apply_move(first, Move("undo"), rng=rng, now=2.0)
+            assert back.cells == game.cells
+            again, _ = apply_move(back, Move("reveal", *cell), rng=random.Random(rng.random()), now=3.0)
+            assert (again.cells, again.status, again.shown_mines) == (first.cells, first.status, first.shown_mines)
+            if first.status != "playing":
+                break
+            game = first
+            # The next click: a cell this answer shows covered and the solver does not call a mine.
+            cell = progress_cell(Analyzer(game.position()))
+    # Games with different seeds deal the first click differently (20 seeds, more than one board).
+    firsts = {"".join(play(game_from(["........."] * 9, 10), "reveal", 0, 0, seed=seed)[0].cells) for seed in range(20)}
+    assert len(firsts) > 1
+
+
+def test_an_undone_loss_counts_a_death_and_the_result_says_so():
+    game = game_from(SAFE_OUTSIDE, 2, undo=True)
+    lost, _ = play(game, "reveal", 1, 0)
+    assert lost.status == "lost" and lost.deaths == 0
+    back, outcome = play(lost, "undo")
+    assert back.deaths == 1 and "death" in outcome.message
+    # Undoing other moves takes nothing back from the count; a second loss undone is the second death.
+    lost_again, _ = play(back, "reveal", 1, 0)
+    again, _ = play(lost_again, "undo")
+    assert again.deaths == 2
+    won, _ = play(again, "reveal", 2, 1)
+    while won.status == "playing":
+        won, _ = play(won, "reveal", *progress_cell(Analyzer(won.position())))
+    assert won.status == "won" and won.deaths == 2
+    assert "2 deaths" in get_mode("cruel").result_text(won, "0:05")
+    assert game_from_json(won.to_json(), won.history).deaths == 2
+
+
+def test_a_win_is_not_undone_and_undo_cannot_be_turned_on_after_the_end():
+    game = game_from(SAFE_OUTSIDE, 2, undo=True)
+    won, _ = play(game, "reveal", 2, 1)
+    while won.status == "playing":
+        won, _ = play(won, "reveal", *progress_cell(Analyzer(won.position())))
+    with pytest.raises(Refused, match="win is not undone"):
+        play(won, "undo")
+    lost, _ = play(game_from(SAFE_OUTSIDE, 2, undo=False), "reveal", 1, 0)
+    with pytest.raises(Refused, match="cannot be turned on after the end"):
+        set_options(lost, {"undo": True})
+    # Turned off after the end, or on while playing, is allowed.
+    set_options(game, {"undo": False})
+    set_options(game_from(SAFE_OUTSIDE, 2), {"undo": True})
+
+
 def test_flags_cycle_and_can_be_set():
-    game = new_game(3, 3, 1)
+    game = new_game(3, 3, 1, rng=random.Random(0))
     marks = []
     for _ in range(3):
         game, _ = play(game, "flag", 0, 0)
@@ -149,10 +255,29 @@ def test_flags_cycle_and_can_be_set():
     assert marks == ["F", "?", ""]
     game, _ = play(game, "flag", 0, 0, mark="question")
     assert game.marks[0] == "?"
+    # Without question marks the cycle is flag, nothing.
+    plain = set_options(new_game(3, 3, 1, rng=random.Random(0)), {"question_marks": False})
+    cycle = []
+    for _ in range(2):
+        plain, _ = play(plain, "flag", 0, 0)
+        cycle.append(plain.marks.get(0, ""))
+    assert cycle == ["F", ""]
+    with pytest.raises(Refused, match="question marks are turned off"):
+        play(plain, "flag", 0, 0, mark="question")
+
+
+def test_a_win_flags_every_mine():
+    game = game_from(["2..", "..."], 2)
+    won, _ = play(game, "reveal", 2, 1)
+    while won.status == "playing":
+        won, _ = play(won, "reveal", *progress_cell(Analyzer(won.position())))
+    assert won.status == "won"
+    assert sorted(index for index, mark in won.marks.items() if mark == "F") == won.shown_mines
+    assert won.mines - won.flags() == 0
 
 
 def test_winning_shows_every_mine():
-    game = new_game(4, 4, 3)
+    game = new_game(4, 4, 3, rng=random.Random(0))
     rng = random.Random(5)
     while game.status == "playing":
         cell = progress_cell(Analyzer(game.position()))
@@ -173,11 +298,11 @@ def test_reveals_follow_the_uniform_law():
             continue
         expected[str(sum(1 for m in mines if m in (4, 5, 7)))] += 1
     total = sum(expected.values())
-    rng = random.Random(1234)
     samples = 3000
     seen: Counter = Counter()
-    for _ in range(samples):
-        after, _ = apply_move(game, Move("reveal", 2, 2), rng=rng, now=1.0)
+    for seed in range(samples):
+        # One game's deal is fixed by its seed: the law is over games, one per seed.
+        after, _ = play(game, "reveal", 2, 2, seed=seed)
         seen[after.cells[8]] += 1
     chi_square = sum((seen[k] - samples * n / total) ** 2 / (samples * n / total) for k, n in expected.items())
     assert set(seen) <= set(expected)
@@ -194,7 +319,10 @@ def test_hints_say_what_the_player_could_know():
     advice = hint(counted, Analyzer(counted.position()))
     assert advice.cell in {(2, 0), (2, 1)} and advice.proof == [(0, 0)] and advice.uses_count
     guess = game_from(NOTHING_SAFE, 3)
-    assert hint(guess, Analyzer(guess.position())).message == "No safe cells: you may guess"
+    # The hint says where a guess is allowed: under the strict rule, next to a number.
+    assert hint(guess, Analyzer(guess.position())).message == "No safe cells: guess next to a number, or turn on Allow guessing anywhere"
+    anywhere = game_from(NOTHING_SAFE, 3, allow_outside=True)
+    assert hint(anywhere, Analyzer(anywhere.position())).message == "No safe cells: you may guess, anywhere"
     outside = game_from(FRONTIER_FULL, 3)
     assert hint(outside, Analyzer(outside.position())).message == "Every frontier cell is a mine: play outside"
     flagged = game_from(["2.F", "..."], 2)
@@ -238,7 +366,7 @@ def test_mines_as_a_percentage():
 
 
 def test_games_survive_json():
-    game, _ = play(new_game(9, 9, 10), "reveal", 4, 4)
+    game, _ = play(new_game(9, 9, 10, rng=random.Random(0)), "reveal", 4, 4)
     game, _ = play(game, "flag", 0, 0)
     again = game_from_json(game.to_json(), game.history)
     assert again == game
@@ -255,7 +383,7 @@ def scattered_game(seed: int = 1, side: int = 60, mines: int = 720, shown: int =
     slowest kind of position (classic mode's random clicking builds them). 60x60 needs
     about 3 M work units to analyse, 100x100 with 3,000 mines and 2,100 shown about 30 M."""
     rng = random.Random(seed)
-    game = new_game(side, side, mines)
+    game = new_game(side, side, mines, rng=random.Random(seed))
     layout = set(rng.sample(range(side * side), mines))
     for index in rng.sample([i for i in range(side * side) if i not in layout], shown):
         game.cells[index] = str(game.board.mines_around(index, layout))

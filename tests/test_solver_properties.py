@@ -114,6 +114,43 @@ def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
         assert analyzer.probabilities().cells == fresh.probabilities().cells
 
 
+@settings(max_examples=500)
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+def test_the_same_position_and_seed_draw_the_same_layout_however_the_position_was_reached(width, height, data):
+    """Undo then the same click must deal the same: the draw depends on the position and the seed,
+    not on the moves (and the analyzer's history) that led there."""
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    mines = frozenset(data.draw(st.sets(st.sampled_from(cells), max_size=len(cells) // 2)))
+    order = data.draw(st.permutations(cells))
+    analyzer = Analyzer(render(width, height, len(mines), mines, set(), set()))
+    revealed: set = set()
+    for cell in order[: data.draw(st.integers(1, len(cells)))]:
+        if cell in mines or cell in revealed:
+            continue
+        revealed.add(cell)
+        position = render(width, height, len(mines), mines, revealed, set())
+        analyzer.reveal({cell: position[cell]})
+        # The warm analyzer has reasoned (and cached) along the way, as the server's does.
+        analyzer.classify()
+        fresh = Analyzer(position)
+        seed = data.draw(st.integers(0, 2**32))
+        covered = [c for c in cells if c not in revealed]
+        if not covered:
+            break
+        target = data.draw(st.sampled_from(covered))
+        force = (target, False) if target not in mines else None
+        assert analyzer.sample_layout(random.Random(seed), force=force) == fresh.sample_layout(random.Random(seed), force=force)
+
+
+def test_forcing_a_cell_that_only_the_first_settling_proves():
+    # A 0 beside a covered cell (a position typed by hand, not flooded), on a fresh analyzer: the
+    # cell is proven safe only once the analyzer settles; forcing it safe used to fail there.
+    position = render(1, 2, 0, frozenset(), {(0, 0)}, set())
+    assert Analyzer(position).sample_layout(random.Random(0), force=((0, 1), False)).mines == frozenset()
+    with pytest.raises(Inconsistent):
+        Analyzer(position).sample_layout(random.Random(0), force=((0, 1), True))
+
+
 def test_sampling_frequencies_follow_exact_probabilities():
     # Two separate groups whose mine counts vary, and an outside: the weights
     # C(outside, mines left) decide how often each group holds more mines.

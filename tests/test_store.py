@@ -20,7 +20,7 @@ from tests.clock import FakeClock
 
 
 def game_for(*seats: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
-    return new_game(width, height, mines, seats=list(seats))
+    return new_game(width, height, mines, seats=list(seats), rng=random.Random(0))
 
 
 def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:
@@ -347,6 +347,37 @@ class TestStoreContract:
         store.load(newest, "alice")
         store.load(bobs, "bob")
         assert store.latest("alice") == newest
+
+    def test_a_player_lists_their_games_newest_first_and_deletes_them(self, backend, clock):
+        store = backend.store
+        first = store.create(game_for("alice"))
+        clock.advance(5)
+        shared = store.create(game_for("bob", "alice"))
+        clock.advance(5)
+        damaged = store.create(game_for("alice", width=16, height=16, mines=40))
+        backend.damage_state(damaged)
+        clock.advance(5)
+        game = store.load(first, "alice")
+        store.save(first, "alice", moved(game, "flag", 0, 0), game.version)  # played last
+        listed = backend.reopened().games_of("alice")
+        assert [listing.game_id for listing in listed] == [first, damaged, shared]
+        assert listed[0].game.flags() == 1 and listed[0].game.history == [] and listed[0].updated_at == clock()
+        assert listed[1].game is None  # listed, so that it can be deleted
+        assert [listing.game_id for listing in store.games_of("bob")] == [shared]
+        assert store.games_of("mallory") == []
+        assert len(store.games_of("alice", limit=2)) == 2
+        # Only a player with a seat deletes, and the game is gone for every seat.
+        with pytest.raises(NotFound):
+            store.delete(shared, "mallory")
+        store.delete(shared, "alice")
+        for player in ("alice", "bob"):
+            with pytest.raises(NotFound):
+                store.load(shared, player)
+        with pytest.raises(NotFound):
+            store.delete(shared, "bob")
+        store.delete(damaged, "alice")
+        assert [listing.game_id for listing in backend.reopened().games_of("alice")] == [first]
+        assert store.latest("bob") is None
 
     def test_idle_games_expire(self, store, clock):
         old = store.create(game_for("alice"))

@@ -32,9 +32,11 @@ def new_game(
     mode: str = "cruel",
     options: Options | None = None,
     seats: list[str] | None = None,
-    rng: random.Random | None = None,
+    *,
+    rng: random.Random,
 ) -> Game:
-    return get_mode(mode).new_game(width, height, mines, options, seats, rng)
+    """A new game; `rng` is where its secret comes from (a layout, a seed): the caller says, as deals decide games."""
+    return get_mode(mode).new_game(width, height, mines, options, seats, rng=rng)
 
 
 def apply_move(game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:

@@ -19,6 +19,7 @@ from app.game import (
     Game,
     Hint,
     Invalid,
+    LossReview,
     Move,
     Options,
     Outcome,
@@ -28,10 +29,11 @@ from app.game import (
     check_revealable,
     chord_targets,
     flag,
+    rewound,
     undo,
 )
 from app.stored import NoState
-from solver import Analyzer, Limits
+from solver import Allowance, Analyzer, Budget, Limits, Status
 from solver.position import COVERED
 
 
@@ -57,9 +59,10 @@ class Mode:
         mines: int,
         options: Options | None = None,
         seats: list[str] | None = None,
-        rng: random.Random | None = None,
+        *,
+        rng: random.Random,
     ) -> Game:
-        """A game nobody has played yet. `rng` is for modes that deal a layout at creation."""
+        """A game nobody has played yet, its secret (if the mode keeps one) drawn from `rng`."""
         width, height, mines = board_size(width, height, mines)
         options = options or self.options_class()
         if not isinstance(options, self.options_class):
@@ -68,7 +71,7 @@ class Mode:
             width, height, mines, mode=self.name, options=options, cells=[COVERED] * (width * height),
             state=self.new_state(), seats=list(seats or []),
         )
-        self.deal(game, rng or random.Random())
+        self.deal(game, rng)
         return game
 
     def deal(self, game: Game, rng: random.Random) -> None:
@@ -98,7 +101,9 @@ class Mode:
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
         index = game.index(move.x, move.y)
-        turn = Turn(game.copy(), analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        changed = game.copy()
+        rng = self.move_rng(changed, move, rng)
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
         if move.action == "flag":
             flag(turn, index, move.mark)
         elif move.action == "reveal":
@@ -116,6 +121,10 @@ class Mode:
         turn.outcome.analyzer = turn.analyzer
         return new, turn.outcome
 
+    def move_rng(self, game: Game, move: Move, rng: random.Random) -> random.Random:
+        """The randomness a move deals with (`game` is the copy the move changes): by default the one given."""
+        return rng
+
     def reveal_cell(self, turn: Turn, index: int) -> None:
         """Reveal one covered, unflagged cell: the heart of a mode."""
         raise NotImplementedError
@@ -124,6 +133,28 @@ class Mode:
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise NotImplementedError
+
+    def review_loss(self, game: Game, allowance: Allowance) -> LossReview | None:
+        """What could be known when the game was lost, from the position before the losing action;
+        None for a game not lost (or lost before it kept its history). Interrupted past the allowance."""
+        if game.status != "lost" or game.exploded is None or not game.history:
+            return None
+        before, _ = rewound(game)
+        analyzer = Analyzer(before.position())
+        clicked = game.cell(game.exploded)
+        with analyzer.limits(allowance):
+            statuses = analyzer.classify()
+            probabilities = analyzer.probabilities(Budget(deadline=allowance.deadline))
+        safe = sorted((cell for cell, status in statuses.items() if status is Status.SAFE), key=lambda c: (c[1], c[0]))
+        example, proof, uses_count = None, [], False
+        if safe:
+            # A cell next to the numbers has a proof a player can follow; the nearest to the click, first.
+            example = min(safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - clicked[0]), abs(c[1] - clicked[1])), c[1], c[0]))
+            with analyzer.limits(allowance):
+                explanation = analyzer.explain(example)
+            proof, uses_count = list(explanation.numbers), explanation.uses_count
+        chance = probabilities.cells[clicked] if probabilities.cells is not None else None
+        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count)
 
     # ----- what a player sees ------------------------------------------
 
@@ -137,9 +168,21 @@ class Mode:
 
     def result_text(self, game: Game, clock: str) -> str:
         """The line under the status when the game is over."""
+        counts = [count for count in self.result_counts(game) if count]
         if game.status == "won":
-            return f"You won in {clock}."
+            return f"You won in {clock}{' with ' + ' and '.join(counts) if counts else ''}."
         if game.status == "lost":
             x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({clock})."
+            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({', '.join([clock, *counts])})."
         return ""
+
+    def result_counts(self, game: Game) -> list[str]:
+        """What a result counts besides the time ("2 deaths"); empty strings for what did not happen."""
+        return [counted(game.deaths, "death")]
+
+
+def counted(number: int, noun: str) -> str:
+    """"1 death", "3 forced guesses"; "" for none."""
+    if not number:
+        return ""
+    return f"{number} {noun}{('es' if noun.endswith('s') else 's') * (number != 1)}"

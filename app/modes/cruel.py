@@ -2,22 +2,26 @@
 
 A game keeps only what the player has seen; every reveal asks the solver
 what the player could have known and deals a layout uniformly among those
-consistent with the decision. There is no hidden state to keep: the next
-layout does not exist until the next click.
+consistent with the decision. No layout is kept: the next one does not exist
+until the next click. The game's only secret is the seed its deals are drawn
+from, so that undoing and clicking again deals the same.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import Game, Hint, Options, Refused, Turn, setting
-from app.modes.base import Mode
+from app.game import Game, Hint, Move, Options, Refused, Turn, setting
+from app.modes.base import Mode, counted
 from app.stored import Count, schema
-from solver import Analyzer, Inconsistent, OutOfTime, OutOfWork, Status, describe
+from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
 from solver.position import FLAG
 
 log = logging.getLogger("kaboom.solver")
@@ -26,6 +30,7 @@ log = logging.getLogger("kaboom.solver")
 @dataclass
 class CruelOptions(Options):
     allow_outside: bool = setting("Allow guessing anywhere", order=0)
+    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1)
 
 
 @schema
@@ -33,20 +38,41 @@ class CruelState(TypedDict):
     forced_guesses: Count
 
 
+@schema
+class CruelSecret(TypedDict):
+    # 128 bits every deal of the game is derived from (see Cruel.move_rng); never shown.
+    deal_seed: Annotated[StrictStr, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+
+
 class Cruel(Mode):
     name = "cruel"
     title = "Cruel but fair"
     options_class = CruelOptions
     state_schema = CruelState
+    hidden_schema = CruelSecret
 
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
 
+    def deal(self, game: Game, rng: random.Random) -> None:
+        # No layout: only the seed of the deals to come.
+        game.hidden = {"deal_seed": f"{rng.getrandbits(128):032x}"}
+
+    def move_rng(self, game: Game, move: Move, rng: random.Random) -> random.Random:
+        """The same position and the same click deal the same, however often the player undoes and
+        clicks again: the deal comes from the game's secret seed, what the player sees and the move.
+        Marks are left out, or toggling a flag would deal afresh."""
+        if game.hidden is None:
+            self.deal(game, rng)  # a game stored before deals were derived: seeded from now on
+        key = f"{game.hidden['deal_seed']}|{move.action}|{move.x}|{move.y}|{''.join(game.cells)}"
+        return random.Random(hashlib.sha256(key.encode()).digest())
+
     def reveal_cell(self, turn: Turn, index: int) -> None:
-        game, analyzer = turn.game, turn.analyzer
+        game = turn.game
         cell = game.cell(index)
         first = game.started_at is None
         safe, forced, hurried = verdict(game, turn, cell)
+        analyzer = turn.analyzer  # the verdict may have put the analyzer that judged it in its place
         if hurried:
             turn.outcome.message = "The position was too complex to judge in full: this click counted as a guess."
         if first:
@@ -54,20 +80,22 @@ class Cruel(Mode):
         if not safe:
             self._explode(turn, index)
             return
-        try:
-            with analyzer.limits(turn.limits.for_deal(hurried)):
-                layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
-        except Inconsistent:
-            if not hurried:
-                raise
-            # In a hurry the cell turned out to be a mine in every layout.
-            self._explode(turn, index)
-            return
+        board = game.board
+        mines = _opening_layout(game, index, turn.rng) if first else None
+        if mines is None:
+            try:
+                with analyzer.limits(turn.limits.for_deal(hurried)):
+                    layout = analyzer.sample_layout(turn.rng, force=(cell, False), budget=turn.budget)
+            except Inconsistent:
+                if not hurried:
+                    raise
+                # In a hurry the cell turned out to be a mine in every layout.
+                self._explode(turn, index)
+                return
+            mines = {board.index(x, y) for x, y in layout.mines}
         if forced:
             game.state["forced_guesses"] += 1
             turn.outcome.forced_guess = True
-        board = game.board
-        mines = {board.index(x, y) for x, y in layout.mines}
         opened = board.flood(
             index,
             number_at=lambda i: board.mines_around(i, mines),
@@ -75,7 +103,12 @@ class Cruel(Mode):
         )
         turn.open_cells(opened)
         if game.covered == game.mines:
-            game.finish("won", turn.now, (i for i, symbol in enumerate(game.cells) if symbol == "."))
+            mines = [i for i, symbol in enumerate(game.cells) if symbol == "."]
+            # As classic games do: every mine flagged, none left to count.
+            for mine in mines:
+                if game.marks.get(mine) != FLAG:
+                    turn.set_mark(mine, FLAG)
+            game.finish("won", turn.now, mines)
             turn.outcome.message = "Cleared: every safe cell is open."
 
     def _explode(self, turn: Turn, index: int) -> None:
@@ -85,7 +118,7 @@ class Cruel(Mode):
             layout = turn.analyzer.sample_layout(turn.rng, force=(cell, True), budget=turn.budget)
         game.exploded = index
         game.finish("lost", turn.now, (game.board.index(x, y) for x, y in layout.mines))
-        turn.outcome.message = f"Boom: {describe(cell)} was a mine."
+        # No message: the result line announces the loss, once.
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         """What the player could know now: the messages of DESIGN.md §1.1, and one proven-safe cell with its proof."""
@@ -109,16 +142,30 @@ class Cruel(Mode):
             return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
         if analyzer.every_frontier_cell_is_a_mine():
             return Hint("outside", "Every frontier cell is a mine: play outside")
-        return Hint("guess", "No safe cells: you may guess")
+        if game.options.allow_outside:
+            return Hint("guess", "No safe cells: you may guess, anywhere")
+        # Under the strict rule a cell away from the numbers is a mine while the frontier has room:
+        # the player must know that before paying for it (the rules are on the page too).
+        return Hint("guess", "No safe cells: guess next to a number, or turn on Allow guessing anywhere")
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         return [("forced", "Forced guesses", game.state["forced_guesses"], "Guesses the rules allowed because no safe cell existed")]
 
-    def result_text(self, game: Game, clock: str) -> str:
-        forced = game.state["forced_guesses"]
-        if game.status == "won" and forced:
-            return f"You won in {clock} with {forced} forced guess{'es' * (forced != 1)}."
-        return super().result_text(game, clock)
+    def result_counts(self, game: Game) -> list[str]:
+        return [counted(game.state["forced_guesses"], "forced guess"), *super().result_counts(game)]
+
+
+def _opening_layout(game: Game, index: int, rng: random.Random) -> set[int] | None:
+    """The first click's layout when it opens an area: the mines anywhere but on the cell and its
+    neighbours, uniformly (nothing is revealed yet, so every such layout is consistent). None when the
+    setting asks for a safe cell only, or when the mines do not fit around an opening (then the cell alone is safe)."""
+    if game.options.first_click_safe_only or game.covered != len(game.cells):
+        return None
+    opening = {index, *game.neighbours(index)}
+    elsewhere = [i for i in range(len(game.cells)) if i not in opening]
+    if len(elsewhere) < game.mines:
+        return None
+    return set(rng.sample(elsewhere, game.mines))
 
 
 def verdict(game: Game, turn: Turn, cell: tuple[int, int]) -> tuple[bool, bool, bool]:
@@ -151,10 +198,13 @@ def verdict(game: Game, turn: Turn, cell: tuple[int, int]) -> tuple[bool, bool, 
     try:
         with fresh.limits(turn.limits.metered()):
             return (*judge(game, fresh, cell), False)
-    except OutOfWork:
+    except Interrupted as stopped:
+        # A hurried verdict deals from the analyzer that judged it: the cached one knows more and
+        # would deal another layout, and the same click must get the same answer, cached or not.
+        turn.analyzer = fresh
+        if isinstance(stopped, OutOfTime):
+            return _out_of_time(game, fresh, cell)
         return _guess(fresh, cell)
-    except OutOfTime:
-        return _out_of_time(game, fresh, cell)
 
 
 def _guess(analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, bool, bool]:

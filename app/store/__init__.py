@@ -6,7 +6,7 @@ import sqlite3
 import time
 
 from app.config import ConfigurationError, Settings
-from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, StoreUnavailable, new_game_id
+from app.store.base import Clock, Conflict, Corrupt, Listing, NotFound, Store, StoreUnavailable, new_game_id
 from app.store.memory import MemoryStore
 from app.store.sqlite import SQLiteStore
 
@@ -36,6 +36,7 @@ __all__ = [
     "Clock",
     "Conflict",
     "Corrupt",
+    "Listing",
     "MemoryStore",
     "NotFound",
     "SQLiteStore",

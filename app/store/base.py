@@ -11,6 +11,9 @@ set of tests run against each (tests/test_store.py):
 - `save` writes all of a game or nothing, and only over the version it was
   read at (Conflict otherwise); new seats in the game are indexed with it.
   A game that would not read back is not written (Corrupt).
+- `games_of` lists the games a player holds a seat in, the most recently
+  played first, damaged ones included (without their game); `delete` takes a
+  game and its history away, for a player with a seat only.
 - `wait_for_change` returns once a game's stored version differs from the
   one given: the signal live updates will listen to.
 - `allow` counts events per key in fixed windows of the store's clock, shared
@@ -29,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
@@ -38,6 +42,19 @@ from app.modes import MODES
 from app.stored import dump, read_records, read_state
 
 Clock = Callable[[], float]
+# How many of a player's games the list shows: as many as a player may keep (create's `keep`).
+GAMES_LISTED = 100
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One of a player's games in their list: the game without its history (None when its data is
+    damaged: it can still be deleted), and when it was last played (the store clock's seconds)."""
+
+    game_id: str
+    game: Game | None
+    updated_at: float
+
 
 
 class NotFound(Exception):
@@ -117,6 +134,25 @@ class Store:
     def latest(self, player: str) -> str | None:
         """The id of the most recently played game the player holds a seat in."""
         raise NotImplementedError
+
+    def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
+        """The games the player holds a seat in, the most recently played first (at most `limit`)."""
+        raise NotImplementedError
+
+    def delete(self, game_id: str, player: str) -> None:
+        """Delete a game the player holds a seat in, with its history; NotFound otherwise."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _listing(game_id: str, version: Any, data: str | bytes | None, updated_at: Any) -> Listing:
+        """A game as the list shows it; a game that does not read back is listed as damaged (game None)."""
+        try:
+            game = read_state(data, MODES) if data is not None else None
+            if game is not None and version != game.version:
+                game = None
+        except ValueError:
+            game = None
+        return Listing(game_id, game, float(updated_at) if isinstance(updated_at, (int, float, str, bytes)) else 0.0)
 
     def expire(self, idle_before: float) -> int:
         """Delete games nobody touched since `idle_before` (the store clock's seconds); returns how many."""

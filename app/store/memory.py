@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from app.game import Game
-from app.store.base import Clock, Conflict, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 
 
 class MemoryStore(Store):
@@ -62,6 +62,20 @@ class MemoryStore(Store):
         with self._changed:
             mine = [(row["updated"], game_id) for game_id, row in self._games.items() if player in row["seats"]]
         return max(mine)[1] if mine else None
+
+    def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
+        with self._changed:
+            mine = [(row["updated"], game_id, row["version"], row["data"]) for game_id, row in self._games.items() if player in row["seats"]]
+        mine.sort(reverse=True)
+        return [self._listing(game_id, version, data, updated) for updated, game_id, version, data in mine[:limit]]
+
+    def delete(self, game_id: str, player: str) -> None:
+        with self._changed:
+            self._row(game_id, player)
+            del self._games[game_id]
+            self._changed.notify_all()
+        with self._cache_lock:
+            self._histories.pop(game_id, None)
 
     def expire(self, idle_before: float) -> int:
         with self._changed:

@@ -41,7 +41,7 @@ from redis.retry import Retry
 
 from app.config import ConfigurationError
 from app.game import Game
-from app.store.base import Clock, Conflict, Corrupt, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import GAMES_LISTED, Clock, Conflict, Corrupt, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 from app.store.base import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -346,6 +346,63 @@ class RedisStore(Store):
             self._repair_indexes(indexes)
             entries = newest()
         return max(entries, key=lambda entry: entry[1])[0].decode() if entries else None
+
+    @store_faults()
+    def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
+        # Games from before seats are only in the owner index; a game may be in both.
+        indexes = [self._key("player", player), self._key("owner", player)]
+
+        def ranked() -> list[tuple[bytes, float]]:
+            return [entry for index in indexes for entry in self.redis.zrange(index, 0, limit - 1, desc=True, withscores=True)]
+
+        try:
+            entries = ranked()
+        except redis.ResponseError:  # an index of another type
+            self._repair_indexes(indexes)
+            entries = ranked()
+        played: dict[str, float] = {}
+        for game_id, score in entries:
+            played[game_id.decode()] = max(score, played.get(game_id.decode(), score))
+        newest = sorted(played.items(), key=lambda entry: entry[1], reverse=True)[:limit]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id, _ in newest:
+                pipe.hmget(self._key("game", game_id), "seats", "owner", "version", "data")
+            rows = pipe.execute(raise_on_error=False)
+        listed = []
+        for (game_id, played_at), row in zip(newest, rows):
+            if isinstance(row, Exception):  # a key of another type where the game should be
+                listed.append(Listing(game_id, None, played_at))
+                continue
+            seats, owner, version, data = row
+            if data is None and seats is None and owner is None:
+                continue  # gone: an index entry that expiry has not swept yet
+            try:
+                if player not in self._seats(game_id, seats, owner):
+                    continue
+                listed.append(self._listing(game_id, _number(game_id, version), data, played_at))
+            except Corrupt:
+                listed.append(Listing(game_id, None, played_at))
+        return listed
+
+    @store_faults()
+    def delete(self, game_id: str, player: str) -> None:
+        key = self._key("game", game_id)
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            seats, owner = self._read_hash(key, "seats", "owner", client=pipe)
+            try:
+                players = self._seats(game_id, seats, owner)
+            except Corrupt:
+                # Seats that cannot be read: the player who made the game may still take it away.
+                players = [owner.decode()] if owner is not None else []
+            if player not in players:
+                raise NotFound(game_id)
+            pipe.multi()
+            self._delete(pipe, game_id)
+
+        self._transaction([key], write)
+        with self._cache_lock:
+            self._histories.pop(game_id, None)
 
     @store_faults()
     def expire(self, idle_before: float) -> int:

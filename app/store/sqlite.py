@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from app.game import Game
-from app.store.base import Clock, Conflict, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 from app.store.base import StoreUnavailable
 
 # How long a write waits for other processes' writes before it gives up.
@@ -300,6 +300,26 @@ class SQLiteStore(Store):
                 (player,),
             ).fetchone()
         return row[0] if row else None
+
+    def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
+        with self._connection() as connection:
+            rows = connection.execute(
+                "SELECT games.id, games.version, games.data, games.updated_at FROM seats JOIN games ON games.id = seats.game_id "
+                "WHERE seats.player = ? ORDER BY games.updated_at DESC LIMIT ?",
+                (player, limit),
+            ).fetchall()
+        return [self._listing(*row) for row in rows]
+
+    def delete(self, game_id: str, player: str) -> None:
+        with self._transaction() as connection:
+            deleted = connection.execute(
+                "DELETE FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                (game_id, game_id, player),
+            ).rowcount
+        if not deleted:
+            raise NotFound(game_id)
+        with self._cache_lock:
+            self._histories.pop(game_id, None)
 
     def expire(self, idle_before: float) -> int:
         with self._transaction() as connection:

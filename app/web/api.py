@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
+from fastapi.responses import Response
 
 from app.game import Move
 from app.web.deps import Client, Player, Service
-from app.web.schemas import ERROR_RESPONSES, AnalysisOut, ErrorOut, GameOut, HintOut, MoveIn, NewGameIn, OptionsIn, game_out
+from app.web.schemas import (
+    ERROR_RESPONSES,
+    AnalysisOut,
+    ErrorOut,
+    GameListOut,
+    GameOut,
+    HintOut,
+    MoveIn,
+    NewGameIn,
+    OptionsIn,
+    game_out,
+)
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
 
@@ -21,6 +33,20 @@ async def new_game(body: NewGameIn, player: Player, client: Client, service: Ser
     """Start a game; the player cookie that comes back holds its first seat."""
     game_id, game = await service.create(player, client, body.mode, body.width, body.height, body.mines, body.settings())
     return game_out(game_id, game, service.clock())
+
+
+@router.get("", response_model=list[GameListOut])
+async def list_games(player: Player, service: Service) -> list[GameListOut]:
+    """The player's games, the most recently played first; a damaged one has only its id and `"damaged": true`."""
+    now = service.clock()
+    return [GameListOut.of(listing, now) for listing in await service.games_of(player)]
+
+
+@router.delete("/{game_id}", status_code=204)
+async def delete_game(game_id: str, player: Player, service: Service) -> Response:
+    """Delete one of the player's games, with its history."""
+    await service.delete(game_id, player)
+    return Response(status_code=204)
 
 
 @router.get("/{game_id}", response_model=GameOut)

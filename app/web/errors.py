@@ -70,6 +70,7 @@ async def handle(request: Request, error: Exception) -> Response:
         log.warning("%s %s answered %d: %s", request.method, request.url.path, answer.status, error)
     if wants_json(request):
         return JSONResponse({"detail": API_MESSAGES.get(kind, message)}, status_code=answer.status)
+    message = as_sentence(message)
     game_id = request.path_params.get("game_id")
     if kind is Conflict:
         request.app.state.service.forget(game_id or str(error))
@@ -84,11 +85,17 @@ async def handle(request: Request, error: Exception) -> Response:
             return await handle(request, unreadable)
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
-            return page(request, page_context(None, message=message), status_code=answer.status)
-        context = page_context(game_id, game, now=service.clock(), message=message, oob=True)
+            return page(request, page_context(None, message=message, refused=True), status_code=answer.status)
+        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True)
         return blocks(request, context, "panel", status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)
-    return page(request, page_context(None, message=message, form=form), status_code=answer.status)
+    return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
+
+
+def as_sentence(message: str) -> str:
+    """A message as a page shows it: a capital first letter and a full stop (the API keeps its own wording)."""
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
 
 
 async def invalid_request(request: Request, error: RequestValidationError) -> Response:

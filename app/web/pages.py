@@ -8,9 +8,11 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.game import PRESETS, Invalid, Move, board_size
-from app.store import StoreUnavailable
+from app.service import GameService
+from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.render import blocks, move_answer, page, page_context
+from app.web.view import game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -34,10 +36,15 @@ def api_docs() -> FileResponse:
 
 @router.get("/")
 async def home(request: Request, player: Player, service: Service) -> Response:
-    latest = await service.latest(player)
-    if latest is not None:
-        return RedirectResponse(f"/games/{latest}", status_code=303)
-    return page(request, page_context(None))
+    """The player's games, running and finished, to resume or delete; a welcome for a new player."""
+    listings = await service.games_of(player)
+    return page(request, page_context(None, games=game_list(listings, service.clock())))
+
+
+@router.post("/games/{game_id}/delete")
+async def delete_form(game_id: str, player: Player, service: Service) -> Response:
+    await service.delete(game_id, player)
+    return RedirectResponse("/", status_code=303)
 
 
 @router.post("/games")
@@ -51,9 +58,10 @@ async def new_game_form(
     height: Annotated[str, Form()] = "",
     mines: Annotated[str, Form()] = "",
     unit: Annotated[str, Form()] = "count",
-    allow_outside: Annotated[str | None, Form()] = None,
-    undo: Annotated[str | None, Form()] = None,
+    settings_of: Annotated[str | None, Form()] = None,
 ) -> Response:
+    """A new game of a preset or custom size; its settings are those of the game `settings_of` names
+    (the player's current one) as they are now, or the defaults."""
     # A refused form comes back filled in as it was sent (see app.web.errors).
     request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit}
     if preset in PRESETS:
@@ -67,15 +75,24 @@ async def new_game_form(
         )
     else:
         raise Invalid(f"unknown preset {preset!r}")
-    settings = {"allow_outside": allow_outside is not None, "undo": undo is not None}
+    # Read from the game, not from the page: settings changed during the game are not in an old form.
+    settings = await settings_from(service, settings_of, player) if settings_of else {}
     game_id, _ = await service.create(player, client, "cruel", *size, settings)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
+async def settings_from(service: GameService, game_id: str, player: str) -> dict[str, bool]:
+    """A game's settings as they are now; the defaults when it is gone or damaged (a new game must still start)."""
+    try:
+        return (await service.load(game_id, player)).options.as_dict()
+    except (NotFound, Corrupt):
+        return {}
+
+
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
-    game, statuses = await service.look(game_id, player)
-    return page(request, page_context(game_id, game, statuses, now=service.clock()))
+    game, statuses, review = await service.look(game_id, player)
+    return page(request, page_context(game_id, game, statuses, now=service.clock(), review=review))
 
 
 @router.post("/games/{game_id}/moves")
@@ -112,8 +129,8 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
     await service.set_options(game_id, player, changes)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    game, statuses = await service.look(game_id, player)
-    return blocks(request, page_context(game_id, game, statuses, now=service.clock(), oob=True), "panel", "grid")
+    game, statuses, review = await service.look(game_id, player)
+    return blocks(request, page_context(game_id, game, statuses, now=service.clock(), review=review, oob=True), "panel", "grid")
 
 
 @router.post("/games/{game_id}/hint")
@@ -121,7 +138,7 @@ async def hint_form(request: Request, game_id: str, player: Player, service: Ser
     _, advice = await service.hint(game_id, player)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    game, statuses = await service.look(game_id, player)
+    game, statuses, _ = await service.look(game_id, player)
     context = page_context(game_id, game, statuses, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True)
     return blocks(request, context, "panel")
 

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.service import MoveResult
 from app.web.deps import templates
-from app.web.view import Look, cell_html, changed_cells, panel
+from app.web.view import Look, cell_html, changed_cells, panel, review_text
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -21,6 +21,9 @@ OOB_ROWS = 30
 
 def page_context(game_id: str | None, game: Game | None = None, statuses: dict | None = None, *, now: float = 0.0, **extra: Any) -> dict:
     context: dict[str, Any] = {"game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE}
+    review = extra.pop("review", None)
+    if review is not None and game is not None:
+        context["review"] = (review, review_text(review, game))
     if game is not None:
         options = type(game.options)
         context.update(
@@ -44,7 +47,9 @@ def blocks(request: Request, context: dict, *names: str, status_code: int = 200,
 def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float) -> Response:
     """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
     before, after = Look(result.before, result.statuses_before), Look(result.after, result.statuses_after)
-    context = page_context(game_id, result.after, result.statuses_after, now=now, message=result.outcome.message, oob=True)
+    context = page_context(
+        game_id, result.after, result.statuses_after, now=now, message=result.outcome.message, review=result.review, oob=True
+    )
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.
         return blocks(request, context, "panel", "grid")

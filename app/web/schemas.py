@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES, get_mode
+from app.store import Listing
 
 # What every request body shares: no field the API does not know, and no conversions: pydantic
 # would otherwise read true as 1, 9.0 as 9 and "9" as 9, so a slip in a script could play a move.
@@ -23,6 +24,7 @@ class NewGameIn(BaseModel):
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
     mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
     allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
+    first_click_safe_only: bool = Field(False, description="cruel mode: the first click is safe but opens no area")
     undo: bool = True
 
     def settings(self) -> dict[str, bool]:
@@ -44,9 +46,11 @@ class OptionsIn(BaseModel):
     model_config = STRICT
 
     allow_outside: bool | None = None
+    first_click_safe_only: bool | None = None
     debug_overlay: bool | None = None
     safe_mode: bool | None = None
     countdown: bool | None = None
+    question_marks: bool | None = None
     undo: bool | None = None
 
     def changes(self) -> dict[str, bool]:
@@ -64,12 +68,36 @@ class GameOut(BaseModel):
     exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
     forced_guesses: int = Field(description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)")
     hints: int
+    deaths: int = Field(description="losses taken back with undo")
     flags: int
     elapsed: float
     version: int = Field(description="the game's version: every move, setting changed or hint asked adds one")
     moves: int = Field(description="the old name of `version`, kept for scripts written before it")
     can_undo: bool
     options: dict[str, bool]
+
+
+class GameListOut(BaseModel):
+    id: str
+    damaged: bool = Field(False, description="its stored data cannot be read: it can only be deleted")
+    mode: str | None = None
+    width: int | None = None
+    height: int | None = None
+    mines: int | None = None
+    status: Literal["playing", "won", "lost"] | None = None
+    elapsed: float | None = None
+    deaths: int | None = None
+    updated_at: float = Field(description="when it was last played, in seconds since 1970 (UTC)")
+
+    @classmethod
+    def of(cls, listing: Listing, now: float) -> GameListOut:
+        game = listing.game
+        if game is None:
+            return cls(id=listing.game_id, damaged=True, updated_at=listing.updated_at)
+        return cls(
+            id=listing.game_id, mode=game.mode, width=game.width, height=game.height, mines=game.mines,
+            status=game.status, elapsed=game.elapsed(now), deaths=game.deaths, updated_at=listing.updated_at,
+        )
 
 
 class AnalysisOut(BaseModel):
@@ -104,6 +132,7 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         exploded=list(game.cell(game.exploded)) if game.exploded is not None else None,
         forced_guesses=public.get("forced_guesses", 0),
         hints=game.hints,
+        deaths=game.deaths,
         flags=game.flags(),
         elapsed=game.elapsed(now),
         version=game.version,

@@ -6,12 +6,15 @@ Cell markup stays small (an id, a class, a label): an Expert board is about
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 from markupsafe import Markup
 
-from app.game import QUESTION, Game
+from app.game import PRESETS, QUESTION, Game, LossReview
 from app.modes import get_mode
+from app.store import Listing
 from solver.position import COVERED, FLAG
 from solver import Status
 
@@ -36,22 +39,27 @@ class Look:
         mark = game.marks.get(index, "")
         if symbol != COVERED:
             number = int(symbol)
-            if game.options.countdown and number:
-                # Countdown mode shows the mines still missing around a number.
-                number -= game.board.flags_around(index, game.cells, game.marks)
-            return f"c n{symbol}", symbol, str(number) if int(symbol) else ""
+            if not (game.options.countdown and number):
+                return f"c n{symbol}", symbol, symbol if number else ""
+            # Countdown mode shows, and says, the mines still missing around a number. The class keeps
+            # the number itself (kaboom.js reads it to chord); below zero it turns to the danger colour.
+            missing = number - game.board.flags_around(index, game.cells, game.marks)
+            if missing < 0:
+                return f"c n{symbol} over", f"{missing}: more flags than mines around", str(missing)
+            return f"c n{symbol}", f"{missing} more", str(missing)
         if index == game.exploded:
             return "c x", "exploded mine", ""
         mine = index in self.mines
-        if mark == FLAG:
-            if self.over and not mine:
-                return "c f w", "wrong flag", ""
-            return "c f", "flag", ""
-        if mine:
+        if mark == FLAG and self.over and not mine:
+            return "c f w", "wrong flag", ""
+        if mine and mark != FLAG:
             return "c m", "mine", ""
         classes, label = "c u", "covered"
-        if mark == QUESTION:
+        if mark == FLAG:
+            classes, label = "c f", "flag"
+        elif mark == QUESTION:
             classes, label = "c u q", "question mark"
+        # Flags too: a flag on a cell proven safe is a mistake the overlay is there to show.
         if self.statuses is not None:
             status = self.statuses[game.cell(index)]
             classes += " " + OVERLAY_CLASS[status]
@@ -108,23 +116,93 @@ class Panel:
     state: str
     counters: list[tuple[str, str, int, str]]  # the mode's own: (id, label, value, title)
     hints: int
+    clock: str  # the time as shown: tenths once the game is won
     result: str
+    undo_offered: bool  # a loss the player may take back (the page says how)
 
 
 def panel(game: Game, now: float) -> Panel:
     mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
-    minutes, seconds = divmod(elapsed, 60)
-    result = mode.result_text(game, f"{minutes}:{seconds:02d}")
-    if game.status == "lost" and game.options.undo:
-        result += " Undo (U) to step back."
     state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
         running=game.status == "playing" and game.started_at is not None,
         state=state,
-        counters=mode.counters(game),
+        counters=mode.counters(game) + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
         hints=game.hints,
-        result=result,
+        clock=clock_text(game.elapsed(now), tenths=game.status == "won"),
+        result=mode.result_text(game, clock_text(game.elapsed(now), tenths=game.status == "won")),
+        undo_offered=game.status == "lost" and game.options.undo,
     )
+
+
+def review_text(review: LossReview, game: Game) -> str:
+    """Why the game was lost, in words: the chance the click had, and what could have been proven instead."""
+    x, y = review.clicked
+    parts = []
+    if review.mine_probability is not None:
+        parts.append(f"When you clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what you saw.")
+    if review.example is not None:
+        count = len(review.safe)
+        ex, ey = review.example
+        proof = " by the number outlined in amber" if len(review.proof) == 1 else " by the numbers outlined in amber" if review.proof else ""
+        if review.uses_count:
+            proof += (" and" if proof else " by") + " the number of mines left"
+        parts.append(
+            f"{count} cell{'s' * (count != 1)} could be proven safe (outlined in green): column {ex + 1}, row {ey + 1}, for one, is proven{proof}."
+        )
+    elif review.outside and not getattr(game.options, "allow_outside", True):
+        parts.append(
+            "No cell could be proven safe, but a guess away from the numbers is a mine under the strict rule: "
+            "guess next to a number, or turn on Allow guessing anywhere."
+        )
+    else:
+        parts.append("No cell could be proven safe.")
+    return " ".join(parts)
+
+
+def percent(chance: Fraction) -> str:
+    """A probability for people: whole percents, with a decimal only where rounding would hide the difference."""
+    value = float(chance) * 100
+    if 0 < value < 1 or 99 < value < 100:
+        return f"{value:.1f} %"
+    return f"{round(value)} %"
+
+
+@dataclass
+class ListedGame:
+    """A row of the player's game list."""
+
+    game_id: str
+    title: str  # "Expert 30×16, 99 mines · Cruel but fair"
+    state: str  # "Playing", "Won in 3:05", "Lost", "Damaged"
+    played: str  # when it was last played, in UTC
+
+
+def game_list(listings: list[Listing], now: float) -> list[ListedGame]:
+    rows = []
+    for listing in listings:
+        played = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(listing.updated_at))
+        game = listing.game
+        if game is None:
+            rows.append(ListedGame(listing.game_id, "A game whose stored data is damaged", "Damaged", played))
+            continue
+        size = next((name.capitalize() + " " for name, preset in PRESETS.items() if preset == (game.width, game.height, game.mines)), "")
+        title = f"{size}{game.width}×{game.height}, {game.mines} mines · {get_mode(game.mode).title}"
+        clock = clock_text(game.elapsed(now), tenths=game.status == "won")
+        state = {"playing": f"Playing, {clock}" if game.started_at is not None else "Not started", "won": f"Won in {clock}", "lost": f"Lost after {clock}"}[game.status]
+        if game.deaths:
+            state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
+        rows.append(ListedGame(listing.game_id, title, state, played))
+    return rows
+
+
+def clock_text(seconds: float, tenths: bool = False) -> str:
+    """"3:05", or "3:05.4" for a won game's time, as classic Minesweeper records it."""
+    if tenths:
+        whole, tenth = divmod(int(seconds * 10), 10)
+        return f"{whole // 60}:{whole % 60:02d}.{tenth}"
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
