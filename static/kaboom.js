@@ -161,17 +161,20 @@
       const width = Number(board.dataset.width);
       const height = Number(board.dataset.height);
       cursor = { x: Math.max(0, Math.min(width - 1, x)), y: Math.max(0, Math.min(height - 1, y)) };
-      paintCursor();
-      if (focus) grid().focus();
+      paintCursor(true);
+      if (focus) grid().focus({ preventScroll: true });
     }
 
-    function paintCursor() {
+    // Only a cursor moved by the keys scrolls into view. Scrolling on focus made a click
+    // land elsewhere: the press focused the board, the board scrolled to an old cursor,
+    // and the release fell on another cell, so nothing was revealed.
+    function paintCursor(scroll) {
       for (const old of board.querySelectorAll(".cur")) old.classList.remove("cur");
       const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
       if (!cell) return;
       cell.classList.add("cur");
       grid().setAttribute("aria-activedescendant", cell.id);
-      if (document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (scroll === true && document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
     }
 
     board.addEventListener("keydown", (event) => {
@@ -194,7 +197,7 @@
       }
     });
 
-    grid().addEventListener("focus", paintCursor);
+    grid().addEventListener("focus", () => paintCursor(false));
 
     function undo() {
       send("undo");
@@ -207,8 +210,18 @@
 
     document.getElementById("undo").addEventListener("click", undo);
 
+    // After a setting or a button is clicked with a mouse or a finger (a keyboard's click has
+    // detail 0), the keys go back to the board: Space on a focused button would press it again.
+    document.addEventListener("click", (event) => {
+      const control = event.target.closest && event.target.closest("#options input, .toolbar button, #face");
+      if (control && event.detail > 0 && grid()) grid().focus({ preventScroll: true });
+    });
+
     document.addEventListener("keydown", (event) => {
-      const typing = event.target.closest && event.target.closest("input, select, textarea");
+      // Only fields that take text keep the keys; a checkbox or a button does not.
+      const typing = event.target.closest && event.target.closest(
+        "input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]), select, textarea, [contenteditable]"
+      );
       if (event.key === "F2") {
         event.preventDefault();
         document.getElementById("again").requestSubmit();
@@ -265,6 +278,8 @@
     }, 250);
 
     document.body.addEventListener("htmx:afterSettle", () => {
+      // A swapped grid (a setting changed) took the focus with it: give it back, or Space would scroll the page.
+      if (document.activeElement === document.body && grid()) grid().focus({ preventScroll: true });
       resetTimer();
       paintCursor();
       showHint();

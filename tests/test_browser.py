@@ -172,6 +172,55 @@ def test_keyboard_only(page):
     assert page.evaluate("document.activeElement.id") == "grid"
 
 
+def test_a_click_after_scrolling_a_big_board_reveals_the_cell_pressed(browser, server):
+    """Issue 9 #1: the press focused the board, the board scrolled its cursor into view, and the
+    release fell on another cell: nothing was revealed and the board jumped to the top-left."""
+    context = browser.new_context(base_url=server, viewport={"width": 1366, "height": 650}, bypass_csp=True)
+    page = context.new_page()
+    try:
+        page.goto("/")
+        page.fill("input[name=width]", "100")
+        page.fill("input[name=height]", "100")
+        page.fill("input[name=mines]", "2000")
+        page.click("button[value=custom]")
+        page.wait_for_selector("#grid")
+        page.mouse.wheel(0, 800)
+        wait_until(lambda: page.evaluate("window.scrollY") >= 700, 10, "the page did not scroll")
+        scrolled = page.evaluate("[window.scrollX, window.scrollY]")
+        # The cell under a point in the middle of the window, read from the page, not assumed.
+        point = (400, 400)
+        pressed = page.evaluate(f"document.elementFromPoint({point[0]}, {point[1]}).closest('.c').id")
+        assert "u" in page.get_attribute(f"#{pressed}", "class").split()
+        act(page, lambda: page.mouse.click(*point))
+        assert "u" not in page.get_attribute(f"#{pressed}", "class").split()
+        assert page.evaluate("[window.scrollX, window.scrollY]") == scrolled
+    finally:
+        context.close()
+
+
+def test_keys_go_to_the_board_after_a_setting_or_a_button_is_clicked(page):
+    """Issue 9 #6: H, S, U and Space did nothing, or the wrong thing, once a setting or a button had been clicked."""
+    start(page)
+    act(page, lambda: page.click("#c-4-4"))
+    act(page, lambda: page.click("#options input[name=countdown]"))
+    page.keyboard.press("h")
+    settled(page, "document.getElementById('hints').textContent === '1'")
+    act(page, lambda: page.click("#hint-button"))
+    assert page.inner_text("#hints") == "2"
+    # Space now flags at the board's cursor; it does not press Hint again.
+    assert page.evaluate("document.activeElement.id") == "grid"
+    covered = next((x, y) for y, row in enumerate(analysis(page)) for x, s in enumerate(row) if s in "sm?")
+    cursor = [int(part) for part in page.get_attribute("#grid .c.cur", "id").split("-")[1:]]
+    for axis, (less, more) in enumerate((("ArrowLeft", "ArrowRight"), ("ArrowUp", "ArrowDown"))):
+        for _ in range(abs(covered[axis] - cursor[axis])):
+            page.keyboard.press(less if covered[axis] < cursor[axis] else more)
+    assert "cur" in classes(page, *covered).split()
+    act(page, lambda: page.keyboard.press(" "))
+    assert "f" in classes(page, *covered).split() and page.inner_text("#hints") == "2"
+    act(page, lambda: page.keyboard.press("u"))
+    assert "f" not in classes(page, *covered).split()
+
+
 def test_debug_overlay_colours_every_covered_cell(page):
     start(page)
     act(page, lambda: page.click("#c-4-4"))
