@@ -58,6 +58,15 @@ def start(page, preset="beginner"):
     page.wait_for_selector("#grid")
 
 
+def start_custom(page, width: int, height: int, mines: int) -> None:
+    page.goto("/")
+    page.fill("input[name=width]", str(width))
+    page.fill("input[name=height]", str(height))
+    page.fill("input[name=mines]", str(mines))
+    page.click("button[value=custom]")
+    page.wait_for_selector("#grid")
+
+
 def version(page) -> int:
     return int(page.get_attribute("#version", "value"))
 
@@ -178,12 +187,7 @@ def test_a_click_after_scrolling_a_big_board_reveals_the_cell_pressed(browser, s
     context = browser.new_context(base_url=server, viewport={"width": 1366, "height": 650}, bypass_csp=True)
     page = context.new_page()
     try:
-        page.goto("/")
-        page.fill("input[name=width]", "100")
-        page.fill("input[name=height]", "100")
-        page.fill("input[name=mines]", "2000")
-        page.click("button[value=custom]")
-        page.wait_for_selector("#grid")
+        start_custom(page, 100, 100, 2000)
         page.mouse.wheel(0, 800)
         wait_until(lambda: page.evaluate("window.scrollY") >= 700, 10, "the page did not scroll")
         scrolled = page.evaluate("[window.scrollX, window.scrollY]")
@@ -252,12 +256,7 @@ def test_lose_then_undo(page, database):
 
 
 def test_win_a_small_custom_game(page):
-    page.goto("/")
-    page.fill("input[name=width]", "6")
-    page.fill("input[name=height]", "5")
-    page.fill("input[name=mines]", "4")
-    page.click("button[value=custom]")
-    page.wait_for_selector("#grid")
+    start_custom(page, 6, 5, 4)
     for _ in range(40):
         if page.inner_text("#state") == "Won":
             break
