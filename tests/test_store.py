@@ -379,6 +379,31 @@ class TestStoreContract:
         assert [listing.game_id for listing in backend.reopened().games_of("alice")] == [first]
         assert store.latest("bob") is None
 
+    def test_a_game_read_while_another_process_saves_it_comes_back_whole(self, backend, monkeypatch):
+        """A save between reading a game's state and its undo records must not pair them wrongly
+        (two workers flagging one game at once saw 'N+1 undo records where the store counts N')."""
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)
+        writer, reader = backend.reopened(), backend.reopened()
+        read_history = reader._cached_history
+        saved: list[int] = []
+
+        def another_process_saves_now(*args):
+            monkeypatch.setattr(reader, "_cached_history", read_history)  # once
+            saved.append(1)
+            current = writer.load(game_id, "alice")
+            writer.save(game_id, "alice", moved(current, "flag", 1, 1), current.version)
+            return read_history(*args)
+
+        # SQLite and Redis look in their history cache between reading the state and reading the
+        # records (the memory store reads both under one lock, and never looks).
+        monkeypatch.setattr(reader, "_cached_history", another_process_saves_now)
+        loaded = reader.load(game_id, "alice")
+        assert len(loaded.history) == loaded.flags() == loaded.version
+        assert store.load(game_id, "alice").flags() == 1 + len(saved)
+
     def test_idle_games_expire(self, store, clock):
         old = store.create(game_for("alice"))
         clock.advance(10)

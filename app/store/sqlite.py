@@ -197,6 +197,19 @@ class SQLiteStore(Store):
                 else:
                     connection.close()
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A connection inside one read transaction: its SELECTs all see the same state. Each statement
+        on its own would see the latest, and a save from another process between reading a game's row
+        and its undo records paired them wrongly (N+1 records where the row counts N: a game taken
+        for damaged, under two workers flagging one game at once)."""
+        with self._connection() as connection:
+            connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                connection.execute("COMMIT")
+
     def _open(self) -> tuple[sqlite3.Connection, bool]:
         """A new connection, and whether it can write.
 
@@ -250,7 +263,7 @@ class SQLiteStore(Store):
         )
 
     def load(self, game_id: str, player: str) -> Game:
-        with self._connection() as connection:
+        with self._snapshot() as connection:
             row = connection.execute(
                 "SELECT version, data, history_length FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, game_id, player),
