@@ -257,9 +257,6 @@ class GameService:
         game_id = await self.offload(self.store.create, game, self.settings.games_per_player)
         return game_id, game
 
-    async def latest(self, player: str) -> str | None:
-        return await self.offload(self.store.latest, player)
-
     async def games_of(self, player: str) -> list[Listing]:
         return await self.offload(self.store.games_of, player)
 

@@ -172,7 +172,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
         settings = Settings(database=database)
         service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, slow_lane=lane)
         try:
-            game_id = (await service.latest("alice")) or ""
+            game_id = service.store.latest("alice") or ""
             played = []
             cell = (4, 4)
             service.slow_games[game_id] = None

@@ -133,7 +133,8 @@ class Store:
 
     def latest(self, player: str) -> str | None:
         """The id of the most recently played game the player holds a seat in."""
-        raise NotImplementedError
+        newest = self.games_of(player, limit=1)
+        return newest[0].game_id if newest else None
 
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         """The games the player holds a seat in, the most recently played first (at most `limit`)."""

@@ -58,11 +58,6 @@ class MemoryStore(Store):
             self._changed.notify_all()
         self._remember_history(game_id, game)
 
-    def latest(self, player: str) -> str | None:
-        with self._changed:
-            mine = [(row["updated"], game_id) for game_id, row in self._games.items() if player in row["seats"]]
-        return max(mine)[1] if mine else None
-
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         with self._changed:
             mine = [(row["updated"], game_id, row["version"], row["data"]) for game_id, row in self._games.items() if player in row["seats"]]

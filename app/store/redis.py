@@ -333,21 +333,6 @@ class RedisStore(Store):
         self._remember_history(game_id, game)
 
     @store_faults()
-    def latest(self, player: str) -> str | None:
-        # Games from before seats are only in the owner index.
-        indexes = [self._key("player", player), self._key("owner", player)]
-
-        def newest() -> list[tuple[bytes, float]]:
-            return [entry for index in indexes for entry in self.redis.zrange(index, 0, 0, desc=True, withscores=True)]
-
-        try:
-            entries = newest()
-        except redis.ResponseError:  # an index of another type
-            self._repair_indexes(indexes)
-            entries = newest()
-        return max(entries, key=lambda entry: entry[1])[0].decode() if entries else None
-
-    @store_faults()
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         # Games from before seats are only in the owner index; a game may be in both.
         indexes = [self._key("player", player), self._key("owner", player)]

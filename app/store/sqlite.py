@@ -305,15 +305,6 @@ class SQLiteStore(Store):
                 self._seat(connection, game_id, game)
         self._remember_history(game_id, game)
 
-    def latest(self, player: str) -> str | None:
-        with self._connection() as connection:
-            row = connection.execute(
-                "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player = ? "
-                "ORDER BY games.updated_at DESC LIMIT 1",
-                (player,),
-            ).fetchone()
-        return row[0] if row else None
-
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         with self._connection() as connection:
             rows = connection.execute(
