@@ -124,6 +124,7 @@ class Panel:
 def panel(game: Game, now: float) -> Panel:
     mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
+    clock = clock_text(game.elapsed(now), tenths=game.status == "won")
     state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
     return Panel(
         mines_left=game.mines - game.flags(),
@@ -132,8 +133,8 @@ def panel(game: Game, now: float) -> Panel:
         state=state,
         counters=mode.counters(game) + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
         hints=game.hints,
-        clock=clock_text(game.elapsed(now), tenths=game.status == "won"),
-        result=mode.result_text(game, clock_text(game.elapsed(now), tenths=game.status == "won")),
+        clock=clock,
+        result=mode.result_text(game, clock),
         undo_offered=game.status == "lost" and game.options.undo,
     )
 
