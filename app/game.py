@@ -260,6 +260,7 @@ class LossReview:
     example: tuple[int, int] | None  # one of them (next to the numbers if one is), with its proof
     proof: list[tuple[int, int]]
     uses_count: bool
+    statuses: dict  # every covered cell's status then (cell -> Status), for the debug overlay after the loss
 
 
 # ----- what every mode's moves share --------------------------------------------

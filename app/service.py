@@ -348,6 +348,12 @@ class GameService:
         except Interrupted:
             return None
 
+    @staticmethod
+    def _statuses_after_loss(game: Game, review: LossReview | None) -> dict | None:
+        """After a loss the overlay shows what was proven just before the losing click: the moment
+        the player wants to see it. The layout is public by then, so it reveals nothing."""
+        return review.statuses if review is not None and game.options.debug_overlay else None
+
     async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None, LossReview | None]:
         """The game; when its overlay is on, every covered cell's status; when it is lost, what could have been known."""
         return await self._one_at_a_time(game_id, self._look, player)
@@ -356,7 +362,8 @@ class GameService:
         limits = self.limits()
         game = self.store.load(game_id, player)
         if game.status == "lost":
-            return game, None, self._review(game, limits)
+            review = self._review(game, limits)
+            return game, self._statuses_after_loss(game, review), review
         analyzer = self._analyzer(game_id, game)
         statuses = self._statuses(analyzer, game, limits)
         self.analyzers.put(game_id, game, analyzer)
@@ -392,7 +399,10 @@ class GameService:
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
         statuses_after = self._statuses(fresh, after, limits)
-        return MoveResult(before, after, outcome, statuses_before, statuses_after, self._review(after, limits))
+        review = self._review(after, limits)
+        if review is not None:
+            statuses_after = self._statuses_after_loss(after, review)
+        return MoveResult(before, after, outcome, statuses_before, statuses_after, review)
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)

@@ -1,6 +1,11 @@
-"""Makes docs/screenshot.png: an Intermediate game in progress, in Debian's Chromium.
+"""Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
+in the light and the dark scheme, in Debian's Chromium; and the home page. The README shows two.
 
-    .venv/bin/python docs/screenshot.py
+    .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
+    .venv/bin/python docs/screenshot.py expert     # one preset
+
+Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
+so the pictures come out the same from one run to the next.
 """
 
 import sys
@@ -12,32 +17,54 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from app.game import PRESETS  # noqa: E402
+from app.service import Deals  # noqa: E402
 from tests.live import live_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, next_cell  # noqa: E402
+
+OUT = ROOT / "docs" / "screenshots"
+SIZES = {
+    "laptop": {"viewport": {"width": 1366, "height": 650}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
+}
+MOVES = {"beginner": 3, "intermediate": 8, "expert": 14}
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as data, live_server(Path(data) / "games.sqlite3") as url, sync_playwright() as playwright:
+def play(page, preset: str, size: str) -> None:
+    page.goto("/")
+    page.click(f"button[value={preset}]")
+    page.wait_for_selector("#grid")
+    width, height, _ = PRESETS[preset]
+    first = f"#c-{width // 2}-{height // 2}"
+    act(page, lambda: page.tap(first) if size == "phone" else page.click(first))
+    for _ in range(MOVES[preset]):
+        x, y = next_cell(page)
+        # Clicked by the page's own handler, wherever the cell is scrolled: the picture is of the position.
+        act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
+    page.click("#show-button")
+    page.wait_for_selector("#hint")
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+def main(presets: list[str]) -> None:
+    OUT.mkdir(exist_ok=True)
+    deals = Deals(seed=9)
+    with tempfile.TemporaryDirectory() as data, live_server(Path(data) / "games.sqlite3", deals=deals, create_limit=1000) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(base_url=url, viewport={"width": 900, "height": 860}, device_scale_factor=1)
-        page.goto("/")
-        page.click("button[value=intermediate]")
-        page.wait_for_selector("#grid")
-        act(page, lambda: page.click("#c-8-8"))
-        for _ in range(25):
-            rows = analysis(page)
-            mines = [(x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "m"]
-            x, y = next_cell(page)
-            act(page, lambda: page.click(f"#c-{x}-{y}"))
-        for x, y in mines[:6]:
-            if "f" not in page.get_attribute(f"#c-{x}-{y}", "class"):
-                act(page, lambda: page.click(f"#c-{x}-{y}", button="right"))
-        page.keyboard.press("s")
-        page.wait_for_selector("#hint")
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(ROOT / "docs" / "screenshot.png"), full_page=True)
+        for size, options in SIZES.items():
+            for scheme in ("light", "dark"):
+                # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
+                context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
+                page = context.new_page()
+                for preset in presets:
+                    deals.reseed(9)
+                    play(page, preset, size)
+                    page.screenshot(path=str(OUT / f"{preset}-{size}-{scheme}.png"))
+                page.goto("/")
+                page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
+                context.close()
         browser.close()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or list(PRESETS))

@@ -5,6 +5,7 @@
   "use strict";
 
   const LONG_PRESS_MS = 450;
+  const PAGE_ROWS = 10;
 
   function cellOf(target) {
     const cell = target && target.closest ? target.closest(".c") : null;
@@ -177,12 +178,32 @@
       if (scroll === true && document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
     }
 
+    // Where a navigation key takes the cursor (moveCursor keeps it on the board), as grids do:
+    // Home and End go to the ends of the row, with Ctrl to the corners of the board; Page Up
+    // and Page Down move by ten rows.
+    function cursorTarget(event) {
+      const width = Number(board.dataset.width);
+      const height = Number(board.dataset.height);
+      const { x, y } = cursor;
+      switch (event.key) {
+        case "ArrowLeft": return [x - 1, y];
+        case "ArrowRight": return [x + 1, y];
+        case "ArrowUp": return [x, y - 1];
+        case "ArrowDown": return [x, y + 1];
+        case "Home": return event.ctrlKey ? [0, 0] : [0, y];
+        case "End": return event.ctrlKey ? [width - 1, height - 1] : [width - 1, y];
+        case "PageUp": return [x, y - PAGE_ROWS];
+        case "PageDown": return [x, y + PAGE_ROWS];
+        default: return null;
+      }
+    }
+
     board.addEventListener("keydown", (event) => {
       if (event.target !== grid()) return;
-      const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-      if (steps[event.key]) {
+      const target = cursorTarget(event);
+      if (target) {
         event.preventDefault();
-        moveCursor(cursor.x + steps[event.key][0], cursor.y + steps[event.key][1], false);
+        moveCursor(target[0], target[1], false);
         return;
       }
       const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
@@ -247,12 +268,27 @@
       for (const old of board.querySelectorAll(".hl, .proof, .missed")) old.classList.remove("hl", "proof", "missed");
     }
 
+    // A hinted cell may lie outside the part of a panned board in view (Expert on a phone). Only the
+    // board scrolls, never the page, and only for a hint the player asked for.
+    function bringIntoBoard(cell) {
+      const frame = board.getBoundingClientRect();
+      const box = cell.getBoundingClientRect();
+      const margin = box.width;
+      if (box.left < frame.left) board.scrollLeft -= frame.left - box.left + margin;
+      else if (box.right > frame.right) board.scrollLeft += box.right - frame.right + margin;
+      if (box.top < frame.top) board.scrollTop -= frame.top - box.top + margin;
+      else if (box.bottom > frame.bottom) board.scrollTop += box.bottom - frame.bottom + margin;
+    }
+
     function showHint() {
       const hintElt = document.getElementById("hint");
       if (!hintElt) return;
       clearHint();
       const target = hintElt.dataset.cell && document.getElementById(hintElt.dataset.cell);
-      if (target) target.classList.add("hl");
+      if (target) {
+        target.classList.add("hl");
+        bringIntoBoard(target);
+      }
       for (const id of (hintElt.dataset.proof || "").split(" ")) {
         const number = id && document.getElementById(id);
         if (number) number.classList.add("proof");

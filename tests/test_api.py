@@ -156,7 +156,7 @@ def test_the_home_page_lists_the_players_games_to_resume_or_delete(client):
     first = new_game(client, width=9, height=9, mines=10)["id"]
     second = new_game(client, width=30, height=16, mines=99)["id"]
     home = client.get("/")
-    assert home.status_code == 200 and "Your games" in home.text
+    assert home.status_code == 200 and 'id="games-title"' in home.text
     # Newest first, with size, mode and state, each with a link and a delete button.
     assert home.text.index(f'href="/games/{second}"') < home.text.index(f'href="/games/{first}"')
     assert "Expert 30×16, 99 mines · Cruel but fair" in home.text and "Not started" in home.text
@@ -167,7 +167,7 @@ def test_the_home_page_lists_the_players_games_to_resume_or_delete(client):
     assert client.delete(f"/api/games/{first}").status_code == 204
     assert client.delete(f"/api/games/{first}").status_code == 404
     assert client.get("/api/games").json() == []
-    assert "Your games" not in client.get("/").text
+    assert 'id="games-title"' not in client.get("/").text
 
 
 def test_pages_render_and_htmx_moves_send_only_what_changed(client):
@@ -186,7 +186,10 @@ def test_pages_render_and_htmx_moves_send_only_what_changed(client):
         headers={"HX-Request": "true"},
     )
     assert fragment.status_code == 200
-    assert 'id="panel"' in fragment.text and fragment.text.count('hx-swap-oob="true"') >= 2
+    # The panel's content (swapped into the region that stays), the counters and the changed cells out of band.
+    assert 'id="version"' in fragment.text and 'id="topbar" class="topbar" hx-swap-oob="true"' in fragment.text
+    assert 'id="panel"' not in fragment.text  # the live region stays, so screen readers announce the change
+    assert fragment.text.count('hx-swap-oob="true"') >= 2
     assert 'role="grid"' not in fragment.text  # cells or rows only, not the whole board
     x, y = covered(client.get(f"/api/games/{game_id}").json()["board"])
     stale = client.post(

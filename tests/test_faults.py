@@ -170,7 +170,7 @@ def test_a_full_disk_answers_503_changes_nothing_and_the_game_plays_on_once_spac
                 data={"action": "flag", "x": "1", "y": "0", "version": str(first.json()["version"])},
                 headers={"HX-Request": "true"},
             )
-            assert panel.status_code == 409 and "disk is full" in panel.text and 'id="panel"' in panel.text
+            assert panel.status_code == 409 and "disk is full" in panel.text and 'id="message" class="message refused" role="alert"' in panel.text
             health = client.get("/healthz")
             assert (health.status_code, health.json()["status"], health.json()["store"]) == (503, "down", "sqlite")
         assert client.get("/healthz").json() == {"status": "ok"}

@@ -7,7 +7,7 @@ from fractions import Fraction
 from app.game import set_options
 from app.modes import get_mode
 from app.web.errors import as_sentence
-from app.web.view import Look, clock_text, panel, review_text
+from app.web.view import Look, cell_html, clock_text, panel, review_text
 from solver import Allowance
 from tests.test_rules import ALL_UNKNOWN, SAFE_OUTSIDE, game_from, play
 
@@ -61,6 +61,9 @@ def test_a_loss_says_what_could_have_been_known():
         "2 cells could be proven safe (outlined in green): column 3, row 1, for one, is proven "
         "by the number outlined in amber and the number of mines left."
     )
+    # The overlay, on after a loss, shows what was proven just before the click.
+    look = Look(lost, review.statuses)
+    assert look.cell(lost.index(2, 0))[0] == "c u os" and look.cell(lost.index(2, 1))[0] == "c u os"
     # A guess away from the numbers, under the strict rule: nothing was provable, and the rule is named.
     outside, _ = play(game_from(ALL_UNKNOWN, 2), "reveal", 2, 1)
     review = get_mode("cruel").review_loss(outside, Allowance())
@@ -81,3 +84,9 @@ def test_a_won_game_shows_its_time_in_tenths():
     won.started_at, won.finished_at = 10.0, 73.25
     shown = panel(won, 100.0)
     assert shown.clock == "1:03.2" and "1:03.2" in shown.result
+
+
+def test_a_cell_says_where_it_is():
+    """Issue 9 #13: cell labels had no coordinates, so a screen reader moving the cursor heard only "covered"."""
+    assert 'aria-label="covered, column 3, row 4"' in cell_html((2, 3), ("c u", "covered", ""))
+    assert cell_html((0, 0), ("c n2", "2", "2")) == '<div id="c-0-0" class="c n2" role="gridcell" aria-label="2, column 1, row 1">2</div>'

@@ -154,7 +154,7 @@ class Mode:
                 explanation = analyzer.explain(example)
             proof, uses_count = list(explanation.numbers), explanation.uses_count
         chance = probabilities.cells[clicked] if probabilities.cells is not None else None
-        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count)
+        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses)
 
     # ----- what a player sees ------------------------------------------
 

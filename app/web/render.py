@@ -40,7 +40,9 @@ def page(request: Request, context: dict, status_code: int = 200) -> Response:
 
 
 def blocks(request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None) -> Response:
-    """Only the named blocks of the page, for HTMX to swap."""
+    """Only the named blocks of the page, for HTMX to swap. The status shows in two places, the
+    counters above the board and the panel beside it: "panel" brings both."""
+    names = tuple(part for name in names for part in (("topbar", name) if name == "panel" else (name,)))
     return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers=headers)
 
 
@@ -55,10 +57,10 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
         return blocks(request, context, "panel", "grid")
     changes = changed_cells(before, after, result.outcome.changed)
     if len(changes) <= OOB_CELLS:
-        context.update(changes=[cell_html(id_, look, oob=True) for id_, look in changes], changed_rows=[])
+        context.update(changes=[cell_html(cell, look, oob=True) for cell, look in changes], changed_rows=[])
         return blocks(request, context, "panel", "changes")
     # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
-    rows = sorted({int(cell_id.rsplit("-", 1)[1]) for cell_id, _ in changes})
+    rows = sorted({y for (_, y), _ in changes})
     if len(rows) > OOB_ROWS:
         return blocks(request, context, "panel", "grid")
     context.update(changes=[], changed_rows=[(y, after.row_html(y)) for y in rows])

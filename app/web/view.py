@@ -29,7 +29,7 @@ class Look:
 
     def __init__(self, game: Game, statuses: dict | None):
         self.game = game
-        self.statuses = statuses if game.status == "playing" else None
+        self.statuses = statuses  # after a loss: those of the position before the losing click
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
 
@@ -60,35 +60,28 @@ class Look:
         elif mark == QUESTION:
             classes, label = "c u q", "question mark"
         # Flags too: a flag on a cell proven safe is a mistake the overlay is there to show.
-        if self.statuses is not None:
-            status = self.statuses[game.cell(index)]
+        status = self.statuses.get(game.cell(index)) if self.statuses is not None else None
+        if status is not None:
             classes += " " + OVERLAY_CLASS[status]
             label += ", " + OVERLAY_LABEL[status]
         return classes, label, ""
 
-    def row(self, y: int) -> list[tuple[str, CellView]]:
-        width = self.game.width
-        return [(cell_id(self.game, y * width + x), self.cell(y * width + x)) for x in range(width)]
-
     def row_html(self, y: int) -> Markup:
         """Row y's cells as HTML: a 100x100 grid is 10,000 of them, too many for a template macro each
         (the macro took 220 ms a grid, on the worker's event loop)."""
-        return Markup("".join(cell_html(id_, look) for id_, look in self.row(y)))
+        width = self.game.width
+        return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
 
 
-def cell_html(id_: str, look: CellView, oob: bool = False) -> Markup:
-    """One cell's element. Not escaped: an id, classes and a label from this module's fixed words, and a digit."""
-    classes, label, text = look
+def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False) -> Markup:
+    """One cell's element; its label says where it is, for a screen reader moving over the board.
+    Not escaped: classes and a label from this module's fixed words, numbers and a digit."""
+    (x, y), (classes, label, text) = cell, look
     swap = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<div id="{id_}" class="{classes}" role="gridcell" aria-label="{label}"{swap}>{text}</div>')
+    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}>{text}</div>')
 
 
-def cell_id(game: Game, index: int) -> str:
-    x, y = game.cell(index)
-    return f"c-{x}-{y}"
-
-
-def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[str, CellView]]:
+def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tuple[int, int], CellView]]:
     """The cells that look different after a move, with their new look."""
     game = after.game
     candidates = set(touched)
@@ -102,7 +95,7 @@ def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[st
     for index in sorted(candidates):
         look = after.cell(index)
         if look != before.cell(index):
-            changed.append((cell_id(game, index), look))
+            changed.append((game.cell(index), look))
     return changed
 
 

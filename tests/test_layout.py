@@ -1,0 +1,241 @@
+"""The page as a new player meets it, in a real Chromium at a laptop's and a phone's size (issue 9):
+the board fits, every tap lands where it was pressed, and nothing moves under the player's pointer."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.game import PRESETS
+from tests.test_browser import act, analysis, classes, next_cell, on_position, settled, start
+
+pytestmark = pytest.mark.usefixtures("seeded")
+SERVER_SETTINGS = {"create_limit": 100_000}
+
+# 1366x650 is what a 768-pixel laptop screen leaves inside a browser's window.
+LAPTOP = {"viewport": {"width": 1366, "height": 650}}
+LAPTOP_768 = {"viewport": {"width": 1366, "height": 768}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+
+# What a player needs in view to play: the board, the counters and every button.
+ESSENTIALS = ["#grid", "#mines-left", "#face", "#timer", "#undo", "#hint-button", "#show-button", "#flag-mode", "#again button"]
+
+
+@pytest.fixture
+def open_page(browser, server):
+    """A page in a fresh browser context of the given size; the page's script must raise nothing."""
+    contexts, errors = [], []
+
+    def open_(size: dict, scheme: str = "light"):
+        # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
+        context = browser.new_context(base_url=server, color_scheme=scheme, bypass_csp=True, **size)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
+def rect(page, selector: str) -> dict:
+    return page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }")
+
+
+def outside_viewport(page, selectors: list[str]) -> list[str]:
+    size = page.viewport_size
+    return [
+        f"{selector} {box}"
+        for selector in selectors
+        for box in [rect(page, selector)]
+        if box["left"] < 0 or box["top"] < 0 or box["right"] > size["width"] or box["bottom"] > size["height"]
+    ]
+
+
+def swipe_left(page, y: float) -> None:
+    """A finger drawn 300 px to the left through Chromium's input pipeline (what a phone's touch screen
+    sends), held still at the end so that the board does not fling on after it."""
+    session = page.context.new_cdp_session(page)
+    session.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": 350, "y": y}]})
+    for x in [*range(340, 40, -10), *[50] * 5]:
+        session.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    session.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    session.detach()
+
+
+def first_move(page, x: int, y: int, tap: bool = False) -> None:
+    """The first click of a game: in cruel mode it always opens, wherever it lands."""
+    act(page, lambda: page.tap(f"#c-{x}-{y}") if tap else page.click(f"#c-{x}-{y}"))
+    assert "u" not in classes(page, x, y).split()
+
+
+@pytest.mark.parametrize("size", [LAPTOP, LAPTOP_768], ids=["1366x650", "1366x768"])
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_fits_a_laptop_window_board_counters_and_buttons(open_page, preset, size):
+    page = open_page(size)
+    start(page, preset)
+    width, height, _ = PRESETS[preset]
+    first_move(page, width // 2, height // 2)
+    assert outside_viewport(page, ESSENTIALS) == []
+    # The whole board is in view: neither the page nor the board scrolls.
+    assert page.evaluate("[window.scrollX, window.scrollY]") == [0, 0]
+    board = page.eval_on_selector("#board", "b => [b.scrollWidth - b.clientWidth, b.scrollHeight - b.clientHeight]")
+    assert board[0] <= 0 and board[1] <= 0, board
+    # The new-game form is folded away during a game, and opens over the page, not above the board.
+    assert not page.is_visible("#new-game button[value=expert]")
+    before = rect(page, "#grid")
+    page.click(".new-game summary")
+    assert page.is_visible("#new-game button[value=expert]") and rect(page, "#grid") == before
+
+
+def test_a_phone_shows_every_column_of_intermediate_and_a_tap_on_the_last_reveals_it(open_page):
+    page = open_page(PHONE)
+    start(page, "intermediate")
+    width = PRESETS["intermediate"][0]
+    # Every column inside the board's frame, which does not scroll sideways: none is cut off.
+    frame = rect(page, "#board")
+    for x in range(width):
+        cell = rect(page, f"#c-{x}-0")
+        assert frame["left"] <= cell["left"] and cell["right"] <= min(frame["right"], 390) and cell["width"] >= 20, (x, cell)
+    assert page.eval_on_selector("#board", "b => b.scrollWidth - b.clientWidth") <= 0
+    assert outside_viewport(page, ["#grid", "#mines-left", "#face", "#timer"]) == []
+    first_move(page, width - 1, 8, tap=True)
+
+
+def test_expert_on_a_phone_pans_at_24_px_cells_and_a_tap_after_a_swipe_reveals_the_cell_tapped(open_page):
+    """Issue 9 #1 and #3 on a phone: Expert has fingertip cells and pans; a swipe is the browser's
+    (it neither flags nor reveals), and the tap after it lands on the cell under the finger."""
+    page = open_page(PHONE)
+    start(page, "expert")
+    width = PRESETS["expert"][0]
+    assert rect(page, "#c-0-0")["width"] >= 24
+    board = page.eval_on_selector("#board", "b => [b.scrollWidth, b.clientWidth]")
+    assert board[0] > board[1], board
+    # Two swipes of a finger 300 px to the left, to the board's right edge.
+    y = rect(page, "#board")["top"] + 60
+    swipe_left(page, y)
+    swipe_left(page, y)
+    page.wait_for_function("document.getElementById('board').scrollLeft > 0")
+    panned = page.eval_on_selector("#board", "b => b.scrollLeft")
+    assert panned > 0
+    assert page.get_attribute("#version", "value") == "0" and page.locator("#grid .c.f").count() == 0
+    last = rect(page, f"#c-{width - 1}-5")
+    assert last["right"] <= 390, last
+    act(page, lambda: page.touchscreen.tap(last["left"] + last["width"] / 2, (last["top"] + last["bottom"]) / 2))
+    assert "u" not in classes(page, width - 1, 5).split()
+    assert page.eval_on_selector("#board", "b => b.scrollLeft") == panned
+
+
+@pytest.mark.parametrize("size", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_board_does_not_move_when_a_message_comes_and_goes(open_page, size):
+    """Issue 9 #7: a message appearing or going moved the board 15-16 px."""
+    page = open_page(size)
+    start(page, "beginner")
+    first_move(page, 4, 4, tap=size is PHONE)
+    before = rect(page, "#grid")
+    page.click("#hint-button")
+    page.wait_for_selector("#hint")
+    assert rect(page, "#grid") == before
+    x, y = next_cell(page)
+    act(page, lambda: page.click(f"#c-{x}-{y}"))
+    assert page.locator("#hint").count() == 0 and rect(page, "#grid") == before
+    page.click("#undo")
+    settled(page, "document.getElementById('message') !== null")
+    assert rect(page, "#grid") == before
+
+
+def test_a_preset_starts_after_a_bad_custom_field_and_a_refused_size_keeps_a_way_back(open_page):
+    """Issue 9 #5: a bad custom field blocked the preset buttons; a refused size left a bare page."""
+    page = open_page(LAPTOP)
+    page.goto("/")
+    page.fill("input[name=width]", "0")
+    page.click("button[value=beginner]")
+    page.wait_for_selector("#grid")
+    assert page.get_attribute("#board", "data-width") == "9"
+    # A size the server refuses: the page says why, keeps the fields, and the presets still start a game.
+    page.goto("/")
+    page.fill("input[name=width]", "500")
+    page.eval_on_selector("#new-game", "form => form.noValidate = true")
+    page.click("button[value=custom]")
+    assert "between 2 and 100" in page.inner_text("#message")
+    assert page.input_value("input[name=width]") == "500"
+    page.click("button[value=intermediate]")
+    page.wait_for_selector("#grid")
+    assert page.get_attribute("#board", "data-width") == "16"
+
+
+def test_a_phone_is_not_told_of_keys(open_page, database):
+    """Issue 9 #8: "Undo (U)" on a phone."""
+    texts = {}
+    for name, size in (("laptop", LAPTOP), ("phone", PHONE)):
+        page = open_page(size)
+        # Both mines next to the 2, the right column proven safe: a click beside the 2 loses.
+        on_position(page, database, ["2..", "..."], mines=2)
+        act(page, lambda: page.click("#c-1-0"))
+        texts[name] = page.inner_text("#result")
+    assert "Undo (U) to step back." in texts["laptop"]
+    assert "Undo to step back." in texts["phone"]
+
+
+def test_home_end_and_page_keys_move_the_cursor_across_a_big_board(open_page):
+    page = open_page(LAPTOP)
+    start(page, "expert")
+    # The board has the keys as soon as the page loads.
+    assert page.evaluate("document.activeElement.id") == "grid"
+
+    def cursor():
+        return tuple(int(part) for part in page.get_attribute("#grid .c.cur", "id").split("-")[1:])
+
+    page.keyboard.press("End")
+    assert cursor() == (29, 0)
+    page.keyboard.press("PageDown")
+    assert cursor() == (29, 10)
+    page.keyboard.press("PageDown")
+    assert cursor() == (29, 15)
+    page.keyboard.press("Home")
+    assert cursor() == (0, 15)
+    page.keyboard.press("Control+End")
+    assert cursor() == (29, 15)
+    page.keyboard.press("Control+Home")
+    assert cursor() == (0, 0)
+    assert page.get_attribute("#grid", "aria-activedescendant") == "c-0-0"
+    assert page.get_attribute("#c-0-0", "aria-label") == "covered, column 1, row 1"
+
+
+def test_a_skip_link_is_the_first_tab_stop_and_leads_to_the_board(open_page):
+    page = open_page(LAPTOP)
+    start(page, "beginner")
+    first = "document.querySelector('a[href], button, input:not([type=hidden]), select, summary, [tabindex]')"
+    assert page.evaluate(f"{first}.textContent") == "Skip to the board"
+    page.focus(".skip-link")
+    assert page.is_visible(".skip-link") and outside_viewport(page, [".skip-link"]) == []
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "grid"
+
+
+def test_the_overlay_stays_after_a_loss_showing_what_was_proven(open_page, database):
+    """Issue 9 #10: the overlay vanished on a loss, just when the player wants to see what was provable."""
+    page = open_page(LAPTOP)
+    on_position(page, database, ["2..", "..."], mines=2)
+    act(page, lambda: page.click("#options input[name=debug_overlay]"))
+    assert analysis(page) == ["2?s", "??s"]
+    act(page, lambda: page.click("#c-1-0"))
+    assert page.inner_text("#state") == "Lost"
+    assert "os" in classes(page, 2, 0).split() and "os" in classes(page, 2, 1).split()
+
+
+def test_show_me_brings_a_hinted_cell_off_a_panned_board_into_view(open_page, database):
+    """On a phone, Expert's width is panned: the cell "Show me" names must come into view (the board scrolls,
+    not the page). One mine under the three 1s can only be at (28, 1): the cells right of them are safe."""
+    page = open_page(PHONE)
+    rows = ["0" * 27 + "1.."] * 3
+    on_position(page, database, rows, mines=1)
+    assert rect(page, "#c-28-0")["left"] > 390  # out of view before the hint
+    page.click("#show-button")
+    page.wait_for_selector("#hint.safe")
+    hinted = page.get_attribute("#hint", "data-cell")
+    cell, frame = rect(page, f"#{hinted}"), rect(page, "#board")
+    assert int(hinted.split("-")[1]) >= 28
+    assert frame["left"] <= cell["left"] and cell["right"] <= frame["right"], (cell, frame)
+    assert page.evaluate("window.scrollX") == 0
