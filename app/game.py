@@ -25,6 +25,7 @@ from solver import Analyzer, Budget, Limits
 from solver.position import COVERED, FLAG, MINE, Position, describe
 
 PRESETS = {
+    "small": (8, 8, 10),  # the board of the Pestov-Shalyto program (and of Windows 3.1's Beginner)
     "beginner": (9, 9, 10),
     "intermediate": (16, 16, 40),
     "expert": (30, 16, 99),

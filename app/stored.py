@@ -65,8 +65,18 @@ def _key_on_the_board(key: str, info: ValidationInfo) -> str:
 Cell = Annotated[StrictInt, Field(ge=0), AfterValidator(_on_the_board)]
 # JSON keys are text: a cell as a key is its index written plainly ("12", never "012" or "+12").
 CellKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]{0,5})$"), AfterValidator(_key_on_the_board)]
+def _a_layout_of_the_game(mines: list[int], info: ValidationInfo) -> list[int]:
+    if mines != sorted(set(mines)):
+        raise ValueError("a layout lists each mine once, in order")
+    if len(mines) != info.context["mines"]:
+        raise ValueError(f"{len(mines)} mines in the layout of a game with {info.context['mines']}")
+    return mines
+
+
 Count = Annotated[StrictInt, Field(ge=0)]
 # SQLite keeps the version in a 64-bit column too, and each change adds one.
+# A fixed layout a mode keeps secret: its mines, each once, as many as the game has (context {"cells", "mines"}).
+Layout = Annotated[list[Cell], AfterValidator(_a_layout_of_the_game)]
 Version = Annotated[StrictInt, Field(ge=0, lt=2**62)]
 Side = Annotated[StrictInt, Field(ge=2, le=MAX_BOARD_SIDE)]
 # Seconds of the store's clock: bounded, so that the time a game took is a finite number to show.
@@ -167,7 +177,7 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
     if hidden is not None:
         if mode.hidden_schema is None:
             raise _malformed(f"hidden: {mode.name} games keep no secret")
-        hidden = _checked(mode.hidden_schema, hidden, context, "hidden")
+        hidden = _checked(mode.hidden_schema, hidden, {**context, "mines": state["mines"]}, "hidden")
     return Game(
         width=state["width"],
         height=state["height"],

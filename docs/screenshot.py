@@ -27,7 +27,7 @@ SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 650}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
 }
-MOVES = {"beginner": 3, "intermediate": 8, "expert": 14}
+MOVES = {"small": 2, "beginner": 3, "intermediate": 8, "expert": 14}
 
 
 def play(page, preset: str, size: str) -> None:

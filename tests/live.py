@@ -99,8 +99,9 @@ def kaboom_process(preexec_fn=None, **env: str):
                 process.wait()
 
 
-def put_position(database: Path, game_id: str, rows: list[str], mines: int) -> None:
-    """Replace a stored game's board by a hand-made one ('.' covered, 'F' flagged, '0'-'8' revealed).
+def put_position(database: Path, game_id: str, rows: list[str], mines: int, hidden: dict | None = None) -> None:
+    """Replace a stored game's board by a hand-made one ('.' covered, 'F' flagged, '0'-'8' revealed),
+    and with `hidden` what its mode keeps secret (a fixed layout).
 
     For tests of what the server answers on a position chosen for it rather
     than dealt: the version moves on, as after any change, so caches of the old
@@ -120,4 +121,6 @@ def put_position(database: Path, game_id: str, rows: list[str], mines: int) -> N
             started_at=0.0 if any(symbol not in ".F" for row in rows for symbol in row) else None,
             version=data["version"] + 1,
         )
+        if hidden is not None:
+            data["hidden"] = {**data["hidden"], **hidden}
         connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(data), data["version"], game_id))

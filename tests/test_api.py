@@ -283,3 +283,56 @@ def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, 
     after = client.get(f"/api/games/{game['id']}").json()
     assert after["flags"] == len(cells) and after["moves"] == len(cells)
     assert all(row == "F" * 16 for row in after["board"][:4])
+
+
+def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database):
+    """Two classic games show the same position over different layouts: every answer a player can get
+    (the page, a move's fragment, a refusal, the JSON, the analysis, a hint) is the same for both, so none
+    can tell the layout. The corner 1 has its mine at (1, 0) in one game and at (0, 1) in the other."""
+    import re
+
+    def answers(layout: list[int]) -> list[str]:
+        game_id = new_game(client, mode="classic")["id"]
+        put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": layout})
+        url = f"/api/games/{game_id}"
+        htmx = {"HX-Request": "true"}
+        texts = [
+            client.get(f"/games/{game_id}").text,
+            client.get(url).text,
+            client.get(f"{url}/analysis").text,
+            client.post(f"{url}/hint").text,
+            client.post(f"/games/{game_id}/hint", data={"show": "yes"}, headers=htmx).text,
+            client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": "2", "y": "2", "version": "3"}, headers=htmx).text,
+            client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "4"}, headers=htmx).text,
+            client.post(f"{url}/moves", json={"action": "reveal", "x": 0, "y": 0}).text,
+        ]
+        # The game's id and the clock (it runs between requests) are the only differences allowed.
+        clock = re.compile(r'data-elapsed="\d+"|id="timer"([^>]*)>[^<]*<|"elapsed":[0-9.]+')
+        return [clock.sub("TIME", text.replace(game_id, "ID")) for text in texts]
+
+    first, second = answers([1]), answers([3])
+    assert "Boom" not in " ".join(first)  # the game is still being played: the layout stays secret
+    for one, other in zip(first, second):
+        assert one == other
+
+
+def test_a_classic_game_from_the_page_carries_its_mode_and_the_settings_modes_share(client):
+    created = client.post("/games", data={"preset": "small", "mode": "classic"}, follow_redirects=False)
+    assert created.status_code == 303, created.text
+    game_id = created.headers["location"].rsplit("/", 1)[1]
+    game = client.get(f"/api/games/{game_id}").json()
+    assert game["mode"] == "classic" and (game["width"], game["height"], game["mines"]) == (8, 8, 10)
+    assert "allow_outside" not in game["options"]  # a cruel-but-fair setting
+    page = client.get(f"/games/{game_id}").text
+    assert '<option value="classic" selected>Classic</option>' in page and 'name="mode" value="classic"' in page
+    moved = move(client, game_id, action="reveal", x=3, y=3)
+    assert moved["board"][3][3] == "0" and moved["status"] in ("playing", "won")  # the first click opens
+    # A new game in another mode takes the settings both modes have, as the game has them now.
+    assert client.patch(f"/api/games/{game_id}/options", json={"first_click_safe_only": True}).status_code == 200
+    data = {"preset": "custom", "mode": "cruel", "width": "9", "height": "9", "mines": "10", "settings_of": game_id}
+    other = client.post("/games", data=data, follow_redirects=False).headers["location"].rsplit("/", 1)[1]
+    options = client.get(f"/api/games/{other}").json()["options"]
+    assert options["first_click_safe_only"] and not options["allow_outside"]
+    # An unknown mode is refused with the modes there are.
+    refused = client.post("/games", data={"preset": "small", "mode": "chess"})
+    assert refused.status_code == 422 and "cruel, classic" in refused.text

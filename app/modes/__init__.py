@@ -12,10 +12,11 @@ from typing import Any
 from app import stored
 from app.game import Game, Hint, Invalid, Move, Options, Outcome
 from app.modes.base import Mode
+from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
 from solver import Analyzer
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(),)}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic())}
 
 
 def get_mode(name: str) -> Mode:
@@ -55,4 +56,4 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     return game
 
 
-__all__ = ["MODES", "Cruel", "CruelOptions", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]
+__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]

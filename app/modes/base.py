@@ -34,7 +34,7 @@ from app.game import (
 )
 from app.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
-from solver.position import COVERED
+from solver.position import COVERED, FLAG
 
 
 class Mode:
@@ -129,10 +129,60 @@ class Mode:
         """Reveal one covered, unflagged cell: the heart of a mode."""
         raise NotImplementedError
 
+    def open_safe_cell(self, turn: Turn, index: int, mines: set[int] | frozenset[int]) -> None:
+        """Open a safe cell under the layout `mines` (zeros flood, flagged cells stay shut), then see if that won."""
+        game, board = turn.game, turn.game.board
+        opened = board.flood(
+            index,
+            number_at=lambda i: board.mines_around(i, mines),
+            opens=lambda i: game.cells[i] == COVERED and game.marks.get(i) != FLAG,
+        )
+        turn.open_cells(opened)
+        self.win_if_cleared(turn)
+
+    def win_if_cleared(self, turn: Turn) -> None:
+        """Once every safe cell is open the game is won, and, as classic games do, every mine is
+        flagged: none left to count."""
+        game = turn.game
+        if game.covered != game.mines:
+            return
+        mines = [index for index, symbol in enumerate(game.cells) if symbol == COVERED]
+        for mine in mines:
+            if game.marks.get(mine) != FLAG:
+                turn.set_mark(mine, FLAG)
+        game.finish("won", turn.now, mines)
+        turn.outcome.message = "Cleared: every safe cell is open."
+
     # ----- advice -----------------------------------------------------
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise NotImplementedError
+
+    def proven_hint(self, game: Game, analyzer: Analyzer) -> Hint | None:
+        """What the numbers the player sees prove, whatever the mode: a flag that could be wrong, the
+        first click's promise, or a proven-safe cell with its proof; None when nothing is proven safe.
+        Never from a layout the mode keeps: two layouts behind one position get the same answer."""
+        if game.status != "playing":
+            raise Refused(f"the game is {game.status}: no hints after the end")
+        statuses = analyzer.classify()
+        for index, mark in sorted(game.marks.items()):
+            if mark == FLAG and statuses[game.cell(index)] is not Status.MINE:
+                return Hint("wrong_flag", "You flagged a cell that could be empty", game.cell(index))
+        if game.started_at is None:
+            return Hint("start", self.first_click_hint(game))
+        safe = [cell for cell, status in statuses.items() if status is Status.SAFE]
+        if not safe:
+            return None
+        # A cell next to the numbers, near the last click, has the proof a player can follow.
+        last = game.cell(game.last_cell) if game.last_cell is not None else (0, 0)
+        cell = min(safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - last[0]), abs(c[1] - last[1])), c[1], c[0]))
+        explanation = analyzer.explain(cell)
+        return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
+
+    def first_click_hint(self, game: Game) -> str:
+        if getattr(game.options, "first_click_safe_only", False):
+            return "Click anywhere: the first click is always safe"
+        return "Click anywhere: the first click opens an area"
 
     def review_loss(self, game: Game, allowance: Allowance) -> LossReview | None:
         """What could be known when the game was lost, from the position before the losing action;

@@ -22,7 +22,7 @@ from app.game import Game, Hint, Move, Options, Refused, Turn, setting
 from app.modes.base import Mode, counted
 from app.stored import Count, schema
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
-from solver.position import FLAG
+from solver.generate import opening_layout
 
 log = logging.getLogger("kaboom.solver")
 
@@ -96,20 +96,7 @@ class Cruel(Mode):
         if forced:
             game.state["forced_guesses"] += 1
             turn.outcome.forced_guess = True
-        opened = board.flood(
-            index,
-            number_at=lambda i: board.mines_around(i, mines),
-            opens=lambda i: game.cells[i] == "." and game.marks.get(i) != FLAG,
-        )
-        turn.open_cells(opened)
-        if game.covered == game.mines:
-            mines = [i for i, symbol in enumerate(game.cells) if symbol == "."]
-            # As classic games do: every mine flagged, none left to count.
-            for mine in mines:
-                if game.marks.get(mine) != FLAG:
-                    turn.set_mark(mine, FLAG)
-            game.finish("won", turn.now, mines)
-            turn.outcome.message = "Cleared: every safe cell is open."
+        self.open_safe_cell(turn, index, mines)
 
     def _explode(self, turn: Turn, index: int) -> None:
         game = turn.game
@@ -122,24 +109,9 @@ class Cruel(Mode):
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         """What the player could know now: the messages of DESIGN.md §1.1, and one proven-safe cell with its proof."""
-        if game.status != "playing":
-            raise Refused(f"the game is {game.status}: no hints after the end")
-        statuses = analyzer.classify()
-        for index, mark in sorted(game.marks.items()):
-            if mark == FLAG and statuses[game.cell(index)] is not Status.MINE:
-                return Hint("wrong_flag", "You flagged a cell that could be empty", game.cell(index))
-        if game.started_at is None:
-            return Hint("start", "Click anywhere: the first click is always safe")
-        safe = [cell for cell, status in statuses.items() if status is Status.SAFE]
-        if safe:
-            # A cell next to the numbers, near the last click, has the proof a player can follow.
-            last = game.cell(game.last_cell) if game.last_cell is not None else (0, 0)
-            cell = min(
-                safe,
-                key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - last[0]), abs(c[1] - last[1])), c[1], c[0]),
-            )
-            explanation = analyzer.explain(cell)
-            return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
+        proven = self.proven_hint(game, analyzer)
+        if proven is not None:
+            return proven
         if analyzer.every_frontier_cell_is_a_mine():
             return Hint("outside", "Every frontier cell is a mine: play outside")
         if game.options.allow_outside:
@@ -156,16 +128,13 @@ class Cruel(Mode):
 
 
 def _opening_layout(game: Game, index: int, rng: random.Random) -> set[int] | None:
-    """The first click's layout when it opens an area: the mines anywhere but on the cell and its
-    neighbours, uniformly (nothing is revealed yet, so every such layout is consistent). None when the
-    setting asks for a safe cell only, or when the mines do not fit around an opening (then the cell alone is safe)."""
+    """The first click's layout when it opens an area (nothing is revealed yet, so every layout with the
+    area empty is consistent). None when the setting asks for a safe cell only, or when the mines do not
+    fit around an opening: then the analyzer deals with the cell alone safe."""
     if game.options.first_click_safe_only or game.covered != len(game.cells):
         return None
-    opening = {index, *game.neighbours(index)}
-    elsewhere = [i for i in range(len(game.cells)) if i not in opening]
-    if len(elsewhere) < game.mines:
-        return None
-    return set(rng.sample(elsewhere, game.mines))
+    layout = opening_layout(game.width, game.height, game.mines, index, rng)
+    return set(layout) if layout is not None else None
 
 
 def verdict(game: Game, turn: Turn, cell: tuple[int, int]) -> tuple[bool, bool, bool]:

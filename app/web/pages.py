@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.game import PRESETS, Invalid, Move, board_size
+from app.modes import get_mode
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
@@ -58,12 +59,14 @@ async def new_game_form(
     height: Annotated[str, Form()] = "",
     mines: Annotated[str, Form()] = "",
     unit: Annotated[str, Form()] = "count",
+    mode: Annotated[str, Form()] = "cruel",
     settings_of: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """A new game of a preset or custom size; its settings are those of the game `settings_of` names
-    (the player's current one) as they are now, or the defaults."""
+    """A new game of a preset or custom size in a mode; its settings are those of the game `settings_of`
+    names (the player's current one) as they are now, as far as the mode has them, or the defaults."""
     # A refused form comes back filled in as it was sent (see app.web.errors).
-    request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit}
+    request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit, "mode": mode}
+    rules = get_mode(mode)
     if preset in PRESETS:
         size = PRESETS[preset]
     elif preset == "custom":
@@ -77,7 +80,8 @@ async def new_game_form(
         raise Invalid(f"unknown preset {preset!r}")
     # Read from the game, not from the page: settings changed during the game are not in an old form.
     settings = await settings_from(service, settings_of, player) if settings_of else {}
-    game_id, _ = await service.create(player, client, "cruel", *size, settings)
+    names = rules.options_class.names()
+    game_id, _ = await service.create(player, client, rules.name, *size, {name: on for name, on in settings.items() if name in names})
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 

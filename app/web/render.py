@@ -8,6 +8,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.modes import MODES
 from app.service import MoveResult
 from app.web.deps import templates
 from app.web.view import Look, cell_html, changed_cells, panel, review_text
@@ -20,7 +21,10 @@ OOB_ROWS = 30
 
 
 def page_context(game_id: str | None, game: Game | None = None, statuses: dict | None = None, *, now: float = 0.0, **extra: Any) -> dict:
-    context: dict[str, Any] = {"game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE}
+    context: dict[str, Any] = {
+        "game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE,
+        "modes": [(mode.name, mode.title) for mode in MODES.values()],
+    }
     review = extra.pop("review", None)
     if review is not None and game is not None:
         context["review"] = (review, review_text(review, game))

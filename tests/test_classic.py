@@ -1,0 +1,153 @@
+"""Classic Minesweeper (DESIGN.md §1.2): one layout, dealt at the first click, and never told to the player
+before the end. Each test reads as the rule it checks."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from app.game import Game, Move, Refused
+from app.modes import ClassicOptions, apply_move, game_from_json, get_mode, hint, new_game
+from app.web.schemas import game_out
+from app.web.view import Look
+from solver import Analyzer
+from tests.stats import assert_follows
+
+CLASSIC = get_mode("classic")
+
+
+def classic_from(rows: list[str], **options) -> Game:
+    """A classic game in play from its layout: '*' a covered mine, 'M' a flagged mine, '.' a covered safe
+    cell, 'F' a flagged safe cell (a wrong flag), 'o' a revealed safe cell (it shows its number)."""
+    width, height = len(rows[0]), len(rows)
+    symbols = "".join(rows)
+    mines = sorted(i for i, symbol in enumerate(symbols) if symbol in "*M")
+    game = new_game(width, height, len(mines), "classic", ClassicOptions(**options), rng=random.Random(0))
+    game.hidden["mines"] = mines
+    for index, symbol in enumerate(symbols):
+        if symbol in "MF":
+            game.marks[index] = "F"
+        elif symbol == "o":
+            game.cells[index] = str(game.board.mines_around(index, set(mines)))
+    if "o" in symbols:
+        game.started_at = 0.0
+    return game
+
+
+def play(game: Game, action: str, x: int | None = None, y: int | None = None) -> Game:
+    after, _ = apply_move(game, Move(action, x, y), rng=random.Random(0), now=50.0)
+    return after
+
+
+def fresh(seed: int, width: int = 9, height: int = 9, mines: int = 10, **options) -> Game:
+    return new_game(width, height, mines, "classic", ClassicOptions(**options), rng=random.Random(seed))
+
+
+def test_the_first_click_opens_an_area():
+    for seed in range(30):
+        game = play(fresh(seed), "reveal", 4, 4)
+        assert game.status == "playing" and game.cells[game.index(4, 4)] == "0"
+        assert all(game.cells[n] != "." for n in game.neighbours(game.index(4, 4)))
+
+
+def test_first_click_safe_only_spares_the_cell_alone():
+    opened_more = 0
+    for seed in range(30):
+        game = play(fresh(seed, first_click_safe_only=True), "reveal", 4, 4)
+        assert game.status == "playing" and game.index(4, 4) not in game.hidden["mines"]
+        opened_more += game.cells[game.index(4, 4)] != "0"
+    assert opened_more > 0  # some deals put a mine beside the first click, as old Windows did
+
+
+@pytest.mark.parametrize("safe_only", [False, True], ids=["opening", "safe cell only"])
+def test_the_layout_is_uniform_given_the_first_click(safe_only):
+    # 4x3 with 2 mines, first click in a corner: the spared cells are the corner (and its 3 neighbours).
+    spared = {0} if safe_only else {0, 1, 4, 5}
+    layouts = Counter(tuple(pair) for pair in combinations([i for i in range(12) if i not in spared], 2))
+    seen: Counter = Counter()
+    for seed in range(3000):
+        game = play(fresh(seed, 4, 3, 2, first_click_safe_only=safe_only), "reveal", 0, 0)
+        seen[tuple(game.hidden["mines"])] += 1
+    assert_follows(seen, layouts)
+
+
+def test_the_same_first_click_deals_the_same_board_after_undo():
+    game = fresh(7)
+    first = play(game, "reveal", 2, 3)
+    again = play(play(first, "undo"), "reveal", 2, 3)
+    assert again.hidden["mines"] == first.hidden["mines"] and again.cells == first.cells
+    # Another first click deals a board that spares it.
+    other = play(play(first, "undo"), "reveal", 8, 8)
+    assert other.status == "playing" and other.index(8, 8) not in other.hidden["mines"]
+
+
+def test_a_mine_loses_shows_every_mine_and_crosses_out_wrong_flags():
+    game = classic_from(["o.*", "oF.", "oM*"])
+    lost = play(game, "reveal", 2, 0)
+    assert lost.status == "lost" and lost.exploded == lost.index(2, 0)
+    assert lost.shown_mines == game.hidden["mines"]
+    look = Look(lost, None)
+    assert look.cell(lost.index(2, 0))[0] == "c x"  # the mine clicked
+    assert look.cell(lost.index(2, 2))[0] == "c m"  # another mine, shown
+    assert look.cell(lost.index(1, 2))[0] == "c f"  # a right flag stays
+    assert look.cell(lost.index(1, 1))[:2] == ("c f w", "wrong flag")
+
+
+def test_undo_after_a_loss_counts_a_death_and_keeps_the_layout():
+    game = classic_from(["o.*", "o..", "o.*"])
+    lost = play(game, "reveal", 2, 0)
+    back = play(lost, "undo")
+    assert back.status == "playing" and back.deaths == 1 and back.hidden == game.hidden
+    assert play(back, "reveal", 2, 0).status == "lost"  # the layout is fixed: the same cell is still a mine
+    assert "1 death" in CLASSIC.result_text(play(back, "reveal", 2, 0), "0:10")
+
+
+def test_a_chord_over_a_wrong_flag_loses():
+    # The 1 at (1, 1) has its one flag, on the wrong cell: the chord opens the mine at (2, 2).
+    game = classic_from(["ooF", "oo.", "..*"])
+    assert game.cells[game.index(1, 1)] == "1"
+    assert play(game, "chord", 1, 1).status == "lost"
+
+
+def test_clearing_every_safe_cell_wins_and_flags_every_mine():
+    game = classic_from(["oo.", "ooo", "*oo"])
+    won = play(game, "reveal", 2, 0)
+    assert won.status == "won" and won.marks == {won.index(0, 2): "F"} and won.flags() == won.mines
+
+
+def test_hints_and_the_overlay_come_from_what_the_player_sees_never_from_the_layout():
+    # The 1 in the corner has two covered neighbours; the layouts behind it differ, the position not.
+    first = classic_from(["o*", ".."])
+    second = classic_from(["o.", "*."])
+    assert first.cells == second.cells and first.hidden["mines"] != second.hidden["mines"]
+    # Nothing is provable here (either neighbour of the 1 may be the mine): "I don't know", for both.
+    for game in (first, second):
+        advice = hint(game, Analyzer(game.position()))
+        assert advice.kind == "guess" and advice.message.startswith("I don't know")
+    assert Analyzer(first.position()).classify() == Analyzer(second.position()).classify()
+    public = [game_out("id", game, 0.0).model_dump() for game in (first, second)]
+    assert public[0] == public[1]
+    # A proven-safe cell is named with its proof, from the numbers alone.
+    game = classic_from(["oo.", "o*."])
+    advice = hint(game, Analyzer(game.position()))
+    assert advice.kind == "safe" and advice.cell in {(2, 0), (2, 1)} and advice.proof
+
+
+def test_no_hints_after_the_end():
+    lost = play(classic_from(["o.*", "o..", "o.*"]), "reveal", 2, 0)
+    with pytest.raises(Refused):
+        hint(lost, Analyzer(lost.position()))
+
+
+def test_a_classic_game_survives_json_and_a_damaged_layout_is_refused():
+    game = play(fresh(3), "reveal", 4, 4)
+    back = game_from_json(game.to_json(), [])
+    assert back.hidden == game.hidden and back.cells == game.cells
+    for damage in (game.hidden["mines"][:-1], [*game.hidden["mines"][:-1], game.hidden["mines"][0]], [81, *game.hidden["mines"][1:]]):
+        data = game.to_json()
+        data["hidden"] = {**data["hidden"], "mines": damage}
+        with pytest.raises(ValueError):
+            game_from_json(data, [])
