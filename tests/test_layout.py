@@ -131,8 +131,9 @@ def test_expert_on_a_phone_pans_at_24_px_cells_and_a_tap_after_a_swipe_reveals_t
 def test_the_board_does_not_move_when_a_message_comes_and_goes(open_page, size):
     """Issue 9 #7: a message appearing or going moved the board 15-16 px."""
     page = open_page(size)
-    start(page, "beginner")
-    first_move(page, 4, 4, tap=size is PHONE)
+    # Intermediate: its first opening leaves cells to play (one on Beginner can, rarely, clear the board).
+    start(page, "intermediate")
+    first_move(page, 8, 8, tap=size is PHONE)
     before = rect(page, "#grid")
     page.click("#hint-button")
     page.wait_for_selector("#hint")
@@ -187,18 +188,12 @@ def test_home_end_and_page_keys_move_the_cursor_across_a_big_board(open_page):
     def cursor():
         return tuple(int(part) for part in page.get_attribute("#grid .c.cur", "id").split("-")[1:])
 
-    page.keyboard.press("End")
-    assert cursor() == (29, 0)
-    page.keyboard.press("PageDown")
-    assert cursor() == (29, 10)
-    page.keyboard.press("PageDown")
-    assert cursor() == (29, 15)
-    page.keyboard.press("Home")
-    assert cursor() == (0, 15)
-    page.keyboard.press("Control+End")
-    assert cursor() == (29, 15)
-    page.keyboard.press("Control+Home")
-    assert cursor() == (0, 0)
+    for key, expected in [
+        ("End", (29, 0)), ("PageDown", (29, 10)), ("PageDown", (29, 15)), ("Home", (0, 15)),
+        ("Control+End", (29, 15)), ("Control+Home", (0, 0)),
+    ]:
+        page.keyboard.press(key)
+        assert cursor() == expected, key
     assert page.get_attribute("#grid", "aria-activedescendant") == "c-0-0"
     assert page.get_attribute("#c-0-0", "aria-label") == "covered, column 1, row 1"
 
