@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from solver.position import COVERED, FLAG, neighbour_table
+from solver.position import COVERED, FLAG, MINE, neighbour_table
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ class Board:
         return sum(1 for neighbour in self.neighbours(index) if neighbour in mines)
 
     def flags_around(self, index: int, cells: list[str], marks: Mapping[int, str]) -> int:
-        return sum(1 for n in self.neighbours(index) if cells[n] == COVERED and marks.get(n) == FLAG)
+        """Flags around a number, and mines shown there without a loss: what a chord counts."""
+        return sum(1 for n in self.neighbours(index) if (cells[n] == COVERED and marks.get(n) == FLAG) or cells[n] == MINE)
 
     def covered_around(self, index: int, cells: list[str], marks: Mapping[int, str], flagged: bool = False) -> list[int]:
         """Covered neighbours: without flags, or only the flagged ones."""

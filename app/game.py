@@ -122,6 +122,9 @@ class Outcome:
     """What a move did, for the caller to show."""
 
     changed: set[int] = field(default_factory=set)  # cells whose symbol or mark changed
+    # Cells an assist changed after the action, with how far from it (in steps of reasoning) each lies:
+    # the page shows them as a ripple spreading from the action.
+    ripple: dict[int, int] = field(default_factory=dict)
     message: str = ""
     forced_guess: bool = False
     # The analyzer for the new game, or None when the caller must build a
@@ -149,7 +152,9 @@ class Game:
     mines: int
     mode: str = "cruel"
     options: Options = field(default_factory=Options)
-    cells: list[str] = field(default_factory=list)  # '.' covered, '0'-'8' revealed; mines show through shown_mines
+    # '.' covered, '0'-'8' revealed, '*' a mine shown without a loss (help found it); a finished
+    # game's mines show through shown_mines.
+    cells: list[str] = field(default_factory=list)
     marks: dict[int, str] = field(default_factory=dict)  # covered cell -> 'F' or '?'
     status: str = "playing"  # playing, won, lost
     exploded: int | None = None
@@ -222,7 +227,13 @@ class Game:
         return self.cells.count(COVERED)
 
     def flags(self) -> int:
-        return sum(1 for mark in self.marks.values() if mark == FLAG)
+        """Flags placed, and mines shown without a loss (help found them): what the mine counter subtracts."""
+        return sum(1 for mark in self.marks.values() if mark == FLAG) + self.cells.count(MINE)
+
+    @property
+    def safe_left(self) -> int:
+        """Safe cells still covered: none left is a win. A mine shown in play (help found it) is not covered."""
+        return self.covered - (self.mines - self.cells.count(MINE))
 
     def elapsed(self, now: float) -> float:
         if self.started_at is None:
@@ -308,6 +319,13 @@ class Turn:
             if index in game.marks:
                 self.set_mark(index, "")
         self.analyzer.reveal({game.cell(index): str(number) for index, number in opened.items()})
+
+    def show_mine(self, index: int) -> None:
+        """Show a mine without a loss (help found it): the player and the solver know it from now on."""
+        self.set_cell(index, MINE)
+        if index in self.game.marks:
+            self.set_mark(index, "")
+        self.analyzer.reveal({self.game.cell(index): MINE})
 
 
 def flag(turn: Turn, index: int, mark: str | None) -> None:

@@ -40,7 +40,7 @@ from pydantic import (
 from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Options
-from solver.position import COVERED, FLAG
+from solver.position import COVERED, FLAG, MINE
 
 # JSON types exactly (no "9" for 9, no true for 1) and no field the schema does not name:
 # decorate a mode's schema with it.
@@ -81,9 +81,10 @@ Version = Annotated[StrictInt, Field(ge=0, lt=2**62)]
 Side = Annotated[StrictInt, Field(ge=2, le=MAX_BOARD_SIDE)]
 # Seconds of the store's clock: bounded, so that the time a game took is a finite number to show.
 Time = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
-# What a cell shows: covered or a number (a lost game shows its mines through shown_mines, not in cells).
-Symbol = Literal[COVERED, "0", "1", "2", "3", "4", "5", "6", "7", "8"]
-Symbols = Annotated[str, StringConstraints(pattern=f"^[{re.escape(COVERED)}0-8]*$")]
+# What a cell shows: covered, a number, or a mine shown without a loss (help found it); a lost game
+# shows its mines through shown_mines, not in cells.
+Symbol = Literal[COVERED, "0", "1", "2", "3", "4", "5", "6", "7", "8", MINE]
+Symbols = Annotated[str, StringConstraints(pattern=f"^[{re.escape(COVERED + MINE)}0-8]*$")]
 Mark = Literal[FLAG, QUESTION]
 Status = Literal[STATUSES]
 
@@ -165,8 +166,10 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         raise _malformed(f"cells: {len(cells)} symbols on a {state['width']}x{state['height']} board")
     if not 1 <= state["mines"] < len(cells):
         raise _malformed(f"mines: {state['mines']} on a board of {len(cells)} cells")
-    if cells.count(COVERED) < state["mines"]:
+    if cells.count(COVERED) + cells.count(MINE) < state["mines"]:
         raise _malformed(f"mines: {state['mines']} mines but only {cells.count(COVERED)} covered cells")
+    if cells.count(MINE) > state["mines"]:
+        raise _malformed(f"cells: {cells.count(MINE)} mines shown on a board of {state['mines']}")
     revealed = next((key for key in state["marks"] if cells[int(key)] != COVERED), None)
     if revealed is not None:
         raise _malformed(f"marks.{revealed}: a mark on a revealed cell")

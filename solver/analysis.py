@@ -500,6 +500,11 @@ class Analyzer:
         self._settle()
         return self.proven_statuses()
 
+    def safe_cells(self) -> list[Cell]:
+        """Every covered cell proven safe, without a status for every other covered cell (a big board has many)."""
+        self._settle()
+        return [self._cell(index) for index, mine in self._known.items() if not mine]
+
     def proven_statuses(self) -> dict[Cell, Status]:
         """Every covered cell's status as far as reasoning has gone, without reasoning further (classify() once settled)."""
         return {self._cell(i): self._status_of(i) for i, symbol in enumerate(self._symbol) if symbol == COVERED}

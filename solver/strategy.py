@@ -18,7 +18,7 @@ from solver.position import Cell
 
 def safe_cells(analyzer: Analyzer) -> list[Cell]:
     """Every covered cell proven safe, in reading order (row by row)."""
-    return _reading_order(cell for cell, status in analyzer.classify().items() if status is Status.SAFE)
+    return _reading_order(analyzer.safe_cells())
 
 
 def progress_cell(analyzer: Analyzer, rng: random.Random | None = None) -> Cell | None:

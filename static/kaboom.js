@@ -230,6 +230,8 @@
     }
 
     document.getElementById("undo").addEventListener("click", undo);
+    const helpButton = document.getElementById("help-button");
+    if (helpButton) helpButton.addEventListener("click", () => send("help"));
 
     // After a setting or a button is clicked with a mouse or a finger (a keyboard's click has
     // detail 0), the keys go back to the board: Space on a focused button would press it again.
@@ -246,6 +248,10 @@
       if (event.key === "F2") {
         event.preventDefault();
         document.getElementById("again").requestSubmit();
+      } else if (event.key === "F3") {
+        // The Pestov-Shalyto program's key: a proven-safe cell marked, or "I don't know".
+        event.preventDefault();
+        hint("show-button");
       } else if (typing || event.altKey || event.metaKey) {
         return;
       } else if ((event.key === "z" || event.key === "Z") && event.ctrlKey) {
@@ -259,6 +265,8 @@
         hint("hint-button");
       } else if (event.key === "s" || event.key === "S") {
         hint("show-button");
+      } else if ((event.key === "a" || event.key === "A") && helpButton) {
+        send("help");
       }
     });
 

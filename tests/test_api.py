@@ -285,14 +285,15 @@ def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, 
     assert all(row == "F" * 16 for row in after["board"][:4])
 
 
-def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database):
+@pytest.mark.parametrize("mode", ["classic", "help"])
+def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database, mode):
     """Two classic games show the same position over different layouts: every answer a player can get
     (the page, a move's fragment, a refusal, the JSON, the analysis, a hint) is the same for both, so none
     can tell the layout. The corner 1 has its mine at (1, 0) in one game and at (0, 1) in the other."""
     import re
 
     def answers(layout: list[int]) -> list[str]:
-        game_id = new_game(client, mode="classic")["id"]
+        game_id = new_game(client, mode=mode)["id"]
         put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": layout})
         url = f"/api/games/{game_id}"
         htmx = {"HX-Request": "true"}
@@ -336,3 +337,42 @@ def test_a_classic_game_from_the_page_carries_its_mode_and_the_settings_modes_sh
     # An unknown mode is refused with the modes there are.
     refused = client.post("/games", data={"preset": "small", "mode": "chess"})
     assert refused.status_code == 422 and "cruel, classic" in refused.text
+
+
+def test_fixed_layout_games_take_their_settings_through_the_api(client):
+    game = new_game(client, mode="help", first_click="safe", no_guess=True, assist="local")
+    assert game["mode"] == "help" and game["help"] == {"granted": 0, "used": 0, "pending": False}
+    options = game["options"]
+    assert options["first_click_safe_only"] and options["no_guess"] and options["assist_local"] and not options["assist_all"]
+    assert new_game(client, mode="classic", assist="all")["options"]["assist_all"]
+    assert new_game(client, mode="classic")["help"] is None
+    # A setting the mode does not have, or a value the API does not know, is refused and makes no game.
+    listed = len(client.get("/api/games").json())
+    for body, words in (({"mode": "cruel", "no_guess": True}, "unknown setting 'no_guess'"), ({"mode": "classic", "assist": "some"}, "assist")):
+        refused = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
+        assert refused.status_code == 422 and words in refused.text
+    assert len(client.get("/api/games").json()) == listed
+
+
+def test_help_through_the_api_granted_then_a_mine_opened_is_flagged_not_fatal(client, database):
+    game_id = new_game(client, mode="help")["id"]
+    # Two covered cells and one mine: nothing can be proven safe.
+    put_position(database, game_id, ["11", ".."], mines=1, hidden={"mines": [2]})
+    helped = move(client, game_id, action="help")
+    assert helped["help"] == {"granted": 1, "used": 0, "pending": True} and helped["status"] == "playing"
+    shown = move(client, game_id, action="reveal", x=0, y=1)
+    assert shown["status"] == "playing" and shown["board"] == ["11", "*."] and shown["help"]["used"] == 1
+    assert move(client, game_id, action="reveal", x=1, y=1)["status"] == "won"
+    # Help is an action of help games only.
+    other = new_game(client, mode="classic")["id"]
+    refused = client.post(f"/api/games/{other}/moves", json={"action": "help"})
+    assert refused.status_code == 422 and "unknown action 'help'" in refused.text
+
+
+def test_help_asked_with_a_provably_safe_cell_loses_through_the_api(client, database):
+    game_id = new_game(client, mode="help")["id"]
+    put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": [1]})
+    lost = move(client, game_id, action="help")
+    assert lost["status"] == "lost" and lost["exploded"] is None and lost["board"][0][1] == "*"
+    page = client.get(f"/games/{game_id}").text
+    assert "could be proven safe when you asked" in page and "You asked for help while" in page

@@ -74,3 +74,56 @@ def test_malformed_option_is_a_usage_error():
     result = kaboom("analyze", "--explain", "a,b", stdin=POSITION)
     assert result.returncode == 2
     assert "expected X,Y" in result.stderr
+
+
+def test_generate_prints_a_layout_as_a_position_the_same_for_the_same_seed():
+    result = kaboom("generate", "30", "16", "99", "--seed", "7", "--first", "4,4", stdin="")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "30 16 99" and len(lines) == 17 and all(len(row) == 30 and set(row) <= {"*", "."} for row in lines[1:])
+    assert sum(row.count("*") for row in lines[1:]) == 99
+    # The first click (column 4, row 4) and its neighbours are empty: an opening.
+    assert all(lines[1 + y][x] == "." for y in (2, 3, 4) for x in (2, 3, 4))
+    assert kaboom("generate", "30", "16", "99", "--seed", "7", "--first", "4,4", stdin="").stdout == result.stdout
+    assert kaboom("generate", "30", "16", "99", "--seed", "8", "--first", "4,4", stdin="").stdout != result.stdout
+
+
+def test_generate_no_guess_prints_a_board_a_player_clears_by_deduction():
+    from solver import Analyzer, Position
+    from solver.position import neighbour_table
+
+    result = kaboom("generate", "16", "16", "40", "--seed", "3", "--first", "8,8", "--no-guess", stdin="")
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()[1:]
+    mines = {y * 16 + x for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "*"}
+    shown = ["."] * 256
+    analyzer = Analyzer(Position.empty(16, 16, 40))
+    opening, cells = [7 * 16 + 7], []
+    while opening:
+        # Open every cell given (zeros spread), then whatever the solver proves safe, until nothing is.
+        while opening:
+            index = opening.pop()
+            if shown[index] != ".":
+                continue
+            number = sum(n in mines for n in neighbour_table(16, 16)[index])
+            shown[index] = str(number)
+            cells.append(index)
+            analyzer.reveal({(index % 16, index // 16): str(number)})
+            if number == 0:
+                opening.extend(neighbour_table(16, 16)[index])
+        opening = [y * 16 + x for x, y in analyzer.safe_cells()]
+    assert shown.count(".") == 40
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["9", "9", "81"], "between 1 and 80"),
+        (["9", "9", "10", "--first", "10,1"], "off the 9x9 board"),
+        (["2", "2", "1", "--no-guess", "--seed", "1"], "try fewer mines"),
+    ],
+)
+def test_generate_refuses_what_it_cannot_do_with_exit_2_and_one_line(args, message):
+    result = kaboom("generate", *args, stdin="")
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr

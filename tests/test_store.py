@@ -270,7 +270,7 @@ class TestStoreContract:
         "record",
         [
             {"cells": {"81": "."}},  # a cell off the 9x9 board
-            {"cells": {"0": "*"}},  # a symbol a cell never shows
+            {"cells": {"0": "X"}},  # a symbol a cell never shows
             {"marks": {"0": "X"}},  # an unknown mark
             {"state": {}},  # the mode's state without its count
             {"started_at": "yesterday"},

@@ -14,9 +14,10 @@ from app.game import Game, Hint, Invalid, Move, Options, Outcome
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
+from app.modes.help import Help
 from solver import Analyzer
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic())}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help())}
 
 
 def get_mode(name: str) -> Mode:
@@ -56,4 +57,4 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     return game
 
 
-__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]
+__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Help", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]

@@ -34,7 +34,7 @@ from app.game import (
 )
 from app.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
-from solver.position import COVERED, FLAG
+from solver.position import COVERED, FLAG, MINE
 
 
 class Mode:
@@ -94,13 +94,14 @@ class Mode:
         limits: Limits | None = None,
     ) -> tuple[Game, Outcome]:
         """Apply a move to a copy of `game`. `analyzer` must match the game's position; it is updated in place."""
-        if move.action not in ACTIONS:
-            raise Invalid(f"unknown action {move.action!r}: expected one of {', '.join(ACTIONS)}")
+        actions = ACTIONS + self.extra_actions
+        if move.action not in actions:
+            raise Invalid(f"unknown action {move.action!r} in a {self.title} game: expected one of {', '.join(actions)}")
         if move.action == "undo":
             return undo(game)
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
-        index = game.index(move.x, move.y)
+        index = game.index(move.x, move.y) if move.action not in self.extra_actions else game.last_cell
         changed = game.copy()
         rng = self.move_rng(changed, move, rng)
         turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
@@ -109,17 +110,30 @@ class Mode:
         elif move.action == "reveal":
             check_revealable(game, index)
             self.reveal_cell(turn, index)
-        else:
+        elif move.action == "chord":
             for target in chord_targets(game, index):
                 # One by one, each under the rules as they stand after the ones before.
                 if turn.game.cells[target] == COVERED and turn.game.status == "playing":
                     self.reveal_cell(turn, target)
+        else:
+            self.act(turn, move)
+        if turn.game.status == "playing" and move.action != "flag":
+            self.after_action(turn)
         new = turn.game
         new.last_cell = index
         new.history.append(turn.undo)
         new.version += 1
         turn.outcome.analyzer = turn.analyzer
         return new, turn.outcome
+
+    # Actions of this mode beyond ACTIONS (help); they name no cell, and `act` applies them.
+    extra_actions: ClassVar[tuple[str, ...]] = ()
+
+    def act(self, turn: Turn, move: Move) -> None:
+        raise NotImplementedError
+
+    def after_action(self, turn: Turn) -> None:
+        """What follows every action that may reveal (assists); by default nothing."""
 
     def move_rng(self, game: Game, move: Move, rng: random.Random) -> random.Random:
         """The randomness a move deals with (`game` is the copy the move changes): by default the one given."""
@@ -144,11 +158,11 @@ class Mode:
         """Once every safe cell is open the game is won, and, as classic games do, every mine is
         flagged: none left to count."""
         game = turn.game
-        if game.covered != game.mines:
+        if game.safe_left:
             return
-        mines = [index for index, symbol in enumerate(game.cells) if symbol == COVERED]
+        mines = [index for index, symbol in enumerate(game.cells) if symbol in (COVERED, MINE)]
         for mine in mines:
-            if game.marks.get(mine) != FLAG:
+            if game.cells[mine] == COVERED and game.marks.get(mine) != FLAG:
                 turn.set_mark(mine, FLAG)
         game.finish("won", turn.now, mines)
         turn.outcome.message = "Cleared: every safe cell is open."

@@ -30,7 +30,10 @@ def page_context(game_id: str | None, game: Game | None = None, statuses: dict |
         context["review"] = (review, review_text(review, game))
     if game is not None:
         options = type(game.options)
+        mode = MODES[game.mode]
         context.update(
+            help_offered="help" in mode.extra_actions,
+            missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, statuses),
             panel=panel(game, now),
             settings=[(name, options.label(name), getattr(game.options, name)) for name in options.names()],
@@ -61,7 +64,11 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
         return blocks(request, context, "panel", "grid")
     changes = changed_cells(before, after, result.outcome.changed)
     if len(changes) <= OOB_CELLS:
-        context.update(changes=[cell_html(cell, look, oob=True) for cell, look in changes], changed_rows=[])
+        ripple = result.outcome.ripple
+        context.update(
+            changes=[cell_html(cell, look, oob=True, wave=ripple.get(result.after.index(*cell))) for cell, look in changes],
+            changed_rows=[],
+        )
         return blocks(request, context, "panel", "changes")
     # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
     rows = sorted({y for (_, y), _ in changes})

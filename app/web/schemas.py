@@ -24,19 +24,34 @@ class NewGameIn(BaseModel):
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
     mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
     allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
-    first_click_safe_only: bool = Field(False, description="cruel mode: the first click is safe but opens no area")
+    first_click: Literal["opening", "safe"] = Field(
+        "opening", description="what the first click promises: an area opened around it, or the cell alone safe"
+    )
+    first_click_safe_only: bool = Field(False, description='the older name of "first_click": "safe"')
+    no_guess: bool = Field(False, description="classic and help modes: a board that can be cleared by deduction alone")
+    assist: Literal["none", "local", "all"] = Field(
+        "none",
+        description="classic and help modes: after each action, resolve local constraints (two rules to a fixpoint) "
+        "or everything the solver proves",
+    )
     undo: bool = True
 
     def settings(self) -> dict[str, bool]:
-        """The settings the caller gave; a mode without one of them refuses it."""
-        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode"})
+        """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
+        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist"})
+        if "first_click" in self.model_fields_set:
+            given["first_click_safe_only"] = self.first_click == "safe"
+        if self.assist != "none":
+            given["assist_local" if self.assist == "local" else "assist_all"] = True
         return given
 
 
 class MoveIn(BaseModel):
     model_config = STRICT
 
-    action: Literal["reveal", "flag", "chord", "undo"]
+    action: Literal["reveal", "flag", "chord", "undo", "help"] = Field(
+        description='"help" in help games only: granted when no covered cell is provably safe, a loss otherwise'
+    )
     x: int | None = None
     y: int | None = None
     mark: Literal["flag", "question", "none"] | None = Field(None, description='for "flag": set this mark instead of cycling flag, ?, none')
@@ -47,6 +62,9 @@ class OptionsIn(BaseModel):
 
     allow_outside: bool | None = None
     first_click_safe_only: bool | None = None
+    no_guess: bool | None = None
+    assist_local: bool | None = None
+    assist_all: bool | None = None
     debug_overlay: bool | None = None
     safe_mode: bool | None = None
     countdown: bool | None = None
@@ -55,6 +73,12 @@ class OptionsIn(BaseModel):
 
     def changes(self) -> dict[str, bool]:
         return {name: value for name, value in self.model_dump().items() if value is not None}
+
+
+class HelpOut(BaseModel):
+    granted: int
+    used: int
+    pending: bool = Field(description="granted and not yet used: the next cell opened is safe")
 
 
 class GameOut(BaseModel):
@@ -75,6 +99,8 @@ class GameOut(BaseModel):
     moves: int = Field(description="the old name of `version`, kept for scripts written before it")
     can_undo: bool
     options: dict[str, bool]
+    help: HelpOut | None = Field(None, description="help games: how often help was granted and used, and whether it is waiting")
+
 
 
 class GameListOut(BaseModel):
@@ -139,6 +165,9 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         moves=game.version,
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
+        help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
+        if "help_granted" in public
+        else None,
     )
 
 

@@ -15,13 +15,15 @@ from markupsafe import Markup
 from app.game import PRESETS, QUESTION, Game, LossReview
 from app.modes import get_mode
 from app.store import Listing
-from solver.position import COVERED, FLAG
+from solver.position import COVERED, FLAG, MINE
 from solver import Status
 
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
 OVERLAY_LABEL = {Status.SAFE: "proven safe", Status.MINE: "proven mine", Status.UNKNOWN: "unknown"}
 
 CellView = tuple[str, str, str]  # classes, aria-label, text
+# A ripple stays short however far an assist reached: later waves all start with this one.
+RIPPLE_WAVES = 12
 
 
 class Look:
@@ -37,6 +39,8 @@ class Look:
         game = self.game
         symbol = game.cells[index]
         mark = game.marks.get(index, "")
+        if symbol == MINE:
+            return "c f h", "flag on a mine that help found", ""
         if symbol != COVERED:
             number = int(symbol)
             if not (game.options.countdown and number):
@@ -73,12 +77,15 @@ class Look:
         return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
 
 
-def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False) -> Markup:
+def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: int | None = None) -> Markup:
     """One cell's element; its label says where it is, for a screen reader moving over the board.
+    `wave`: an assist changed it, so many steps from the action (it joins the ripple, later the further).
     Not escaped: classes and a label from this module's fixed words, numbers and a digit."""
     (x, y), (classes, label, text) = cell, look
     swap = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}>{text}</div>')
+    ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
+    classes += " rip" if wave is not None else ""
+    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}>{text}</div>')
 
 
 def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tuple[int, int], CellView]]:

@@ -1,0 +1,100 @@
+"""Ask for help (Magnus Hoff's deterministic variant, DESIGN.md §1.2): classic rules plus a Help action.
+
+Help is granted when no covered cell can be proven safe: the next cell
+opened, by any means (a click, a chord, an assist), is then opened safely,
+and a mine found that way is shown and flagged for the player instead of
+killing. Asked while a proven-safe cell exists, help loses the game at once,
+and every proven-safe cell the player missed is shown. So luck never decides
+a game; only mistakes do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typing_extensions import TypedDict
+
+from app.game import Game, Move, Refused, Turn
+from app.modes.classic import Classic
+from app.stored import Cell, Count, schema
+from solver import Interrupted
+from pydantic import StrictBool
+
+
+@schema
+class HelpState(TypedDict):
+    help_granted: Count  # times help was asked for and granted
+    help_used: Count  # granted help spent on a cell
+    help_pending: StrictBool  # granted and not yet spent
+    missed: list[Cell]  # after help was asked with proven-safe cells about: those cells
+
+
+class Help(Classic):
+    name = "help"
+    title = "Ask for help"
+    state_schema = HelpState
+    extra_actions = ("help",)
+
+    def new_state(self) -> dict[str, Any]:
+        return {"help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}
+
+    def act(self, turn: Turn, move: Move) -> None:
+        game = turn.game
+        if game.state["help_pending"]:
+            raise Refused("Help is already granted: the next cell you open is safe.")
+        if game.started_at is not None:
+            try:
+                with turn.analyzer.limits(turn.limits.timed()):
+                    safe = sorted(turn.analyzer.safe_cells(), key=lambda cell: (cell[1], cell[0]))
+            except Interrupted:
+                # Judging help by half an analysis could lose a game the player played right.
+                raise Refused("The position is too complex to judge a call for help in time; nothing changed.") from None
+            if safe:
+                game.state["missed"] = [game.index(*cell) for cell in safe]
+                game.finish("lost", turn.now, game.hidden["mines"])
+                return
+        game.state["help_granted"] += 1
+        game.state["help_pending"] = True
+        turn.outcome.message = "Help granted: no cell could be proven safe. The next cell you open is safe (a mine there is flagged for you)."
+
+    def reveal_cell(self, turn: Turn, index: int) -> None:
+        game = turn.game
+        if not game.state["help_pending"] or game.started_at is None:
+            if game.state["help_pending"]:
+                # Help asked before the first click: the first click spends it (and is safe anyway).
+                self._spend(game)
+            super().reveal_cell(turn, index)
+            return
+        self._spend(game)
+        if index in game.hidden["mines"]:
+            turn.show_mine(index)
+            turn.outcome.message = "Help found a mine there and flagged it for you."
+            self.win_if_cleared(turn)
+            return
+        super().reveal_cell(turn, index)
+
+    @staticmethod
+    def _spend(game: Game) -> None:
+        game.state["help_pending"] = False
+        game.state["help_used"] += 1
+
+    def result_text(self, game: Game, clock: str) -> str:
+        if game.status == "lost" and game.exploded is None:
+            missed = len(game.state["missed"])
+            return (
+                f"You asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe (outlined in green): "
+                f"game over ({', '.join([clock, *[c for c in self.result_counts(game) if c]])})."
+            )
+        return super().result_text(game, clock)
+
+    def result_counts(self, game: Game) -> list[str]:
+        granted, used = game.state["help_granted"], game.state["help_used"]
+        helped = f"help {used} time{'s' * (used != 1)}" if used else ("no help" if not granted else "")
+        return [helped, *super().result_counts(game)]
+
+    def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
+        return [("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely")]
+
+    def public_state(self, game: Game) -> dict[str, Any]:
+        # The missed cells are what the numbers proved when help was asked: nothing of the layout.
+        return {key: game.state[key] for key in ("help_granted", "help_used", "help_pending", "missed")}
