@@ -61,6 +61,7 @@ class Options:
     """The settings every mode offers; a mode's own settings extend these."""
 
     debug_overlay: bool = setting("Debug overlay", order=10)
+    probabilities: bool = setting("Mine probabilities", order=11)
     safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
     countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
     question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle

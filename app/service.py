@@ -34,7 +34,7 @@ from app.config import Settings
 from app.game import Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
 from app.store import Conflict, Corrupt, Listing, Store
-from solver import Analyzer, Inconsistent, Interrupted, Limits, Status
+from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
 
 # Game work is CPU-bound Python: more threads than cores only fight over the
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
@@ -172,12 +172,21 @@ class Deals:
 
 
 @dataclass
+class Overlay:
+    """What the player's overlays show over the covered cells, as far as the request's time allowed."""
+
+    statuses: dict | None = None  # the debug overlay: cell -> Status
+    probabilities: dict | None = None  # cell -> exact mine probability (Fraction)
+    too_complex: bool = False  # probabilities were asked for, and counting ran over its budget
+
+
+@dataclass
 class MoveResult:
     before: Game
     after: Game
     outcome: Outcome
-    statuses_before: dict | None
-    statuses_after: dict | None
+    overlay_before: Overlay
+    overlay_after: Overlay
     review: LossReview | None = None  # when the move lost: what could have been known
 
 
@@ -334,40 +343,63 @@ class GameService:
         finally:
             self._note_duration(game_id, time.thread_time() - started)
 
-    @staticmethod
-    def _statuses_shown(game: Game) -> bool:
-        return game.options.debug_overlay and game.status == "playing"
-
-    def _statuses(self, analyzer: Analyzer, game: Game, limits: Limits) -> dict | None:
-        """Every covered cell's status for the debug overlay; None when off, over, or past the request's time."""
-        if not self._statuses_shown(game):
-            return None
+    def _overlay(self, analyzer: Analyzer, game: Game, limits: Limits) -> Overlay:
+        """The overlays the game has turned on; a part past the request's time is left out (the page
+        then shows the cells plain, or says counting was too complex)."""
+        overlay = Overlay()
+        if game.status != "playing":
+            return overlay
         try:
             with analyzer.limits(limits.timed()):
-                return analyzer.classify()
+                if game.options.debug_overlay:
+                    overlay.statuses = analyzer.classify()
+                if game.options.probabilities:
+                    overlay.probabilities, overlay.too_complex = self._counted(analyzer, limits)
         except Interrupted:
-            return None
+            overlay.too_complex = game.options.probabilities
+        return overlay
 
     @staticmethod
-    def _statuses_after_loss(game: Game, review: LossReview | None) -> dict | None:
-        """After a loss the overlay shows what was proven just before the losing click: the moment
-        the player wants to see it. The layout is public by then, so it reveals nothing."""
-        return review.statuses if review is not None and game.options.debug_overlay else None
+    def _counted(analyzer: Analyzer, limits: Limits) -> tuple[dict | None, bool]:
+        counted = analyzer.probabilities(Budget(deadline=limits.deadline))
+        return counted.cells, counted.budget_exceeded
 
-    async def look(self, game_id: str, player: str) -> tuple[Game, dict[Any, Status] | None, LossReview | None]:
-        """The game; when its overlay is on, every covered cell's status; when it is lost, what could have been known."""
+    def _overlay_shown(self, analyzer: Analyzer, game: Game, limits: Limits) -> Overlay:
+        """What the page shows before a move: it came with the previous answer, so it is what the analyzer
+        has already worked out; nothing is reasoned anew (an analyzer not yet asked shows nothing)."""
+        overlay = Overlay()
+        if game.status != "playing":
+            return overlay
+        if game.options.debug_overlay:
+            overlay.statuses = analyzer.proven_statuses()
+        if game.options.probabilities and not analyzer.pristine and not analyzer.interrupted:
+            try:
+                with analyzer.limits(limits.timed()):
+                    overlay.probabilities, overlay.too_complex = self._counted(analyzer, limits)
+            except Interrupted:
+                pass
+        return overlay
+
+    @staticmethod
+    def _overlay_after_loss(game: Game, review: LossReview | None) -> Overlay:
+        """After a loss the debug overlay shows what was proven just before the losing click: the moment
+        the player wants to see it. The layout is public by then, so it reveals nothing."""
+        return Overlay(statuses=review.statuses if review is not None and game.options.debug_overlay else None)
+
+    async def look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
+        """The game; the overlays it has turned on; when it is lost, what could have been known."""
         return await self._one_at_a_time(game_id, self._look, player)
 
-    def _look(self, game_id: str, player: str) -> tuple[Game, dict | None, LossReview | None]:
+    def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
         if game.status == "lost":
             review = self._review(game, limits)
-            return game, self._statuses_after_loss(game, review), review
+            return game, self._overlay_after_loss(game, review), review
         analyzer = self._analyzer(game_id, game)
-        statuses = self._statuses(analyzer, game, limits)
+        overlay = self._overlay(analyzer, game, limits)
         self.analyzers.put(game_id, game, analyzer)
-        return game, statuses, None
+        return game, overlay, None
 
     @staticmethod
     def _review(game: Game, limits: Limits) -> LossReview | None:
@@ -386,9 +418,7 @@ class GameService:
         limits = self.limits()
         before = self.store.load(game_id, player)
         analyzer = self._analyzer(game_id, before)
-        # What the page shows now came with the previous answer: what the
-        # analyzer has proven, without reasoning any further.
-        statuses_before = analyzer.proven_statuses() if self._statuses_shown(before) else None
+        overlay_before = self._overlay_shown(analyzer, before, limits)
         try:
             after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
         except Refused:
@@ -398,11 +428,11 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
-        statuses_after = self._statuses(fresh, after, limits)
+        overlay_after = self._overlay(fresh, after, limits)
         review = self._review(after, limits)
         if review is not None:
-            statuses_after = self._statuses_after_loss(after, review)
-        return MoveResult(before, after, outcome, statuses_before, statuses_after, review)
+            overlay_after = self._overlay_after_loss(after, review)
+        return MoveResult(before, after, outcome, overlay_before, overlay_after, review)
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)
@@ -433,6 +463,23 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         self.analyzers.put(game_id, after, analyzer)
         return after, advice
+
+    async def probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+        """Every covered cell's exact mine probability from what the player sees; None over the counting budget."""
+        return await self._one_at_a_time(game_id, self._probabilities, player)
+
+    def _probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+        limits = self.limits()
+        game = self.store.load(game_id, player)
+        analyzer = self._analyzer(game_id, game)
+        try:
+            with analyzer.limits(limits.timed()):
+                cells, _ = self._counted(analyzer, limits)
+                return game, cells
+        except Interrupted:
+            raise TooComplex from None
+        finally:
+            self.analyzers.put(game_id, game, analyzer)
 
     async def analysis(self, game_id: str, player: str) -> list[str]:
         return await self._one_at_a_time(game_id, self._analysis, player)

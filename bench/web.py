@@ -9,6 +9,7 @@ route the median, p95 and max milliseconds per click as the server measured it
 
     .venv/bin/python bench/web.py
     .venv/bin/python bench/web.py --sizes 30x16/99 --games 5
+    .venv/bin/python bench/web.py --routes html --probabilities   # the probability overlay's cost: compare without
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ def server_ms(response: httpx.Response) -> float:
     return float(timing.split("dur=")[1]) if "dur=" in timing else float("nan")
 
 
-def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict) -> str:
+def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict, probabilities: bool) -> str:
     width, height, mines = size
     game = client.post("/api/games", json={"width": width, "height": height, "mines": mines}).json()
     game_id = game["id"]
+    if probabilities:
+        client.patch(f"/api/games/{game_id}/options", json={"probabilities": True}).raise_for_status()
     analyzer = Analyzer(Position.empty(width, height, mines))
     board = game["board"]
     version = 0
@@ -94,6 +97,8 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(SIZES))
     parser.add_argument("--games", type=int, help="games per size and route (default: per size)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--routes", default="html,json", help="html (HTMX fragments), json, or both")
+    parser.add_argument("--probabilities", action="store_true", help="with the mine-probability overlay on: what it costs per click")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -119,12 +124,12 @@ def main() -> None:
                 for name in args.sizes.split(","):
                     width, height, mines, games = SIZES[name]
                     games = args.games or games
-                    for route in ("html", "json"):
+                    for route in args.routes.split(","):
                         timings: dict = {"client": [], "server": []}
                         won = 0
                         task = progress.add_task(f"{name} {route}", total=games)
                         for _ in range(games):
-                            won += play(client, route, (width, height, mines), rng, timings) == "won"
+                            won += play(client, route, (width, height, mines), rng, timings, args.probabilities) == "won"
                             progress.advance(task)
                         table.add_row(
                             name, route, str(games), str(len(timings["client"])), str(won), summary(timings["server"]), summary(timings["client"])

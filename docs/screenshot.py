@@ -2,7 +2,7 @@
 in the light and the dark scheme, in Debian's Chromium; and the home page. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset
+    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-assist)
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -30,14 +30,21 @@ SIZES = {
 MOVES = {"small": 2, "beginner": 3, "intermediate": 8, "expert": 14}
 
 
-def play(page, preset: str, size: str) -> None:
+# Pictures of the modes' own controls: (mode, preset, settings ticked before the first click).
+SCENES = {"help-probabilities": ("help", "intermediate", ("probabilities",)), "classic-assist": ("classic", "expert", ("assist_local", "debug_overlay"))}
+
+
+def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str, ...] = ()) -> None:
     page.goto("/")
+    page.select_option("select[name=mode]", mode)
     page.click(f"button[value={preset}]")
     page.wait_for_selector("#grid")
+    for name in settings:
+        act(page, lambda name=name: page.check(f"input[name={name}]"))
     width, height, _ = PRESETS[preset]
     first = f"#c-{width // 2}-{height // 2}"
     act(page, lambda: page.tap(first) if size == "phone" else page.click(first))
-    for _ in range(MOVES[preset]):
+    for _ in range(MOVES[preset] if mode == "cruel" else 0):
         x, y = next_cell(page)
         # Clicked by the page's own handler, wherever the cell is scrolled: the picture is of the position.
         act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
@@ -56,10 +63,14 @@ def main(presets: list[str]) -> None:
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for preset in presets:
+                for name in presets:
                     deals.reseed(9)
-                    play(page, preset, size)
-                    page.screenshot(path=str(OUT / f"{preset}-{size}-{scheme}.png"))
+                    if name in SCENES:
+                        mode, preset, settings = SCENES[name]
+                        play(page, preset, size, mode, settings)
+                    else:
+                        play(page, name, size)
+                    page.screenshot(path=str(OUT / f"{name}-{size}-{scheme}.png"))
                 page.goto("/")
                 page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
                 context.close()
@@ -67,4 +78,4 @@ def main(presets: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(PRESETS))
+    main(sys.argv[1:] or [*PRESETS, *SCENES])

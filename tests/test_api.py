@@ -297,14 +297,17 @@ def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database, mode)
         put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": layout})
         url = f"/api/games/{game_id}"
         htmx = {"HX-Request": "true"}
+        assert client.patch(f"{url}/options", json={"probabilities": True, "debug_overlay": True}).status_code == 200
+        put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": layout})
         texts = [
             client.get(f"/games/{game_id}").text,
             client.get(url).text,
             client.get(f"{url}/analysis").text,
+            client.get(f"{url}/probabilities").text,
             client.post(f"{url}/hint").text,
             client.post(f"/games/{game_id}/hint", data={"show": "yes"}, headers=htmx).text,
-            client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": "2", "y": "2", "version": "3"}, headers=htmx).text,
-            client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "4"}, headers=htmx).text,
+            client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": "2", "y": "2", "version": "4"}, headers=htmx).text,
+            client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "5"}, headers=htmx).text,
             client.post(f"{url}/moves", json={"action": "reveal", "x": 0, "y": 0}).text,
         ]
         # The game's id and the clock (it runs between requests) are the only differences allowed.
@@ -376,3 +379,18 @@ def test_help_asked_with_a_provably_safe_cell_loses_through_the_api(client, data
     assert lost["status"] == "lost" and lost["exploded"] is None and lost["board"][0][1] == "*"
     page = client.get(f"/games/{game_id}").text
     assert "could be proven safe when you asked" in page and "You asked for help while" in page
+
+
+def test_probabilities_are_exact_and_come_from_what_the_player_sees(client, database):
+    game_id = new_game(client, mode="classic")["id"]
+    put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": [4]})
+    answer = client.get(f"/api/games/{game_id}/probabilities").json()
+    third = 1 / 3
+    assert answer == {"probability": [[None, third, 0.0], [third, third, 0.0], [0.0, 0.0, 0.0]], "budget_exceeded": False}
+    # The page shows them when the setting is on: a colour step, the percentage, the safest cells ringed.
+    assert client.patch(f"/api/games/{game_id}/options", json={"probabilities": True}).status_code == 200
+    page = client.get(f"/games/{game_id}").text
+    assert 'id="c-1-0" class="c u p3" role="gridcell" aria-label="covered, 33 % mine, column 2, row 1" data-p="33 % mine"' in page
+    assert 'class="c u p0 best"' in page and "among the safest" in page
+    missing = client.get("/api/games/nope/probabilities")
+    assert missing.status_code == 404

@@ -46,6 +46,14 @@ PAIRS = [
     ("fg", "mine", SHAPE, "the overlay's cross on a proven mine"),
     ("flag", "mine", SHAPE, "a flag on a proven mine, overlay on"),
     ("flag", "safe", SHAPE, "a flag on a proven-safe cell, overlay on (hatched)"),
+    *[pair for n in range(6) for pair in (
+        (f"p{n}", "open", SHAPE, "a covered cell coloured by its mine probability, beside an open one"),
+        ("flag", f"p{n}", SHAPE, "a flag on a cell coloured by its mine probability"),
+        ("fg", f"p{n}", TEXT, "a question mark on a cell coloured by its mine probability"),
+        ("line", f"p{n}", SHAPE, "the gap between two coloured cells"),
+        ("hl", f"p{n}", SHAPE, "the ring round the safest cells"),
+    )],
+    ("bg", "fg", TEXT, "a cell's mine probability, shown over it"),
 ]
 # Colours that carry nothing a player must read: no contrast is asked of them.
 DECORATION = {"shadow"}

@@ -7,6 +7,7 @@ from fractions import Fraction
 from app.game import set_options
 from app.modes import get_mode
 from app.web.errors import as_sentence
+from app.service import Overlay
 from app.web.view import Look, cell_html, clock_text, panel, review_text
 from solver import Allowance
 from tests.test_rules import ALL_UNKNOWN, SAFE_OUTSIDE, game_from, play
@@ -15,13 +16,13 @@ from tests.test_rules import ALL_UNKNOWN, SAFE_OUTSIDE, game_from, play
 def test_countdown_numbers_say_and_colour_what_they_show():
     # The 2 at (0, 0) with all three neighbours flagged: one flag too many.
     game = set_options(game_from(["2F.", "FF."], 3), {"countdown": True})
-    assert Look(game, None).cell(0) == ("c n2 over", "-1: more flags than mines around", "-1")
+    assert Look(game, None).cell(0) == ("c n2 over", "-1: more flags than mines around", "-1", "")
     game.marks.pop(4)
-    assert Look(game, None).cell(0) == ("c n2", "0 more", "0")
+    assert Look(game, None).cell(0) == ("c n2", "0 more", "0", "")
     game.marks.pop(3)
-    assert Look(game, None).cell(0) == ("c n2", "1 more", "1")
+    assert Look(game, None).cell(0) == ("c n2", "1 more", "1", "")
     plain = set_options(game, {"countdown": False})
-    assert Look(plain, None).cell(0) == ("c n2", "2", "2")
+    assert Look(plain, None).cell(0) == ("c n2", "2", "2", "")
 
 
 def test_a_loss_offers_undo_and_deaths_are_counted_on_the_panel():
@@ -44,7 +45,7 @@ def test_the_overlay_covers_flagged_cells_too():
     # The 2 in the corner of a 3x2 board with two mines: both mines next to it, the right column safe.
     game = game_from(["2.F", "..."], 2)
     statuses = Analyzer(game.position()).classify()
-    classes, label, _ = Look(game, statuses).cell(2)
+    classes, label, _, _ = Look(game, Overlay(statuses=statuses)).cell(2)
     assert classes == "c f os" and label == "flag, proven safe"
 
 
@@ -62,7 +63,7 @@ def test_a_loss_says_what_could_have_been_known():
         "by the number outlined in amber and the number of mines left."
     )
     # The overlay, on after a loss, shows what was proven just before the click.
-    look = Look(lost, review.statuses)
+    look = Look(lost, Overlay(statuses=review.statuses))
     assert look.cell(lost.index(2, 0))[0] == "c u os" and look.cell(lost.index(2, 1))[0] == "c u os"
     # A guess away from the numbers, under the strict rule: nothing was provable, and the rule is named.
     outside, _ = play(game_from(ALL_UNKNOWN, 2), "reveal", 2, 1)
@@ -88,5 +89,5 @@ def test_a_won_game_shows_its_time_in_tenths():
 
 def test_a_cell_says_where_it_is():
     """Issue 9 #13: cell labels had no coordinates, so a screen reader moving the cursor heard only "covered"."""
-    assert 'aria-label="covered, column 3, row 4"' in cell_html((2, 3), ("c u", "covered", ""))
-    assert cell_html((0, 0), ("c n2", "2", "2")) == '<div id="c-0-0" class="c n2" role="gridcell" aria-label="2, column 1, row 1">2</div>'
+    assert 'aria-label="covered, column 3, row 4"' in cell_html((2, 3), ("c u", "covered", "", ""))
+    assert cell_html((0, 0), ("c n2", "2", "2", "")) == '<div id="c-0-0" class="c n2" role="gridcell" aria-label="2, column 1, row 1">2</div>'

@@ -35,10 +35,10 @@ GENERATION_SECONDS = 10.0
 @dataclass
 class ClassicOptions(Options):
     first_click_safe_only: bool = setting("First click safe only (no opening)", order=1)
-    no_guess: bool = setting("No guessing (every board can be solved by deduction)", order=2)
+    no_guess: bool = setting("No guessing (boards solvable by deduction)", order=2)
     # Hoff's levels of automatic help; with both on, the stronger one does all.
-    assist_local: bool = setting("Assist: resolve local constraints", order=3)
-    assist_all: bool = setting("Assist: resolve everything proven", order=4)
+    assist_local: bool = setting("Assist: resolve local rules", order=3)
+    assist_all: bool = setting("Assist: resolve everything", order=4)
 
 
 @schema

@@ -17,6 +17,7 @@ from app.web.schemas import (
     MoveIn,
     NewGameIn,
     OptionsIn,
+    ProbabilitiesOut,
     game_out,
 )
 
@@ -71,6 +72,16 @@ async def change_options(game_id: str, body: OptionsIn, player: Player, service:
 async def analysis(game_id: str, player: Player, service: Service) -> AnalysisOut:
     """What the player could know: every covered cell proven safe, a mine, or unknown."""
     return AnalysisOut(status=await service.analysis(game_id, player))
+
+
+@router.get("/{game_id}/probabilities", response_model=ProbabilitiesOut)
+async def probabilities(game_id: str, player: Player, service: Service) -> ProbabilitiesOut:
+    """Each covered cell's exact chance of a mine, from what the player has seen (never from a layout)."""
+    game, cells = await service.probabilities(game_id, player)
+    if cells is None:
+        return ProbabilitiesOut(probability=None, budget_exceeded=True)
+    rows = [[float(cells[(x, y)]) if (x, y) in cells else None for x in range(game.width)] for y in range(game.height)]
+    return ProbabilitiesOut(probability=rows, budget_exceeded=False)
 
 
 @router.post("/{game_id}/hint", response_model=HintOut)

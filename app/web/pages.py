@@ -95,8 +95,8 @@ async def settings_from(service: GameService, game_id: str, player: str) -> dict
 
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
-    game, statuses, review = await service.look(game_id, player)
-    return page(request, page_context(game_id, game, statuses, now=service.clock(), review=review))
+    game, overlay, review = await service.look(game_id, player)
+    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review))
 
 
 @router.post("/games/{game_id}/moves")
@@ -133,8 +133,8 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
     await service.set_options(game_id, player, changes)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    game, statuses, review = await service.look(game_id, player)
-    return blocks(request, page_context(game_id, game, statuses, now=service.clock(), review=review, oob=True), "panel", "grid")
+    game, overlay, review = await service.look(game_id, player)
+    return blocks(request, page_context(game_id, game, overlay, now=service.clock(), review=review, oob=True), "panel", "grid")
 
 
 @router.post("/games/{game_id}/hint")
@@ -142,8 +142,8 @@ async def hint_form(request: Request, game_id: str, player: Player, service: Ser
     _, advice = await service.hint(game_id, player)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    game, statuses, _ = await service.look(game_id, player)
-    context = page_context(game_id, game, statuses, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True)
+    game, overlay, _ = await service.look(game_id, player)
+    context = page_context(game_id, game, overlay, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True)
     return blocks(request, context, "panel")
 
 

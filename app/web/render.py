@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.modes import MODES
-from app.service import MoveResult
+from app.service import MoveResult, Overlay
 from app.web.deps import templates
 from app.web.view import Look, cell_html, changed_cells, panel, review_text
 
@@ -20,7 +20,7 @@ OOB_CELLS = 40
 OOB_ROWS = 30
 
 
-def page_context(game_id: str | None, game: Game | None = None, statuses: dict | None = None, *, now: float = 0.0, **extra: Any) -> dict:
+def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay | None = None, *, now: float = 0.0, **extra: Any) -> dict:
     context: dict[str, Any] = {
         "game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE,
         "modes": [(mode.name, mode.title) for mode in MODES.values()],
@@ -34,7 +34,9 @@ def page_context(game_id: str | None, game: Game | None = None, statuses: dict |
         context.update(
             help_offered="help" in mode.extra_actions,
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
-            look=Look(game, statuses),
+            look=Look(game, overlay),
+            # Asked for and over the counting budget: the page says so (the debug overlay still shows).
+            too_complex=overlay is not None and overlay.too_complex,
             panel=panel(game, now),
             settings=[(name, options.label(name), getattr(game.options, name)) for name in options.names()],
         )
@@ -55,9 +57,9 @@ def blocks(request: Request, context: dict, *names: str, status_code: int = 200,
 
 def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float) -> Response:
     """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
-    before, after = Look(result.before, result.statuses_before), Look(result.after, result.statuses_after)
+    before, after = Look(result.before, result.overlay_before), Look(result.after, result.overlay_after)
     context = page_context(
-        game_id, result.after, result.statuses_after, now=now, message=result.outcome.message, review=result.review, oob=True
+        game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review, oob=True
     )
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.

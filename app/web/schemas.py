@@ -66,6 +66,7 @@ class OptionsIn(BaseModel):
     assist_local: bool | None = None
     assist_all: bool | None = None
     debug_overlay: bool | None = None
+    probabilities: bool | None = None
     safe_mode: bool | None = None
     countdown: bool | None = None
     question_marks: bool | None = None
@@ -128,6 +129,14 @@ class GameListOut(BaseModel):
 
 class AnalysisOut(BaseModel):
     status: list[str] = Field(description="H rows as printed by kaboom analyze: s safe, m mine, ? unknown for covered cells")
+
+
+class ProbabilitiesOut(BaseModel):
+    probability: list[list[float | None]] | None = Field(
+        description="H rows of W chances of a mine (0 to 1) for covered cells, null for revealed ones; "
+        "null altogether when counting ran over its budget"
+    )
+    budget_exceeded: bool
 
 
 class HintOut(BaseModel):

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from app.game import PRESETS, QUESTION, Game, LossReview
 from app.modes import get_mode
+from app.service import Overlay
 from app.store import Listing
 from solver.position import COVERED, FLAG, MINE
 from solver import Status
@@ -21,17 +22,22 @@ from solver import Status
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
 OVERLAY_LABEL = {Status.SAFE: "proven safe", Status.MINE: "proven mine", Status.UNKNOWN: "unknown"}
 
-CellView = tuple[str, str, str]  # classes, aria-label, text
+CellView = tuple[str, str, str, str]  # classes, aria-label, text, the tip shown over it (a mine probability)
 # A ripple stays short however far an assist reached: later waves all start with this one.
 RIPPLE_WAVES = 12
 
 
 class Look:
-    """How every cell of one game looks, with the player's overlay statuses if shown."""
+    """How every cell of one game looks, with the player's overlays if shown."""
 
-    def __init__(self, game: Game, statuses: dict | None):
+    def __init__(self, game: Game, overlay: Overlay | None):
         self.game = game
-        self.statuses = statuses  # after a loss: those of the position before the losing click
+        overlay = overlay or Overlay()
+        self.statuses = overlay.statuses  # after a loss: those of the position before the losing click
+        self.probabilities = overlay.probabilities
+        # The safest cells a player could open: the least chance of a mine among unflagged covered cells.
+        openable = [chance for cell, chance in (self.probabilities or {}).items() if game.marks.get(game.index(*cell)) != FLAG]
+        self.safest = min(openable) if openable and min(openable) < 1 else None
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
 
@@ -40,24 +46,24 @@ class Look:
         symbol = game.cells[index]
         mark = game.marks.get(index, "")
         if symbol == MINE:
-            return "c f h", "flag on a mine that help found", ""
+            return "c f h", "flag on a mine that help found", "", ""
         if symbol != COVERED:
             number = int(symbol)
             if not (game.options.countdown and number):
-                return f"c n{symbol}", symbol, symbol if number else ""
+                return f"c n{symbol}", symbol, symbol if number else "", ""
             # Countdown mode shows, and says, the mines still missing around a number. The class keeps
             # the number itself (kaboom.js reads it to chord); below zero it turns to the danger colour.
             missing = number - game.board.flags_around(index, game.cells, game.marks)
             if missing < 0:
-                return f"c n{symbol} over", f"{missing}: more flags than mines around", str(missing)
-            return f"c n{symbol}", f"{missing} more", str(missing)
+                return f"c n{symbol} over", f"{missing}: more flags than mines around", str(missing), ""
+            return f"c n{symbol}", f"{missing} more", str(missing), ""
         if index == game.exploded:
-            return "c x", "exploded mine", ""
+            return "c x", "exploded mine", "", ""
         mine = index in self.mines
         if mark == FLAG and self.over and not mine:
-            return "c f w", "wrong flag", ""
+            return "c f w", "wrong flag", "", ""
         if mine and mark != FLAG:
-            return "c m", "mine", ""
+            return "c m", "mine", "", ""
         classes, label = "c u", "covered"
         if mark == FLAG:
             classes, label = "c f", "flag"
@@ -68,7 +74,14 @@ class Look:
         if status is not None:
             classes += " " + OVERLAY_CLASS[status]
             label += ", " + OVERLAY_LABEL[status]
-        return classes, label, ""
+        chance = self.probabilities.get(game.cell(index)) if self.probabilities is not None else None
+        tip = ""
+        if chance is not None:
+            tip = f"{percent(chance)} mine"
+            safest = chance == self.safest and mark != FLAG
+            classes += f" p{probability_step(chance)}" + (" best" if safest else "")
+            label += f", {tip}" + (", among the safest" if safest else "")
+        return classes, label, "", tip
 
     def row_html(self, y: int) -> Markup:
         """Row y's cells as HTML: a 100x100 grid is 10,000 of them, too many for a template macro each
@@ -77,15 +90,27 @@ class Look:
         return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
 
 
+# The colour steps of the probability overlay: proven safe, up to 15 %, 30 %, 50 %, below certain, a mine.
+PROBABILITY_STEPS = (Fraction(0), Fraction(15, 100), Fraction(30, 100), Fraction(1, 2))
+
+
+def probability_step(chance: Fraction) -> int:
+    if chance == 1:
+        return 5
+    return next((step for step, top in enumerate(PROBABILITY_STEPS) if chance <= top), 4)
+
+
 def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: int | None = None) -> Markup:
     """One cell's element; its label says where it is, for a screen reader moving over the board.
     `wave`: an assist changed it, so many steps from the action (it joins the ripple, later the further).
     Not escaped: classes and a label from this module's fixed words, numbers and a digit."""
-    (x, y), (classes, label, text) = cell, look
+    (x, y), (classes, label, text, tip) = cell, look
     swap = ' hx-swap-oob="true"' if oob else ""
+    # Shown over the cell on hover and under the keyboard's cursor (kaboom.css), and as the pointer's tooltip.
+    shown = f' data-p="{tip}" title="{tip}"' if tip else ""
     ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
     classes += " rip" if wave is not None else ""
-    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}>{text}</div>')
+    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}{shown}>{text}</div>')
 
 
 def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tuple[int, int], CellView]]:
@@ -95,9 +120,18 @@ def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tu
     for index in touched:
         candidates.update(game.neighbours(index))  # countdown numbers around a flag
     candidates.update(before.mines ^ after.mines)
+    if before.over != after.over:
+        # The end crosses out wrong flags (and an undo of it takes the crosses back).
+        candidates.update(before.game.marks.keys() | game.marks.keys())
     candidates.update(i for i in (before.game.exploded, game.exploded) if i is not None)
     old, new = before.statuses or {}, after.statuses or {}
     candidates.update(game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) is not new.get(cell))
+    old, new = before.probabilities or {}, after.probabilities or {}
+    # A changed chance, or a cell ringed as one of the safest before or after.
+    safest = {before.safest, after.safest} - {None}
+    candidates.update(
+        game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) != new.get(cell) or new.get(cell) in safest or old.get(cell) in safest
+    )
     changed = []
     for index in sorted(candidates):
         look = after.cell(index)
