@@ -15,6 +15,9 @@ Nothing here knows about HTTP.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import hmac
 import random
 import secrets
 import threading
@@ -32,6 +35,7 @@ from cachetools import LRUCache
 from app import modes
 from app.config import Settings
 from app.game import Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.modes.classic import BoardId
 from app.lane import Lane
 from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
@@ -252,19 +256,45 @@ class GameService:
 
     # ----- operations without a game ------------------------------------
 
-    async def create(
-        self, player: str, client: str, mode: str, width: int, height: int, mines: int, settings: dict[str, bool]
-    ) -> tuple[str, Game]:
-        """A new game with the player in seat 0.
+    @functools.cached_property
+    def board_secret(self) -> bytes:
+        """The key a board id's layout is derived with: the server's, so that an id shows nothing of its layout
+        and every host sharing the key deals the same board for it."""
+        return hmac.new(self.settings.signing_key().encode(), b"kaboom board ids", hashlib.sha256).digest()
 
-        Invalid for a bad size, mode or setting; RateLimited past the creation limit of the client's address."""
+    async def create(
+        self,
+        player: str,
+        client: str,
+        mode: str,
+        width: int,
+        height: int,
+        mines: int,
+        settings: dict[str, bool],
+        board_id: str | None = None,
+    ) -> tuple[str, Game]:
+        """A new game with the player in seat 0; with `board_id`, of the board it names (its size wins).
+
+        Invalid for a bad size, mode, setting or id; RateLimited past the creation limit of the client's address."""
         rules = modes.get_mode(mode)
-        game = rules.new_game(width, height, mines, rules.options(**settings), seats=[player], rng=self.deals.next())
+        options = rules.options(**settings)
+        if board_id is None:
+            game = rules.new_game(width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret)
+        else:
+            game = rules.from_board(BoardId.parse(board_id), options, [player], self.board_secret)
         limit, window = self.settings.create_limit, self.settings.create_window
         if not await self.offload(self.store.allow, f"create:{client}", limit, window):
             raise RateLimited(limit, window)
         game_id = await self.offload(self.store.create, game, self.settings.games_per_player)
         return game_id, game
+
+    async def restart(self, game_id: str, player: str, client: str) -> tuple[str, Game]:
+        """The same board again, as a new game of the same mode with the same settings."""
+        game = await self.load(game_id, player)
+        board_id = game.state.get("board_id")
+        if board_id is None:
+            raise Refused("this board is dealt at the first click: make it, then the board can be played again")
+        return await self.create(player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id)
 
     async def games_of(self, player: str) -> list[Listing]:
         return await self.offload(self.store.games_of, player)

@@ -29,7 +29,7 @@ class FixedLayout(Mode):
     title = "Fixed layout (tests only)"
     hidden_schema = FixedHidden
 
-    def deal(self, game: Game, rng: random.Random) -> None:
+    def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         game.hidden = {"mines": sorted(rng.sample(range(game.width * game.height), game.mines))}
 
     def reveal_cell(self, turn: Turn, index: int) -> None:

@@ -394,3 +394,51 @@ def test_probabilities_are_exact_and_come_from_what_the_player_sees(client, data
     assert 'class="c u p0 best"' in page and "among the safest" in page
     missing = client.get("/api/games/nope/probabilities")
     assert missing.status_code == 404
+
+
+def stored_layout(database, game_id: str) -> list[int]:
+    """What the server keeps secret of a game (read from its store, as no client can)."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(database) as connection:
+        return json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])["hidden"]["mines"]
+
+
+def test_a_board_id_plays_the_same_layout_for_another_player_and_restart_plays_it_again(client, server, database):
+    game = new_game(client, mode="classic", width=16, height=16, mines=40)
+    assert game["board_id"] is None  # dealt at the first click
+    first = move(client, game["id"], action="reveal", x=3, y=12)
+    board_id = first["board_id"]
+    assert board_id and board_id.startswith("16x16-40-o-4.13-")
+    with httpx.Client(base_url=server, timeout=30) as other:  # another browser: another cookie
+        shared = new_game(other, mode="classic", board_id=board_id)
+        assert (shared["width"], shared["height"], shared["mines"], shared["board_id"]) == (16, 16, 40, board_id)
+        assert move(other, shared["id"], action="reveal", x=3, y=12)["board"] == first["board"]
+    assert stored_layout(database, shared["id"]) == stored_layout(database, game["id"])
+    again = client.post(f"/api/games/{game['id']}/restart")
+    assert again.status_code == 201 and again.json()["board_id"] == board_id and again.json()["id"] != game["id"]
+    move(client, again.json()["id"], action="reveal", x=3, y=12)
+    assert stored_layout(database, again.json()["id"]) == stored_layout(database, game["id"])
+    # The page: the id as a link, a restart button; the link plays the board in any browser.
+    page = client.get(f"/games/{game['id']}").text
+    assert f'href="/play/{board_id}"' in page and "Restart this board" in page
+    with httpx.Client(base_url=server, timeout=30) as third:
+        opened = third.get(f"/play/{board_id}", follow_redirects=False)
+        assert opened.status_code == 303
+        landed = third.get(opened.headers["location"]).text
+        assert 'id="c-3-12" class="c u start"' in landed and "start here, column 4, row 13" in landed
+
+
+def test_a_bad_board_id_or_a_restart_before_the_first_click_is_refused_and_makes_no_game(client):
+    listed = len(client.get("/api/games").json())
+    refused = client.post("/api/games", json={"mode": "classic", "board_id": "9x9-10-o-10.1-0123456789abcdef"})
+    assert refused.status_code == 422 and "off the 9x9 board" in refused.text
+    refused = client.post("/api/games", json={"mode": "cruel", "board_id": "9x9-10-o-1.1-0123456789abcdef"})
+    assert refused.status_code == 422 and "no fixed layout" in refused.text
+    refused = client.post("/api/games", json={"mode": "classic"})
+    assert refused.status_code == 422 and "required unless board_id" in refused.text
+    assert client.get("/play/nonsense").status_code == 422
+    fresh = new_game(client, mode="classic")
+    assert client.post(f"/api/games/{fresh['id']}/restart").status_code == 409
+    assert len(client.get("/api/games").json()) == listed + 1

@@ -146,3 +146,25 @@ def test_the_probability_overlay_colours_covered_cells_and_shows_the_chance_on_h
     shown = page.evaluate(f"getComputedStyle(document.getElementById('c-{x}-{y}'), '::before').content")
     assert tip in shown
     assert page.locator("#grid .c.best").count() > 0
+
+
+def test_a_board_id_opened_in_a_second_browser_plays_the_same_board(page, browser, server):
+    start_mode(page, "classic", "intermediate")
+    click(page, 2, 3)
+    link = page.get_attribute(".board-id a", "href")
+    assert link.startswith("/play/16x16-40-o-3.4-")
+    first_board = [page.get_attribute(f"#c-{x}-{y}", "class") for y in range(16) for x in range(16)]
+    other = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900}, bypass_csp=True)
+    try:
+        second = other.new_page()
+        second.goto(link)
+        second.wait_for_selector("#grid")
+        assert "start" in second.get_attribute("#c-2-3", "class").split()
+        act(second, lambda: second.click("#c-2-3"))
+        assert [second.get_attribute(f"#c-{x}-{y}", "class") for y in range(16) for x in range(16)] == first_board
+        # Restart this board: the same board again, in a new game.
+        second.click("#restart button")
+        second.wait_for_selector("#c-2-3.start")
+        assert second.url != link
+    finally:
+        other.close()

@@ -129,3 +129,65 @@ def test_a_classic_game_survives_json_and_a_damaged_layout_is_refused():
         data["hidden"] = {**data["hidden"], "mines": damage}
         with pytest.raises(ValueError):
             game_from_json(data, [])
+
+
+# ----- board ids -------------------------------------------------------------------------------
+
+KEY = b"the server's key"
+
+
+def first_click(game: Game, x: int, y: int) -> Game:
+    return play(game, "reveal", x, y)
+
+
+def test_a_board_id_deals_the_same_layout_for_anyone_and_marks_its_first_click():
+    from app.modes.classic import BoardId
+
+    original = first_click(new_game(30, 16, 99, "classic", ClassicOptions(), rng=random.Random(4), secret=KEY), 5, 7)
+    board_id = CLASSIC.public_state(original)["board_id"]
+    assert board_id == f"30x16-99-o-6.8-{original.state['board_seed']}"
+    shared = CLASSIC.from_board(BoardId.parse(board_id), ClassicOptions(), ["bob"], KEY)
+    assert shared.hidden["mines"] is None and shared.state["start"] == shared.index(5, 7)
+    assert CLASSIC.first_click_hint(shared) == "Start at column 6, row 8: this board's first click"
+    assert first_click(shared, 5, 7).hidden["mines"] == original.hidden["mines"]
+    # Wherever the first click lands, the id's layout is the one dealt (and its settings, not the game's).
+    shared.options.no_guess = True
+    x, y = next(original.cell(i) for i, s in enumerate(original.cells) if s == "." and i not in original.hidden["mines"])
+    assert first_click(shared, x, y).hidden["mines"] == original.hidden["mines"]
+
+
+def test_a_board_id_tells_nothing_of_its_layout_without_the_servers_key():
+    from app.modes.classic import BoardId
+
+    original = first_click(new_game(16, 16, 40, "classic", ClassicOptions(), rng=random.Random(5), secret=KEY), 8, 8)
+    board = BoardId.parse(CLASSIC.public_state(original)["board_id"])
+    elsewhere = CLASSIC.from_board(board, ClassicOptions(), ["eve"], b"another server's key")
+    assert first_click(elsewhere, 8, 8).hidden["mines"] != original.hidden["mines"]
+
+
+def test_no_guess_and_safe_only_boards_keep_their_kind_in_the_id(deal_seed):
+    from app.modes.classic import BoardId
+
+    options = ClassicOptions(no_guess=True, first_click_safe_only=True)
+    original = first_click(new_game(9, 9, 10, "classic", options, rng=random.Random(deal_seed), secret=KEY), 2, 3)
+    board = BoardId.parse(CLASSIC.public_state(original)["board_id"])
+    assert board.safe_only and board.no_guess and board.first == (2, 3)
+    again = first_click(CLASSIC.from_board(board, ClassicOptions(), ["bob"], KEY), 2, 3)
+    assert again.options.no_guess and again.hidden["mines"] == original.hidden["mines"]
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("hello", "is not a board id"),
+        ("9x9-10-o-10.1-0123456789abcdef", "off the 9x9 board"),
+        ("9x9-81-o-1.1-0123456789abcdef", "between 1 and 80"),
+        ("200x9-10-o-1.1-0123456789abcdef", "between 2 and 100"),
+        ("9x9-10-x-1.1-0123456789abcdef", "is not a board id"),
+    ],
+)
+def test_a_malformed_board_id_is_refused_with_what_is_wrong(text, words):
+    from app.modes.classic import BoardId
+
+    with pytest.raises(Refused, match=words):
+        BoardId.parse(text)

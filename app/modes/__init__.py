@@ -36,9 +36,10 @@ def new_game(
     seats: list[str] | None = None,
     *,
     rng: random.Random,
+    secret: bytes = b"",
 ) -> Game:
     """A new game; `rng` is where its secret comes from (a layout, a seed): the caller says, as deals decide games."""
-    return get_mode(mode).new_game(width, height, mines, options, seats, rng=rng)
+    return get_mode(mode).new_game(width, height, mines, options, seats, rng=rng, secret=secret)
 
 
 def apply_move(game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:

@@ -61,8 +61,10 @@ class Mode:
         seats: list[str] | None = None,
         *,
         rng: random.Random,
+        secret: bytes = b"",
     ) -> Game:
-        """A game nobody has played yet, its secret (if the mode keeps one) drawn from `rng`."""
+        """A game nobody has played yet, its secret (if the mode keeps one) drawn from `rng`; `secret` is the
+        server's key for what must not be worked out from what a player is shown (a board id's layout)."""
         width, height, mines = board_size(width, height, mines)
         options = options or self.options_class()
         if not isinstance(options, self.options_class):
@@ -71,11 +73,15 @@ class Mode:
             width, height, mines, mode=self.name, options=options, cells=[COVERED] * (width * height),
             state=self.new_state(), seats=list(seats or []),
         )
-        self.deal(game, rng)
+        self.deal(game, rng, secret)
         return game
 
-    def deal(self, game: Game, rng: random.Random) -> None:
+    def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
+
+    def from_board(self, board: Any, options: Options, seats: list[str], secret: bytes) -> Game:
+        """A new game of the board a board id names (classic.BoardId); only fixed-layout modes have them."""
+        raise Invalid(f"{self.title} games have no fixed layout to play from a board id")
 
     def options(self, **settings: bool) -> Options:
         """This mode's settings from names; an unknown name is refused with the names there are."""

@@ -10,17 +10,19 @@ layout (Mode.proven_hint and the service's analyzer read the visible position).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
+import re
 import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import StrictStr, StringConstraints
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
-from app.game import Game, Hint, Options, Refused, Turn, setting
+from app.game import Game, Hint, Invalid, Options, Refused, Turn, board_size, setting
 from app.modes.base import Mode
-from app.stored import Layout, schema
+from app.stored import Cell, Layout, schema
 from solver import Analyzer, Interrupted, Limits, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
@@ -43,9 +45,56 @@ class ClassicOptions(Options):
 
 @schema
 class ClassicSecret(TypedDict):
-    # 128 bits the layout is derived from, with the first click; never shown.
+    # 128 bits the layout is derived from, with the first click; never shown. It is the server's keyed
+    # hash of the board seed, so a board id (which shows the board seed) tells nothing of the layout.
     layout_seed: Annotated[StrictStr, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
     mines: Layout | None  # the layout, once the first click has dealt it
+
+
+BoardSeed = Annotated[StrictStr, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+
+
+@schema
+class ClassicState(TypedDict):
+    # Absent from games stored before board ids: they get none.
+    board_seed: NotRequired[BoardSeed]
+    board_id: NotRequired[StrictStr | None]  # once the first click has dealt the layout
+    start: NotRequired[Cell | None]  # a board played from its id: the cell its first click was on
+
+
+BOARD_ID = re.compile(r"^(\d{1,3})x(\d{1,3})-(\d{1,5})-([os])(n?)-(\d{1,3})\.(\d{1,3})-([0-9a-f]{16})$")
+
+
+@dataclass(frozen=True)
+class BoardId:
+    """A fixed layout's short name, as Tatham's game ids: size, mines, what the first click promised,
+    no guessing, the first click (1-based in the text) and a public seed. The layout is the server's
+    keyed hash of it, so the same id deals the same board here, and reading it tells nothing."""
+
+    width: int
+    height: int
+    mines: int
+    safe_only: bool
+    no_guess: bool
+    first: tuple[int, int]
+    seed: str
+
+    def __str__(self) -> str:
+        x, y = self.first
+        flags = ("s" if self.safe_only else "o") + ("n" if self.no_guess else "")
+        return f"{self.width}x{self.height}-{self.mines}-{flags}-{x + 1}.{y + 1}-{self.seed}"
+
+    @classmethod
+    def parse(cls, text: str) -> BoardId:
+        match = BOARD_ID.match(text.strip())
+        if match is None:
+            raise Invalid(f"{text[:80]!r} is not a board id: they look like 30x16-99-o-4.4-0123456789abcdef")
+        width, height, mines, kind, no_guess, x, y, seed = match.groups()
+        width, height, mines = board_size(int(width), int(height), int(mines))
+        x, y = int(x) - 1, int(y) - 1
+        if not (0 <= x < width and 0 <= y < height):
+            raise Invalid(f"board id {text!r}: its first click at column {x + 1}, row {y + 1} is off the {width}x{height} board")
+        return cls(width, height, mines, kind == "s", no_guess == "n", (x, y), seed)
 
 
 class Classic(Mode):
@@ -54,15 +103,43 @@ class Classic(Mode):
     options_class = ClassicOptions
     hidden_schema = ClassicSecret
 
-    def deal(self, game: Game, rng: random.Random) -> None:
+    state_schema = ClassicState
+
+    def new_state(self) -> dict[str, Any]:
+        return {"board_seed": "", "board_id": None, "start": None}
+
+    def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # Only the seed: the layout waits for the first click, which it must spare.
-        game.hidden = {"layout_seed": f"{rng.getrandbits(128):032x}", "mines": None}
+        self.seed(game, f"{rng.getrandbits(64):016x}", secret)
+
+    @staticmethod
+    def seed(game: Game, board_seed: str, secret: bytes) -> None:
+        game.state["board_seed"] = board_seed
+        layout_seed = hmac.new(secret, f"kaboom board|{board_seed}".encode(), hashlib.sha256).hexdigest()[:32]
+        game.hidden = {"layout_seed": layout_seed, "mines": None}
+
+    def from_board(self, board: BoardId, options: Options, seats: list[str], secret: bytes) -> Game:
+        """A new game of the board an id names: its layout, its first click marked for the player."""
+        options.first_click_safe_only, options.no_guess = board.safe_only, board.no_guess
+        game = self.new_game(board.width, board.height, board.mines, options, seats, rng=random.Random(0), secret=secret)
+        self.seed(game, board.seed, secret)
+        game.state["start"] = game.index(*board.first)
+        game.state["board_id"] = str(board)
+        return game
+
+    def board_id(self, game: Game) -> str | None:
+        return game.state.get("board_id")
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
         game = turn.game
         if game.started_at is None:
-            # The first click (again, after undoing it: the same click deals the same layout).
-            game.hidden["mines"] = sorted(self.layout(game, index, turn.limits))
+            # The first click (again, after undoing it: the same click deals the same layout). A board
+            # played from its id is dealt for the id's first click wherever the player starts.
+            start = game.state.get("start")
+            if start is None and game.state.get("board_seed"):
+                game.state["board_id"] = str(self._board(game, index))
+            board = self._board(game, index if start is None else start)
+            game.hidden["mines"] = sorted(self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits))
             game.started_at = turn.now
         mines = set(game.hidden["mines"])
         if index in mines:
@@ -71,12 +148,22 @@ class Classic(Mode):
             return
         self.open_safe_cell(turn, index, mines)
 
-    def layout(self, game: Game, first: int, limits: Limits | None = None) -> frozenset[int]:
-        """The board a first click at `first` deals: a function of the game's seed, its size, its
-        first-click and no-guess settings and the click. Refused when no board without guesses
-        is found for the density (nothing changes: the player may turn the setting off)."""
-        opening = not game.options.first_click_safe_only
-        no_guess = game.options.no_guess
+    @staticmethod
+    def _board(game: Game, first: int) -> BoardId:
+        """The id of the board a first click at `first` deals: the id's own for a board played from one."""
+        if game.state.get("start") is not None:
+            return BoardId.parse(game.state["board_id"])
+        options = game.options
+        return BoardId(
+            game.width, game.height, game.mines, options.first_click_safe_only, options.no_guess, game.cell(first),
+            game.state.get("board_seed") or "0" * 16,
+        )
+
+    def layout(self, game: Game, first: int, safe_only: bool, no_guess: bool, limits: Limits | None = None) -> frozenset[int]:
+        """The board a first click at `first` deals: a function of the game's seed, its size, what the
+        first click promises, no guessing and the click. Refused when no board without guesses is found
+        for the density (nothing changes: the player may turn the setting off)."""
+        opening = not safe_only
         key = (
             f"{game.hidden['layout_seed']}|{game.width}x{game.height}/{game.mines}|{'opening' if opening else 'safe'}"
             f"{'|no-guess' if no_guess else ''}|{first}"
@@ -163,4 +250,12 @@ class Classic(Mode):
         return Hint("guess", "I don't know: no cell can be proven safe, so you must guess")
 
     def public_state(self, game: Game) -> dict[str, Any]:
-        return {}
+        # The board seed says nothing without the server's key; the id waits for the first click.
+        return {"board_id": game.state.get("board_id"), "start": game.state.get("start")}
+
+    def first_click_hint(self, game: Game) -> str:
+        start = game.state.get("start")
+        if start is not None:
+            x, y = game.cell(start)
+            return f"Start at column {x + 1}, row {y + 1}: this board's first click"
+        return super().first_click_hint(game)

@@ -54,7 +54,7 @@ class Cruel(Mode):
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
 
-    def deal(self, game: Game, rng: random.Random) -> None:
+    def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # No layout: only the seed of the deals to come.
         game.hidden = {"deal_seed": f"{rng.getrandbits(128):032x}"}
 

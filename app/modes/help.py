@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import TypedDict
-
 from app.game import Game, Move, Refused, Turn
-from app.modes.classic import Classic
+from app.modes.classic import Classic, ClassicState
 from app.stored import Cell, Count, schema
 from solver import Interrupted
 from pydantic import StrictBool
 
 
 @schema
-class HelpState(TypedDict):
+class HelpState(ClassicState):
     help_granted: Count  # times help was asked for and granted
     help_used: Count  # granted help spent on a cell
     help_pending: StrictBool  # granted and not yet spent
@@ -36,7 +34,7 @@ class Help(Classic):
     extra_actions = ("help",)
 
     def new_state(self) -> dict[str, Any]:
-        return {"help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}
+        return {**super().new_state(), "help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}
 
     def act(self, turn: Turn, move: Move) -> None:
         game = turn.game
@@ -97,4 +95,4 @@ class Help(Classic):
 
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.
-        return {key: game.state[key] for key in ("help_granted", "help_used", "help_pending", "missed")}
+        return {**super().public_state(game), **{key: game.state[key] for key in ("help_granted", "help_used", "help_pending", "missed")}}

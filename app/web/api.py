@@ -22,18 +22,26 @@ from app.web.schemas import (
 )
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
+# What every route that starts a game answers.
+CREATES_A_GAME: dict = {
+    "status_code": 201,
+    "response_model": GameOut,
+    "responses": {429: {"model": ErrorOut, "description": "too many new games from this address"}},
+}
 
 
-@router.post(
-    "",
-    status_code=201,
-    response_model=GameOut,
-    responses={429: {"model": ErrorOut, "description": "too many new games from this address"}},
-)
+@router.post("", **CREATES_A_GAME)
 async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> GameOut:
     """Start a game; the player cookie that comes back holds its first seat."""
-    game_id, game = await service.create(player, client, body.mode, body.width, body.height, body.mines, body.settings())
+    game_id, game = await service.create(player, client, body.mode, body.width, body.height, body.mines, body.settings(), body.board_id)
     return game_out(game_id, game, service.clock())
+
+
+@router.post("/{game_id}/restart", **CREATES_A_GAME)
+async def restart(game_id: str, player: Player, client: Client, service: Service) -> GameOut:
+    """The same board again, as a new game (fixed layouts, once the first click has dealt the board)."""
+    new_id, game = await service.restart(game_id, player, client)
+    return game_out(new_id, game, service.clock())
 
 
 @router.get("", response_model=list[GameListOut])

@@ -85,6 +85,19 @@ async def new_game_form(
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
+@router.get("/play/{board_id}")
+async def play_board(board_id: str, player: Player, client: Client, service: Service, mode: str = "classic") -> Response:
+    """A shared board: a new game of the layout its id names, for whoever opens the link."""
+    game_id, _ = await service.create(player, client, mode, 0, 0, 0, {}, board_id)
+    return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+
+@router.post("/games/{game_id}/restart")
+async def restart_form(game_id: str, player: Player, client: Client, service: Service) -> Response:
+    new_id, _ = await service.restart(game_id, player, client)
+    return RedirectResponse(f"/games/{new_id}", status_code=303)
+
+
 async def settings_from(service: GameService, game_id: str, player: str) -> dict[str, bool]:
     """A game's settings as they are now; the defaults when it is gone or damaged (a new game must still start)."""
     try:

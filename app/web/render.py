@@ -33,6 +33,7 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
         mode = MODES[game.mode]
         context.update(
             help_offered="help" in mode.extra_actions,
+            board_id=mode.public_state(game).get("board_id"),
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, overlay),
             # Asked for and over the counting budget: the page says so (the debug overlay still shows).
@@ -64,7 +65,9 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.
         return blocks(request, context, "panel", "grid")
-    changes = changed_cells(before, after, result.outcome.changed)
+    changes = changed_cells(before, after, result.outcome.changed, max_rows=OOB_ROWS)
+    if changes is None:
+        return blocks(request, context, "panel", "grid")
     if len(changes) <= OOB_CELLS:
         ripple = result.outcome.ripple
         context.update(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES, get_mode
@@ -18,9 +18,12 @@ STRICT = ConfigDict(extra="forbid", strict=True)
 class NewGameIn(BaseModel):
     model_config = STRICT
 
-    width: int = Field(ge=2, le=MAX_BOARD_SIDE)
-    height: int = Field(ge=2, le=MAX_BOARD_SIDE)
-    mines: int = Field(ge=1)
+    width: int | None = Field(None, ge=2, le=MAX_BOARD_SIDE, description="required unless board_id is given")
+    height: int | None = Field(None, ge=2, le=MAX_BOARD_SIDE, description="required unless board_id is given")
+    mines: int | None = Field(None, ge=1, description="required unless board_id is given")
+    board_id: str | None = Field(
+        None, max_length=64, description="classic and help modes: play the board a game's board_id names (its size, mines and first click)"
+    )
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
     mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
     allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
@@ -36,9 +39,15 @@ class NewGameIn(BaseModel):
     )
     undo: bool = True
 
+    @model_validator(mode="after")
+    def _a_size_or_a_board(self) -> NewGameIn:
+        if self.board_id is None and None in (self.width, self.height, self.mines):
+            raise ValueError("width, height and mines are required unless board_id is given")
+        return self
+
     def settings(self) -> dict[str, bool]:
         """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
-        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist"})
+        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id"})
         if "first_click" in self.model_fields_set:
             given["first_click_safe_only"] = self.first_click == "safe"
         if self.assist != "none":
@@ -101,6 +110,9 @@ class GameOut(BaseModel):
     can_undo: bool
     options: dict[str, bool]
     help: HelpOut | None = Field(None, description="help games: how often help was granted and used, and whether it is waiting")
+    board_id: str | None = Field(
+        None, description="fixed layouts, once the first click has dealt it: the id that plays this board again (POST /api/games)"
+    )
 
 
 
@@ -174,6 +186,7 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         moves=game.version,
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
+        board_id=public.get("board_id"),
         help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
         if "help_granted" in public
         else None,

@@ -36,8 +36,10 @@ class Look:
         self.statuses = overlay.statuses  # after a loss: those of the position before the losing click
         self.probabilities = overlay.probabilities
         # The safest cells a player could open: the least chance of a mine among unflagged covered cells.
-        openable = [chance for cell, chance in (self.probabilities or {}).items() if game.marks.get(game.index(*cell)) != FLAG]
+        flagged = {game.cell(index) for index, mark in game.marks.items() if mark == FLAG}
+        openable = [chance for cell, chance in (self.probabilities or {}).items() if cell not in flagged]
         self.safest = min(openable) if openable and min(openable) < 1 else None
+        self._chance_looks: dict[tuple[int, int], tuple[str, str]] = {}
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
 
@@ -65,6 +67,9 @@ class Look:
         if mine and mark != FLAG:
             return "c m", "mine", "", ""
         classes, label = "c u", "covered"
+        if game.started_at is None and index == game.state.get("start"):
+            # A board played from its id: its layout was dealt for this first click.
+            classes, label = "c u start", "covered, start here"
         if mark == FLAG:
             classes, label = "c f", "flag"
         elif mark == QUESTION:
@@ -77,11 +82,20 @@ class Look:
         chance = self.probabilities.get(game.cell(index)) if self.probabilities is not None else None
         tip = ""
         if chance is not None:
-            tip = f"{percent(chance)} mine"
+            tip, step = self.chance_look(chance)
             safest = chance == self.safest and mark != FLAG
-            classes += f" p{probability_step(chance)}" + (" best" if safest else "")
+            classes += step + (" best" if safest else "")
             label += f", {tip}" + (", among the safest" if safest else "")
         return classes, label, "", tip
+
+    def chance_look(self, chance: Fraction) -> tuple[str, str]:
+        """The tip and colour step of a chance. A board has few distinct chances and many cells: each is
+        worded once per answer, and looked up by its integers (hashing a Fraction costs a modular inverse)."""
+        key = (chance.numerator, chance.denominator)
+        look = self._chance_looks.get(key)
+        if look is None:
+            look = self._chance_looks[key] = (f"{percent(chance)} mine", f" p{probability_step(chance)}")
+        return look
 
     def row_html(self, y: int) -> Markup:
         """Row y's cells as HTML: a 100x100 grid is 10,000 of them, too many for a template macro each
@@ -106,20 +120,24 @@ def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: in
     Not escaped: classes and a label from this module's fixed words, numbers and a digit."""
     (x, y), (classes, label, text, tip) = cell, look
     swap = ' hx-swap-oob="true"' if oob else ""
-    # Shown over the cell on hover and under the keyboard's cursor (kaboom.css), and as the pointer's tooltip.
-    shown = f' data-p="{tip}" title="{tip}"' if tip else ""
+    # Shown over the cell under the pointer and under the keyboard's cursor (kaboom.css).
+    shown = f' data-p="{tip}"' if tip else ""
     ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
     classes += " rip" if wave is not None else ""
     return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}{shown}>{text}</div>')
 
 
-def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tuple[int, int], CellView]]:
-    """The cells that look different after a move, with their new look."""
+def changed_cells(before: Look, after: Look, touched: set[int], max_rows: int | None = None) -> list[tuple[tuple[int, int], CellView]] | None:
+    """The cells that look different after a move, with their new look; None when the cells that may have
+    changed span more than `max_rows` rows (the caller sends the whole grid without comparing them)."""
     game = after.game
     candidates = set(touched)
     for index in touched:
         candidates.update(game.neighbours(index))  # countdown numbers around a flag
     candidates.update(before.mines ^ after.mines)
+    start = game.state.get("start")
+    if start is not None and (before.game.started_at is None) != (game.started_at is None):
+        candidates.add(start)  # the mark on a shared board's first click comes off once play starts
     if before.over != after.over:
         # The end crosses out wrong flags (and an undo of it takes the crosses back).
         candidates.update(before.game.marks.keys() | game.marks.keys())
@@ -127,11 +145,20 @@ def changed_cells(before: Look, after: Look, touched: set[int]) -> list[tuple[tu
     old, new = before.statuses or {}, after.statuses or {}
     candidates.update(game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) is not new.get(cell))
     old, new = before.probabilities or {}, after.probabilities or {}
-    # A changed chance, or a cell ringed as one of the safest before or after.
-    safest = {before.safest, after.safest} - {None}
+    # A chance shown differently (most move by less than the percent shown), or a cell ringed as one
+    # of the safest before or after.
+    # (Compared, never hashed: hashing a Fraction costs a modular inverse, and a big board has thousands.)
+    safest = [chance for chance in (before.safest, after.safest) if chance is not None]
     candidates.update(
-        game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) != new.get(cell) or new.get(cell) in safest or old.get(cell) in safest
+        game.index(*cell)
+        for cell in old.keys() | new.keys()
+        if (old_chance := old.get(cell)) is None
+        or (new_chance := new.get(cell)) is None
+        or (old_chance != new_chance and before.chance_look(old_chance) != after.chance_look(new_chance))
+        or any(new_chance == chance or old_chance == chance for chance in safest)
     )
+    if max_rows is not None and len({index // game.width for index in candidates}) > max_rows:
+        return None
     changed = []
     for index in sorted(candidates):
         look = after.cell(index)
