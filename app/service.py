@@ -37,6 +37,7 @@ from app.config import Settings
 from app.game import Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.modes.classic import BoardId
 from app.lane import Lane
+from app.records import Records, records_of, result_of
 from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
 
@@ -296,6 +297,9 @@ class GameService:
             raise Refused("this board is dealt at the first click: make it, then the board can be played again")
         return await self.create(player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id)
 
+    async def records(self, player: str) -> Records:
+        return records_of(await self.offload(self.store.results_of, player))
+
     async def games_of(self, player: str) -> list[Listing]:
         return await self.offload(self.store.games_of, player)
 
@@ -456,6 +460,10 @@ class GameService:
             self.analyzers.put(game_id, before, analyzer)
             raise
         self.store.save(game_id, player, after, before.version)
+        if before.status == "playing" and after.status != "playing" and len(after.seats) == 1:
+            # The game's first end is its result (the store keeps only the first): a loss undone and
+            # played on to a win is still a loss in the records.
+            self.store.record_result(after.seats[0], game_id, result_of(after))
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
         overlay_after = self._overlay(fresh, after, limits)

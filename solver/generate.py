@@ -207,3 +207,27 @@ def _regions(neighbours, cells: list[int]) -> list[list[int]]:
                         queue.append(m)
         regions.append(region)
     return regions
+
+
+def bbbv(width: int, height: int, mines: frozenset[int] | set[int]) -> int:
+    """The board's 3BV (Bechtel's Board Benchmark Value): the fewest clicks that clear it without flags.
+    Each opening (a connected patch of zeros, with its border of numbers) is one click; each number
+    no opening reaches is one more."""
+    neighbours = neighbour_table(width, height)
+    zero = [index not in mines and not any(n in mines for n in neighbours[index]) for index in range(width * height)]
+    reached = [False] * (width * height)
+    clicks = 0
+    for start in range(width * height):
+        if not zero[start] or reached[start]:
+            continue
+        clicks += 1
+        reached[start] = True
+        queue = [start]
+        while queue:
+            index = queue.pop()
+            for n in neighbours[index]:
+                if not reached[n]:
+                    reached[n] = True
+                    if zero[n]:
+                        queue.append(n)
+    return clicks + sum(1 for index in range(width * height) if index not in mines and not reached[index])

@@ -442,3 +442,27 @@ def test_a_bad_board_id_or_a_restart_before_the_first_click_is_refused_and_makes
     fresh = new_game(client, mode="classic")
     assert client.post(f"/api/games/{fresh['id']}/restart").status_code == 409
     assert len(client.get("/api/games").json()) == listed + 1
+
+
+def test_a_won_classic_game_has_its_3bv_and_the_records_count_each_game_once(client, database):
+    game_id = new_game(client, mode="classic")["id"]
+    put_position(database, game_id, ["1.", ".."], mines=1, hidden={"mines": [3]})
+    assert move(client, game_id, action="reveal", x=1, y=0)["status"] == "playing"
+    won = move(client, game_id, action="reveal", x=0, y=1)
+    assert won["status"] == "won" and won["bbbv"] == 3 and won["clicks"] == 2
+    assert won["bbbv_per_second"] == pytest.approx(3 / won["elapsed"])
+    # A loss taken back with undo and played on to a win counts as the loss it first was.
+    other = new_game(client, mode="classic")["id"]
+    put_position(database, other, ["1.", ".."], mines=1, hidden={"mines": [3]})
+    assert move(client, other, action="reveal", x=1, y=1)["status"] == "lost"
+    move(client, other, action="undo")
+    move(client, other, action="reveal", x=1, y=0)
+    assert move(client, other, action="reveal", x=0, y=1)["status"] == "won"
+    (record,) = [r for r in client.get("/api/records").json() if (r["width"], r["height"], r["mines"]) == (2, 2, 1)]
+    assert (record["mode"], record["games"], record["wins"], record["streak"], record["best_streak"]) == ("classic", 2, 1, 0, 1)
+    assert record["best_times"][0]["bbbv"] == 3
+    page = client.get("/records").text
+    assert "Your records" in page and "2×2, 1 mine" in page and "Best times" in page
+    # A game deleted keeps its result.
+    assert client.delete(f"/api/games/{game_id}").status_code == 204
+    assert [r["games"] for r in client.get("/api/records").json() if r["width"] == 2] == [2]

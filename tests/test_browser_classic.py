@@ -55,6 +55,12 @@ def test_classic_played_to_a_win(page, database):
         x, y = next((x, y) for y, row in enumerate(rows) for x, s in enumerate(row) if s == "s")
         click(page, x, y)
     assert page.inner_text("#state") == "Won" and page.inner_text("#result").startswith("You won in")
+    # The records page has the win, with the board's 3BV.
+    page.click("a[href='/records']")
+    page.wait_for_selector(".record")
+    section = page.inner_text(".record")
+    assert "Classic · 4×3, 1 mine" in section and "Best times" in section
+    assert page.locator(".best-times tbody tr").count() == 1
 
 
 def test_classic_lost_shows_every_mine_and_crosses_out_a_wrong_flag(page, database):

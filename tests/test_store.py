@@ -216,6 +216,17 @@ class TestStoreContract:
         assert loaded == after and len(loaded.history) == 2 and loaded.flags() == 1
         assert store.latest("alice") == game_id and store.latest("bob") is None
 
+    def test_a_games_first_result_is_kept_for_its_player_and_outlives_the_game(self, store):
+        game_id = store.create(game_for("alice"))
+        store.record_result("alice", game_id, {"won": False, "finished_at": 1.0})
+        store.record_result("alice", game_id, {"won": True, "finished_at": 2.0})  # after an undo: not kept
+        other = store.create(game_for("alice"))
+        store.record_result("alice", other, {"won": True, "finished_at": 3.0})
+        store.delete(game_id, "alice")
+        kept = sorted((json.loads(text) for text in store.results_of("alice")), key=lambda result: result["finished_at"])
+        assert kept == [{"won": False, "finished_at": 1.0}, {"won": True, "finished_at": 3.0}]
+        assert store.results_of("bob") == []
+
     def test_only_a_player_with_a_seat_finds_a_game(self, store):
         game_id = store.create(game_for("alice"))
         with pytest.raises(NotFound):

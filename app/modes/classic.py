@@ -20,9 +20,9 @@ from typing import Annotated, Any
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import NotRequired, TypedDict
 
-from app.game import Game, Hint, Invalid, Options, Refused, Turn, board_size, setting
+from app.game import Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
 from app.modes.base import Mode
-from app.stored import Cell, Layout, schema
+from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Interrupted, Limits, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
@@ -51,6 +51,8 @@ class ClassicSecret(TypedDict):
     mines: Layout | None  # the layout, once the first click has dealt it
 
 
+# The actions a player clicks for: what "clicks used" counts (undo and help are buttons, not clicks on the board).
+CLICKS = ("reveal", "chord", "flag")
 BoardSeed = Annotated[StrictStr, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 
 
@@ -60,6 +62,7 @@ class ClassicState(TypedDict):
     board_seed: NotRequired[BoardSeed]
     board_id: NotRequired[StrictStr | None]  # once the first click has dealt the layout
     start: NotRequired[Cell | None]  # a board played from its id: the cell its first click was on
+    clicks: NotRequired[Count]  # reveals, chords and flags: what a won game's record shows beside its 3BV
 
 
 BOARD_ID = re.compile(r"^(\d{1,3})x(\d{1,3})-(\d{1,5})-([os])(n?)-(\d{1,3})\.(\d{1,3})-([0-9a-f]{16})$")
@@ -106,7 +109,7 @@ class Classic(Mode):
     state_schema = ClassicState
 
     def new_state(self) -> dict[str, Any]:
-        return {"board_seed": "", "board_id": None, "start": None}
+        return {"board_seed": "", "board_id": None, "start": None, "clicks": 0}
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # Only the seed: the layout waits for the first click, which it must spare.
@@ -127,8 +130,11 @@ class Classic(Mode):
         game.state["board_id"] = str(board)
         return game
 
-    def board_id(self, game: Game) -> str | None:
-        return game.state.get("board_id")
+    def apply(self, game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:
+        new, outcome = super().apply(game, move, **turn)
+        if move.action in CLICKS and "clicks" in new.state:
+            new.state["clicks"] += 1
+        return new, outcome
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
         game = turn.game

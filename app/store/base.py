@@ -159,6 +159,15 @@ class Store:
         """Delete games nobody touched since `idle_before` (the store clock's seconds); returns how many."""
         raise NotImplementedError
 
+    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+        """Keep a finished game's result for the player's records, once: a game's first end counts, and a
+        result outlives its game (deleted, expired or pushed out by newer ones)."""
+        raise NotImplementedError
+
+    def results_of(self, player: str) -> list[str]:
+        """The player's results as stored (JSON text, app.records reads them), in the order they were kept."""
+        raise NotImplementedError
+
     def allow(self, key: str, limit: int, window: float) -> bool:
         """Count one event for `key`; False when it is over `limit` in the current `window` seconds."""
         raise NotImplementedError

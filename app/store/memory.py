@@ -16,6 +16,7 @@ class MemoryStore(Store):
         super().__init__(clock)
         self._games: dict[str, dict[str, Any]] = {}
         self._counters: dict[str, tuple[float, int]] = {}
+        self._results: dict[str, dict[str, str]] = {}  # player -> game id -> result, in the order kept
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -79,6 +80,14 @@ class MemoryStore(Store):
                 del self._games[game_id]
             self._changed.notify_all()
         return len(old)
+
+    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+        with self._changed:
+            self._results.setdefault(player, {}).setdefault(game_id, json.dumps(result))
+
+    def results_of(self, player: str) -> list[str]:
+        with self._changed:
+            return list(self._results.get(player, {}).values())
 
     def allow(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)

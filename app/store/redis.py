@@ -418,6 +418,19 @@ class RedisStore(Store):
                 return False  # played while we looked: not idle after all
 
     @store_faults()
+    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+        # One hash per player, a field per game: HSETNX keeps a game's first result only.
+        self.redis.hsetnx(self._key("results", player), game_id, json.dumps(result))
+
+    @store_faults()
+    def results_of(self, player: str) -> list[str]:
+        try:
+            stored = self.redis.hvals(self._key("results", player))
+        except redis.ResponseError:  # a key of another type: no results to show, and nothing is changed
+            return []
+        return [value.decode(errors="replace") for value in stored]
+
+    @store_faults()
     def allow(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)
         counter = self._key("rate", key, repr(start))

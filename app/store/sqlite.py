@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from app.game import Game
 from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
@@ -142,6 +143,15 @@ class SQLiteStore(Store):
             record TEXT NOT NULL,
             PRIMARY KEY (game_id, seq)
         ) WITHOUT ROWID;
+        -- Each finished game's first result, per player: kept when the game is gone, for the records.
+        CREATE TABLE IF NOT EXISTS results (
+            player TEXT NOT NULL,
+            game_id TEXT NOT NULL,
+            kept_at REAL NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (player, game_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS results_by_player ON results (player, kept_at);
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -328,6 +338,18 @@ class SQLiteStore(Store):
     def expire(self, idle_before: float) -> int:
         with self._transaction() as connection:
             return connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
+
+    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT OR IGNORE INTO results (player, game_id, kept_at, data) VALUES (?, ?, ?, ?)",
+                (player, game_id, self.clock(), json.dumps(result)),
+            )
+
+    def results_of(self, player: str) -> list[str]:
+        with self._connection() as connection:
+            rows = connection.execute("SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)).fetchall()
+        return [row[0] for row in rows]
 
     def allow(self, key: str, limit: int, window: float) -> bool:
         now = self.clock()

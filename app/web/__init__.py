@@ -90,4 +90,5 @@ def create_app(
     errors.install(app)
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(api.records_router)
     return app

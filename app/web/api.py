@@ -18,10 +18,12 @@ from app.web.schemas import (
     NewGameIn,
     OptionsIn,
     ProbabilitiesOut,
+    RecordOut,
     game_out,
 )
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
+records_router = APIRouter(prefix="/api/records", tags=["records"], responses=ERROR_RESPONSES)
 # What every route that starts a game answers.
 CREATES_A_GAME: dict = {
     "status_code": 201,
@@ -49,6 +51,13 @@ async def list_games(player: Player, service: Service) -> list[GameListOut]:
     """The player's games, the most recently played first; a damaged one has only its id and `"damaged": true`."""
     now = service.clock()
     return [GameListOut.of(listing, now) for listing in await service.games_of(player)]
+
+
+@records_router.get("", response_model=list[RecordOut])
+async def records(player: Player, service: Service) -> list[RecordOut]:
+    """The player's records per mode and size: games, wins, win rate, streaks, the ten best times with their
+    3BV per second. Each game counts once, as it first ended (a loss taken back with undo stays a loss)."""
+    return [RecordOut.of(record) for record in (await service.records(player)).records]
 
 
 @router.delete("/{game_id}", status_code=204)

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.game import PRESETS, Invalid, Move, board_size
-from app.modes import get_mode
+from app.modes import MODES, get_mode
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.render import blocks, move_answer, page, page_context
-from app.web.view import game_list
+from app.web.view import clock_text, game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -40,6 +40,12 @@ async def home(request: Request, player: Player, service: Service) -> Response:
     """The player's games, running and finished, to resume or delete; a welcome for a new player."""
     listings = await service.games_of(player)
     return page(request, page_context(None, games=game_list(listings, service.clock())))
+
+
+@router.get("/records")
+async def records_page(request: Request, player: Player, service: Service) -> Response:
+    """The player's records per mode and size."""
+    return page(request, page_context(None, records=await service.records(player), modes_by_name=MODES, clock=clock_text))
 
 
 @router.post("/games/{game_id}/delete")

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES, get_mode
+from app.records import Record, fixed_layout_figures
 from app.store import Listing
 
 # What every request body shares: no field the API does not know, and no conversions: pydantic
@@ -113,6 +114,9 @@ class GameOut(BaseModel):
     board_id: str | None = Field(
         None, description="fixed layouts, once the first click has dealt it: the id that plays this board again (POST /api/games)"
     )
+    bbbv: int | None = Field(None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board")
+    bbbv_per_second: float | None = Field(None, description="a won classic or help game: 3BV divided by its time")
+    clicks: int | None = Field(None, description="a won classic or help game: the reveals, chords and flags it took")
 
 
 
@@ -159,6 +163,37 @@ class HintOut(BaseModel):
     uses_count: bool
 
 
+class BestOut(BaseModel):
+    seconds: float
+    finished_at: float
+    bbbv: int | None
+    bbbv_per_second: float | None
+
+
+class RecordOut(BaseModel):
+    mode: str
+    width: int
+    height: int
+    mines: int
+    games: int
+    wins: int
+    win_rate: float
+    streak: int = Field(description="wins in a row up to the latest game")
+    best_streak: int
+    best_times: list[BestOut] = Field(description="the ten fastest wins, fastest first")
+
+    @classmethod
+    def of(cls, record: Record) -> RecordOut:
+        return cls(
+            mode=record.mode, width=record.width, height=record.height, mines=record.mines, games=record.games,
+            wins=record.wins, win_rate=record.win_rate, streak=record.streak, best_streak=record.best_streak,
+            best_times=[
+                BestOut(seconds=best.seconds, finished_at=best.finished_at, bbbv=best.bbbv, bbbv_per_second=best.bbbv_per_second)
+                for best in record.best
+            ],
+        )
+
+
 class ErrorOut(BaseModel):
     # A sentence for refusals (a body that is not strict JSON too); a list of field errors when
     # the JSON is well formed but a field does not fit the request's shape.
@@ -187,6 +222,7 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
         board_id=public.get("board_id"),
+        **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or ())),
         help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
         if "help_granted" in public
         else None,
