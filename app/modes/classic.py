@@ -105,7 +105,6 @@ class Classic(Mode):
     title = "Classic"
     options_class = ClassicOptions
     hidden_schema = ClassicSecret
-
     state_schema = ClassicState
 
     def new_state(self) -> dict[str, Any]:
