@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Status
-from solver.position import Cell
+from solver.counting import Budget
+from solver.local import deduce
+from solver.position import COVERED, FLAG, Cell, neighbour_table
 
 
 def safe_cells(analyzer: Analyzer) -> list[Cell]:
@@ -46,3 +49,63 @@ def _pick(cells: Sequence[Cell], rng: random.Random | None) -> Cell:
 
 def _reading_order(cells) -> list[Cell]:
     return sorted(cells, key=lambda cell: (cell[1], cell[0]))
+
+
+# ----- the bot's strategies (DESIGN.md §1.4) -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a strategy opens next: proven-safe cells (all of them at once), or one guess with the chance
+    of a mine the strategy gave it (None when it could not count)."""
+
+    cells: tuple[Cell, ...]
+    guess: bool
+    mine_probability: float | None = None
+
+
+# Guesses this close to the safest count as equally safe; among them progress decides.
+SAFETY_TOLERANCE = 0.005
+
+
+def groups(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
+    """The seeds' Java bot: the local rules to their fixpoint (solver.local), else a random covered cell
+    that they do not prove a mine."""
+    found = deduce(width, height, symbols)
+    if found.safe:
+        return Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False)
+    mines = set(found.mines)
+    covered = [(i % width, i // width) for i, symbol in enumerate(symbols) if symbol in (COVERED, FLAG)]
+    return Choice((rng.choice([cell for cell in covered if cell[1] * width + cell[0] not in mines] or covered),), guess=True)
+
+
+def exact(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
+    """Every proven-safe cell (the exact solver's, count included); else the guess least likely to be a
+    mine by exact probability, and among those nearly as safe, the one most likely to open an area."""
+    safe = analyzer.safe_cells()
+    if safe:
+        return Choice(tuple(_reading_order(safe)), guess=False)
+    counted = analyzer.probabilities(Budget())
+    if counted.cells is None:
+        cell = progress_cell(analyzer, rng)
+        assert cell is not None
+        return Choice((cell,), guess=True)
+    chances = {cell: float(chance) for cell, chance in counted.cells.items() if chance < 1}
+    safest = min(chances.values())
+    near = [cell for cell, chance in chances.items() if chance <= safest + SAFETY_TOLERANCE]
+
+    def opening_chance(cell: Cell) -> float:
+        # The chance that the cell is safe and shows a zero, its neighbours taken as independent: a corner
+        # away from the numbers opens more often than a cell in the middle.
+        x, y = cell
+        chance = 1 - chances[cell]
+        for n in neighbour_table(width, height)[y * width + x]:
+            if symbols[n] in (COVERED, FLAG):
+                chance *= 1 - float(counted.cells[(n % width, n // width)])
+        return chance
+
+    best = max(near, key=lambda cell: (opening_chance(cell), -chances[cell], rng.random()))
+    return Choice((best,), guess=True, mine_probability=chances[best])
+
+
+STRATEGIES = {"groups": groups, "exact": exact}

@@ -129,6 +129,13 @@ class Classic(Mode):
         game.state["board_id"] = str(board)
         return game
 
+    def from_layout(self, width: int, height: int, mines: frozenset[int], first: tuple[int, int], options: Options | None = None) -> Game:
+        """A game of a layout given whole, its first click marked (the bot plays layouts from a file)."""
+        game = self.new_game(width, height, len(mines), options, rng=random.Random(0))
+        game.hidden["mines"] = sorted(mines)
+        game.state["start"] = game.index(*first)
+        return game
+
     def apply(self, game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:
         new, outcome = super().apply(game, move, **turn)
         if move.action in CLICKS and "clicks" in new.state:
@@ -141,10 +148,11 @@ class Classic(Mode):
             # The first click (again, after undoing it: the same click deals the same layout). A board
             # played from its id is dealt for the id's first click wherever the player starts.
             start = game.state.get("start")
-            if start is None and game.state.get("board_seed"):
-                game.state["board_id"] = str(self._board(game, index))
-            board = self._board(game, index if start is None else start)
-            game.hidden["mines"] = sorted(self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits))
+            if start is None or game.hidden["mines"] is None:  # a layout given whole (the bot's) stands
+                if start is None and game.state.get("board_seed"):
+                    game.state["board_id"] = str(self._board(game, index))
+                board = self._board(game, index if start is None else start)
+                game.hidden["mines"] = sorted(self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits))
             game.started_at = turn.now
         mines = set(game.hidden["mines"])
         if index in mines:

@@ -1,0 +1,87 @@
+"""The bot (DESIGN.md §1.4): classic games played by a strategy (solver.strategy) through the game's
+own rules (app.modes), with no HTTP in between, and the figures that judge it.
+
+A strategy sees what a player sees: the visible cells and an Analyzer of
+them. The layout stays inside the game, as on the server.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from app.game import Move
+from app.modes import ClassicOptions, apply_move, get_mode, new_game
+from solver.strategy import STRATEGIES
+
+PRESET_SIZES = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (30, 16, 99)}
+
+
+@dataclass(frozen=True)
+class Board:
+    """What one game is: its size, the first click and what it promises, and a layout when one is given."""
+
+    width: int
+    height: int
+    mines: int
+    first: tuple[int, int]
+    opening: bool  # the first click's neighbours are empty ("modern"); else only the cell is safe ("classic")
+    layout: frozenset[int] | None = None  # mine indices (y * width + x); None: dealt from the seed
+
+
+@dataclass
+class GameResult:
+    won: bool
+    guesses: int
+    seconds: float
+    move_seconds: list[float] = field(default_factory=list)  # the strategy's time per decision
+    guessed: list[tuple[float, bool]] = field(default_factory=list)  # (predicted chance of a mine, was one)
+
+    def as_json(self) -> dict:
+        return {"won": self.won, "guesses": self.guesses, "seconds": round(self.seconds, 4)}
+
+
+def play(board: Board, strategy: str, seed: int) -> GameResult:
+    """One game to its end, the same for the same board, strategy and seed."""
+    choose = STRATEGIES[strategy]
+    rng = random.Random(seed)
+    started = time.perf_counter()
+    options = ClassicOptions(first_click_safe_only=not board.opening)
+    if board.layout is None:
+        game = new_game(board.width, board.height, board.mines, "classic", options, rng=random.Random(rng.getrandbits(64)))
+    else:
+        game = get_mode("classic").from_layout(board.width, board.height, board.layout, board.first, options)
+    game, outcome = apply_move(game, Move("reveal", *board.first), rng=rng, now=0.0)
+    analyzer = outcome.analyzer
+    result = GameResult(won=False, guesses=0, seconds=0.0)
+    while game.status == "playing":
+        thinking = time.perf_counter()
+        choice = choose(game.width, game.height, game.cells, analyzer, rng)
+        result.move_seconds.append(time.perf_counter() - thinking)
+        for cell in choice.cells:
+            if game.cells[game.index(*cell)] != ".":
+                continue  # opened by an earlier cell's flood
+            game, outcome = apply_move(game, Move("reveal", *cell), rng=rng, now=0.0, analyzer=analyzer)
+            analyzer = outcome.analyzer
+            if game.status != "playing":
+                break
+        if choice.guess:
+            result.guesses += 1
+            if choice.mine_probability is not None:
+                result.guessed.append((choice.mine_probability, game.status == "lost"))
+    result.won = game.status == "won"
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % interval of a win rate (Wilson's, sound near 0 and 1 and for few games)."""
+    if games == 0:
+        return 0.0, 1.0
+    rate = wins / games
+    centre = rate + z * z / (2 * games)
+    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    scale = 1 + z * z / games
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)

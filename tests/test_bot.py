@@ -1,0 +1,99 @@
+"""The bot (issue 11, first part): strategies on hand-made positions, games reproducible by seed, and
+`kaboom bot` reading layouts exactly and answering in their order."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.bot import Board, play, wilson_interval
+from solver import Analyzer, Position
+from solver.strategy import exact, groups
+
+KABOOM = str(Path(sys.executable).with_name("kaboom"))
+
+
+def choose(strategy, rows: list[str], mines: int):
+    position = Position(len(rows[0]), len(rows), mines, tuple(rows))
+    symbols = "".join(rows)
+    return strategy(position.width, position.height, symbols, Analyzer(position), random.Random(0))
+
+
+def test_the_exact_strategy_opens_every_proven_safe_cell_before_any_guess():
+    # The count decides: one mine, and the two 1s share only the middle cell.
+    choice = choose(exact, [".1.1..."], 1)
+    assert not choice.guess and set(choice.cells) == {(0, 0), (4, 0), (5, 0), (6, 0)}
+
+
+def test_the_exact_strategy_guesses_the_cell_least_likely_to_be_a_mine():
+    # The 1 in the corner has three covered neighbours and one mine among them; the far cells share
+    # the other two mines: 2 / 5 each, against 1 / 3 beside the 1.
+    rows = ["1...", "....", "...."]
+    choice = choose(exact, rows, 3)
+    analyzer = Analyzer(Position(4, 3, 3, tuple(rows)))
+    chances = analyzer.probabilities().cells
+    assert choice.guess and float(chances[choice.cells[0]]) == min(float(c) for c in chances.values())
+    assert choice.mine_probability == pytest.approx(float(chances[choice.cells[0]]))
+
+
+def test_the_groups_strategy_uses_the_local_rules_and_guesses_otherwise():
+    choice = choose(groups, ["12110", "....."], 2)
+    assert not choice.guess and set(choice.cells) == {(3, 1), (4, 1), (1, 1)}
+
+
+def test_a_game_is_the_same_for_the_same_seed():
+    board = Board(16, 16, 40, (0, 0), opening=False)
+    first = [play(board, "exact", seed) for seed in range(5)]
+    again = [play(board, "exact", seed) for seed in range(5)]
+    assert [(r.won, r.guesses, r.guessed) for r in first] == [(r.won, r.guesses, r.guessed) for r in again]
+
+
+def test_a_given_layout_is_played_as_given():
+    # Every mine in the last row: the corner click opens the rest, a win without a guess.
+    layout = frozenset(range(8 * 7, 8 * 8 - 1)) | {8 * 8 - 1}
+    result = play(Board(8, 8, 8, (0, 0), opening=False, layout=layout), "exact", 0)
+    assert result.won and result.guesses == 0
+
+
+def test_the_interval_holds_the_rate():
+    low, high = wilson_interval(412, 1000)
+    assert low < 0.412 < high and high - low < 0.07
+
+
+def kaboom(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([KABOOM, "bot", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_kaboom_bot_reads_layouts_and_gives_each_games_result_in_file_order(tmp_path):
+    layouts = tmp_path / "layouts.txt"
+    # An easy board (every mine on the bottom row) between two others.
+    easy = "9 9 9 " + " ".join(f"{x},8" for x in range(9))
+    layouts.write_text(f"9 9 10 0,3 4,4 1,1 8,8 7,7 6,6 5,5 2,8 8,2 3,6\n{easy}\n9 9 10 1,0 2,0 3,0 4,0 5,0 6,0 7,0 8,0 0,8 1,8\n")
+    result = kaboom("--layouts", str(layouts), "--first", "0,0", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["played"] == 3 and len(answer["games"]) == 3
+    assert answer["games"][1] == {"won": True, "guesses": 0, "seconds": answer["games"][1]["seconds"]}
+    assert answer["wins"] == sum(game["won"] for game in answer["games"])
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("9 9 2 0,0 9,9", "0-based"),
+        ("9 9 2 1,1", "2 mines"),
+        ("9 9 2 1,1 1,1", "listed twice"),
+        ("9 9 1 0,0", "is a mine"),
+        ("nine", "expected 'W H K'"),
+    ],
+)
+def test_kaboom_bot_refuses_a_bad_layout_line_with_exit_2_and_one_line(tmp_path, line, words):
+    layouts = tmp_path / "layouts.txt"
+    layouts.write_text(line + "\n")
+    result = kaboom("--layouts", str(layouts), "--first", "0,0")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and words in result.stderr
