@@ -9,6 +9,8 @@ and the bot read it. It knows nothing the player does not: it starts from the
 numbers shown and the mines the caller says are known (revealed or derived),
 and every cell it names follows from those alone. It never uses the total
 mine count, nor two numbers at once: that is the exact solver's (analysis.py).
+`subtract_groups` adds the seeds' Java bot's group rules (two numbers at once)
+for the bot's `groups` strategy.
 """
 
 from __future__ import annotations
@@ -85,4 +87,57 @@ def deduce(
                         following.append(touched)
         frontier = following
         wave += 1
+    return result
+
+
+def subtract_groups(width: int, height: int, symbols: Sequence[str], known_mines: Iterable[int] = ()) -> Deductions:
+    """The seeds' Java bot's group rules, to a fixpoint: each number is a group (its covered neighbours
+    not known, and the mines they still hold); for two groups A and B, when A's mines outside B are
+    all the mines A can have beyond B's (a - b = |A - B|), A - B is all mines and B - A all safe
+    (A inside B is the case A - B empty). With the two local rules, they are all the reasoning the
+    `groups` strategy does: still no mine count, and never more than two numbers at once."""
+    neighbours = neighbour_table(width, height)
+    mine = {index for index, symbol in enumerate(symbols) if symbol == MINE}
+    mine.update(known_mines)
+    safe: set[int] = set()
+    result = Deductions()
+    numbers = [index for index, symbol in enumerate(symbols) if symbol in NUMBERS]
+
+    def decide(cells: Iterable[int], is_mine: bool) -> bool:
+        changed = False
+        for cell in cells:
+            if cell not in mine and cell not in safe:
+                (mine if is_mine else safe).add(cell)
+                (result.mines if is_mine else result.safe).append(cell)
+                result.wave[cell] = 0
+                changed = True
+        return changed
+
+    changed = True
+    while changed:
+        changed = False
+        groups = {}
+        for number in numbers:
+            cells = frozenset(n for n in neighbours[number] if symbols[n] in (COVERED, FLAG) and n not in mine and n not in safe)
+            if cells:
+                groups[number] = (cells, int(symbols[number]) - sum(1 for n in neighbours[number] if n in mine))
+        for cells, count in groups.values():
+            if count == 0:
+                changed |= decide(cells, False)
+            elif count == len(cells):
+                changed |= decide(cells, True)
+        if changed:
+            continue
+        for number, (a_cells, a) in groups.items():
+            # Only numbers within two cells share covered neighbours.
+            x, y = number % width, number // width
+            for other in (
+                (oy * width + ox) for oy in range(max(0, y - 2), min(height, y + 3)) for ox in range(max(0, x - 2), min(width, x + 3))
+            ):
+                if other == number or other not in groups:
+                    continue
+                b_cells, b = groups[other]
+                only_a, only_b = a_cells - b_cells, b_cells - a_cells
+                if a_cells & b_cells and a - b == len(only_a):
+                    changed |= decide(only_a, True) | decide(only_b, False)
     return result

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Status
 from solver.counting import Budget
-from solver.local import deduce
+from solver.local import subtract_groups
 from solver.position import COVERED, FLAG, Cell, neighbour_table
 
 
@@ -69,9 +69,9 @@ SAFETY_TOLERANCE = 0.005
 
 
 def groups(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
-    """The seeds' Java bot: the local rules to their fixpoint (solver.local), else a random covered cell
-    that they do not prove a mine."""
-    found = deduce(width, height, symbols)
+    """The seeds' Java bot: its group rules to their fixpoint (solver.local.subtract_groups), else a random
+    covered cell that they do not prove a mine."""
+    found = subtract_groups(width, height, symbols)
     if found.safe:
         return Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False)
     mines = set(found.mines)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from solver import Status
-from solver.local import deduce
+from solver.local import deduce, subtract_groups
 from tests.reference import truth
 from tests.strategies import positions
 
@@ -63,6 +63,28 @@ def test_whatever_the_local_rules_prove_holds_in_every_layout(position):
     found = deduce(position.width, position.height, symbols)
     if not facts.consistent:
         return
+    width = position.width
+    for index in found.safe:
+        assert facts.probability[(index % width, index // width)] == 0
+    for index in found.mines:
+        assert facts.probability[(index % width, index // width)] == 1
+
+
+def test_group_subtraction_reads_two_numbers_at_once_where_the_local_rules_stop():
+    # The 1-1 against a wall: the corner 1's two cells hold its mine, so the next 1's third cell is safe.
+    rows = ["1111", "...."]
+    assert not local(rows)
+    found = subtract_groups(4, 2, "".join(rows))
+    assert cells(4, found.safe) == {(1, 1), (2, 1)} and cells(4, found.mines) == {(0, 1), (3, 1)}
+
+
+@settings(max_examples=600, deadline=None)
+@given(positions(max_side=5))
+def test_whatever_group_subtraction_proves_holds_in_every_layout(position):
+    facts = truth(position)
+    if not facts.consistent:
+        return
+    found = subtract_groups(position.width, position.height, "".join(position.rows))
     width = position.width
     for index in found.safe:
         assert facts.probability[(index % width, index // width)] == 0
