@@ -230,6 +230,9 @@ def test_show_me_brings_a_hinted_cell_off_a_panned_board_into_view(open_page, da
     page.click("#show-button")
     page.wait_for_selector("#hint.safe")
     hinted = page.get_attribute("#hint", "data-cell")
+    # The page highlights the cell and scrolls the board to it in one step, once the answer has settled:
+    # the hint's text can be there a moment before.
+    page.wait_for_function(f"document.getElementById('{hinted}').classList.contains('hl')", timeout=10_000)
     cell, frame = rect(page, f"#{hinted}"), rect(page, "#board")
     assert int(hinted.split("-")[1]) >= 28
     assert frame["left"] <= cell["left"] and cell["right"] <= frame["right"], (cell, frame)
