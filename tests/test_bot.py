@@ -97,3 +97,12 @@ def test_kaboom_bot_refuses_a_bad_layout_line_with_exit_2_and_one_line(tmp_path,
     layouts.write_text(line + "\n")
     result = kaboom("--layouts", str(layouts), "--first", "0,0")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and words in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [(["--games", "0"], "at least 1"), (["--jobs", "x"], "at least 1"), (["--size", "3x3/20"], "between 1 and 8"), (["--first", "40,0"], "off the 30x16 board")],
+)
+def test_kaboom_bot_refuses_bad_arguments_with_exit_2(args, words):
+    result = kaboom(*args, "--games", "1") if "--games" not in args else kaboom(*args)
+    assert result.returncode == 2 and words in result.stderr and result.stdout == ""

@@ -31,6 +31,16 @@ def size_argument(text: str) -> tuple[int, int, int]:
         raise argparse.ArgumentTypeError(f"{text!r}: {detail}") from None
 
 
+def positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
 def first_argument(text: str) -> str:
     if text in ("corner", "center"):
         return text
@@ -154,11 +164,11 @@ def add_parser(commands) -> None:
         description="Plays classic games through the game's own rules and prints the win rate with its 95 % interval.",
     )
     parser.add_argument("--size", type=size_argument, default=PRESET_SIZES["expert"], metavar="SIZE", help="expert (default), intermediate, beginner or WxH/K")
-    parser.add_argument("--games", type=int, default=100, help="games to play (default %(default)s)")
+    parser.add_argument("--games", type=positive, default=100, help="games to play (default %(default)s)")
     parser.add_argument("--first", type=first_argument, help="the first click: corner (default), center or X,Y (0-based)")
     parser.add_argument("--opening", action="store_true", help="the first click opens an area (modern); otherwise only the cell is safe (classic)")
     parser.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default %(default)s)")
-    parser.add_argument("--jobs", type=int, default=1, help="processes (default %(default)s)")
+    parser.add_argument("--jobs", type=positive, default=1, help="processes (default %(default)s)")
     parser.add_argument("--layouts", type=Path, metavar="FILE", help="play these layouts, one a line: W H K and the K mines as x,y (0-based)")
     parser.add_argument("--strategy", choices=list(STRATEGIES), default="exact")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout, with each game's result in order")
