@@ -2,7 +2,7 @@
 ever opens proven-safe cells, the check is the exact solver's (local rules alone fall short on some), and
 a density too high for the budget is refused with a message, changing nothing.
 
-The boards are seeded; --deal-seeds N plays N times as many (`--deal-seeds 10`: 4,000 boards)."""
+The boards are seeded; --deal-seeds N plays N times as many (`--deal-seeds 20`: 4,000 boards)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from solver.local import deduce
 
 # Sizes and densities from 10 % to 25 %, small ones with more boards (they are quick).
 SIZES = [
-    (8, 8, 10, 80), (9, 9, 10, 80), (9, 9, 20, 80), (16, 16, 40, 50), (16, 16, 64, 40),
-    (30, 16, 99, 20), (30, 16, 120, 15), (12, 7, 21, 35),
+    (8, 8, 10, 40), (9, 9, 10, 40), (9, 9, 20, 40), (16, 16, 40, 25), (16, 16, 64, 20),
+    (30, 16, 99, 10), (30, 16, 120, 8), (12, 7, 21, 17),
 ]
 
 
