@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.bot import Board, play, wilson_interval
+from app.cli import main
 from solver import Analyzer, Position
 from solver.strategy import exact, groups
 
@@ -92,17 +93,27 @@ def test_kaboom_bot_reads_layouts_and_gives_each_games_result_in_file_order(tmp_
         ("nine", "expected 'W H K'"),
     ],
 )
-def test_kaboom_bot_refuses_a_bad_layout_line_with_exit_2_and_one_line(tmp_path, line, words):
+def test_kaboom_bot_refuses_a_bad_layout_line_with_exit_2_and_one_line(tmp_path, capsys, line, words):
     layouts = tmp_path / "layouts.txt"
     layouts.write_text(line + "\n")
-    result = kaboom("--layouts", str(layouts), "--first", "0,0")
-    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and words in result.stderr
+    code, out, err = bot_in_process(capsys, "--layouts", str(layouts), "--first", "0,0")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and words in err
+
+
+def bot_in_process(capsys, *args: str) -> tuple[int, str, str]:
+    """`kaboom bot` run by its own entry point in this process (a refusal needs no process of its own)."""
+    try:
+        code = main(["bot", *args])
+    except SystemExit as exit:  # argparse's refusals
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 @pytest.mark.parametrize(
     "args, words",
     [(["--games", "0"], "at least 1"), (["--jobs", "x"], "at least 1"), (["--size", "3x3/20"], "between 1 and 8"), (["--first", "40,0"], "off the 30x16 board")],
 )
-def test_kaboom_bot_refuses_bad_arguments_with_exit_2(args, words):
-    result = kaboom(*args, "--games", "1") if "--games" not in args else kaboom(*args)
-    assert result.returncode == 2 and words in result.stderr and result.stdout == ""
+def test_kaboom_bot_refuses_bad_arguments_with_exit_2(capsys, args, words):
+    code, out, err = bot_in_process(capsys, *args, *(() if "--games" in args else ("--games", "1")))
+    assert code == 2 and words in err and out == ""
