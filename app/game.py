@@ -290,6 +290,8 @@ class Turn:
     now: float
     undo: dict[str, Any] = field(default_factory=lambda: {"cells": {}, "marks": {}})
     outcome: Outcome = field(default_factory=Outcome)
+    # While an assist opens cell after cell, the win is checked once after them: a check counts every cell.
+    win_deferred: bool = False
 
     def __post_init__(self) -> None:
         self.undo.update({name: copy.deepcopy(getattr(self.game, name)) for name in RECORDED})

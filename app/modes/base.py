@@ -164,7 +164,7 @@ class Mode:
         """Once every safe cell is open the game is won, and, as classic games do, every mine is
         flagged: none left to count."""
         game = turn.game
-        if game.safe_left:
+        if turn.win_deferred or game.safe_left:
             return
         mines = [index for index, symbol in enumerate(game.cells) if symbol in (COVERED, MINE)]
         for mine in mines:

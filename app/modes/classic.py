@@ -216,14 +216,20 @@ class Classic(Mode):
                     turn.set_mark(index, FLAG)
                     turn.outcome.ripple.setdefault(index, offset + found.wave[index])
             opened_before = set(turn.outcome.changed)
+            turn.win_deferred = True
             for index in found.safe:
                 # A cell the player flagged stays shut: their flag, their mistake to see.
                 if game.cells[index] == COVERED and game.marks.get(index) != FLAG and game.status == "playing":
                     self.reveal_cell(turn, index)
-                    for opened in turn.outcome.changed - opened_before:
-                        turn.outcome.ripple.setdefault(opened, offset + found.wave[index])
-            offset += max(found.wave.values()) + 1
+            turn.win_deferred = False
+            if game.status == "playing":
+                self.win_if_cleared(turn)
+            last_wave = max(found.wave.values())
             new = turn.outcome.changed - opened_before
+            for index in new:
+                # A proven cell joins the ripple at its step; what its zeros flooded, at the round's end.
+                turn.outcome.ripple.setdefault(index, offset + found.wave.get(index, last_wave))
+            offset += last_wave + 1
             start = {n for index in new for n in (index, *game.neighbours(index))}
 
     def _resolve_everything(self, turn: Turn) -> None:
@@ -248,9 +254,13 @@ class Classic(Mode):
             if not safe:
                 return
             before = set(turn.outcome.changed)
+            turn.win_deferred = True
             for index in safe:
                 if game.cells[index] == COVERED and game.status == "playing":
                     self.reveal_cell(turn, index)
+            turn.win_deferred = False
+            if game.status == "playing":
+                self.win_if_cleared(turn)
             for index in turn.outcome.changed - before:
                 turn.outcome.ripple.setdefault(index, step)
             step += 1
