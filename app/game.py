@@ -116,6 +116,7 @@ class Move:
     x: int | None = None
     y: int | None = None
     mark: str | None = None  # for "flag": set this mark ("flag", "question", "none") instead of cycling
+    bot: bool = False  # the bot's choice (Play for me): modes with records mark the game as played with it
 
 
 @dataclass
@@ -140,6 +141,19 @@ class Hint:
     cell: tuple[int, int] | None = None
     proof: list[tuple[int, int]] = field(default_factory=list)
     uses_count: bool = False
+
+
+@dataclass(frozen=True)
+class BotChoice:
+    """The cell the bot would open next (DESIGN.md §1.4), chosen from what the player sees."""
+
+    cell: tuple[int, int]
+    safe: bool  # proven safe, or a first click, which the rules make safe
+    mine_probability: float | None  # 0 when safe; a guess's chance as the bot counted it, None when it could not
+    first_click: bool = False
+    # "help" (Ask for help games): no cell is proven safe, so the bot asks before it guesses `cell`.
+    action: str = "reveal"
+    helped: bool = False  # the guess is opened under help granted, so safe whatever its chance
 
 
 # What an undo record saves besides cells and marks: everything a move may change.

@@ -53,6 +53,12 @@ def fixed_layout_figures(game: Game) -> tuple[int, float, int] | None:
     return value, (value / seconds if seconds > 0 else 0.0), game.state["clicks"]
 
 
+def counts_in_records(game: Game) -> bool:
+    """Whether a game's end is a result of the player's: not once the bot played any move of it (Play for
+    me), even one undone since. Hints, Show me, the overlays and the assists leave it the player's own."""
+    return not game.state.get("bot_moves")
+
+
 def result_of(game: Game) -> dict[str, Any]:
     figures = fixed_layout_figures(game)
     return {

@@ -34,12 +34,13 @@ from cachetools import LRUCache
 
 from app import modes
 from app.config import Settings
-from app.game import Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.game import BotChoice, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.modes.classic import BoardId
 from app.lane import Lane
-from app.records import Records, records_of, result_of
+from app.records import Records, counts_in_records, records_of, result_of
 from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
+from solver.counting import BudgetExceeded
 
 # Game work is CPU-bound Python: more threads than cores only fight over the
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
@@ -193,6 +194,7 @@ class MoveResult:
     overlay_before: Overlay
     overlay_after: Overlay
     review: LossReview | None = None  # when the move lost: what could have been known
+    bot: BotChoice | None = None  # the bot's move: the cell it chose, and why
 
 
 class GameService:
@@ -448,19 +450,28 @@ class GameService:
     async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
         return await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
 
-    def _move(self, game_id: str, player: str, move: Move, rng: random.Random, now: float) -> MoveResult:
+    async def bot_move(self, game_id: str, player: str) -> MoveResult:
+        """The bot's next cell (bot_choice) revealed, as a move of the player's: the same turn, checks and answer."""
+        return await self._one_at_a_time(game_id, self._move, player, None, self.deals.next(), self.clock())
+
+    def _move(self, game_id: str, player: str, move: Move | None, rng: random.Random, now: float) -> MoveResult:
+        """Apply `move`, or with None the bot's choice on the game as loaded."""
         limits = self.limits()
         before = self.store.load(game_id, player)
         analyzer = self._analyzer(game_id, before)
         overlay_before = self._overlay_shown(analyzer, before, limits)
+        choice = None
         try:
+            if move is None:
+                choice = self._choose(game_id, before, analyzer, limits)
+                move = Move(choice.action, *choice.cell, bot=True)
             after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
-        except Refused:
+        except (Refused, TooComplex):
             # A refused move changed nothing, not even the analyzer.
             self.analyzers.put(game_id, before, analyzer)
             raise
         self.store.save(game_id, player, after, before.version)
-        if before.status == "playing" and after.status != "playing" and len(after.seats) == 1:
+        if before.status == "playing" and after.status != "playing" and len(after.seats) == 1 and counts_in_records(after):
             # The game's first end is its result (the store keeps only the first): a loss undone and
             # played on to a win is still a loss in the records.
             self.store.record_result(after.seats[0], game_id, result_of(after))
@@ -470,7 +481,7 @@ class GameService:
         review = self._review(after, limits)
         if review is not None:
             overlay_after = self._overlay_after_loss(after, review)
-        return MoveResult(before, after, outcome, overlay_before, overlay_after, review)
+        return MoveResult(before, after, outcome, overlay_before, overlay_after, review, choice)
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)
@@ -501,6 +512,30 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         self.analyzers.put(game_id, after, analyzer)
         return after, advice
+
+    async def bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
+        """The cell the bot would open next, from what the player sees; asking changes nothing."""
+        return await self._one_at_a_time(game_id, self._bot_choice, player)
+
+    def _bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
+        limits = self.limits()
+        game = self.store.load(game_id, player)
+        analyzer = self._analyzer(game_id, game)
+        try:
+            return game, self._choose(game_id, game, analyzer, limits)
+        finally:
+            self.analyzers.put(game_id, game, analyzer)
+
+    @staticmethod
+    def _choose(game_id: str, game: Game, analyzer: Analyzer, limits: Limits) -> BotChoice:
+        # Seeded by the game and its version, so that asking again names the same cell, and the move that
+        # follows opens the cell that was named.
+        rng = random.Random(f"{game_id}:{game.version}")
+        try:
+            with analyzer.limits(limits.timed()):
+                return modes.bot_choice(game, analyzer, rng)
+        except (Interrupted, BudgetExceeded):
+            raise TooComplex from None
 
     async def probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
         """Every covered cell's exact mine probability from what the player sees; None over the counting budget."""

@@ -2,7 +2,7 @@
 in the light and the dark scheme, in Debian's Chromium; and the home page. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-assist)
+    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …)
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -30,11 +30,34 @@ SIZES = {
 MOVES = {"small": 2, "beginner": 3, "intermediate": 8, "expert": 14}
 
 
-# Pictures of the modes' own controls: (mode, preset, settings ticked before the first click).
-SCENES = {"help-probabilities": ("help", "intermediate", ("probabilities",)), "classic-assist": ("classic", "expert", ("assist_local", "debug_overlay"))}
+def show_me(page) -> None:
+    page.click("#show-button")
+    page.wait_for_selector("#hint")
 
 
-def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str, ...] = ()) -> None:
+def ask_the_bot(page) -> None:
+    page.click("#bot-button")
+    page.wait_for_selector("#hint.bot")
+
+
+def bot_playing(page) -> None:
+    """Play for me at its slowest pace, pictured just after its third move, while the button says Stop."""
+    page.select_option("#bot-pace", "2000")
+    act(page, lambda: page.click("#play-button"))
+    for _ in range(2):
+        act(page, lambda: None)
+
+
+# Pictures of the modes' own controls: (mode, preset, settings ticked before the first click, what is shown after it).
+SCENES = {
+    "help-probabilities": ("help", "intermediate", ("probabilities",), show_me),
+    "classic-assist": ("classic", "expert", ("assist_local", "debug_overlay"), show_me),
+    "classic-bot": ("classic", "intermediate", (), ask_the_bot),
+    "classic-play-for-me": ("classic", "expert", ("probabilities",), bot_playing),
+}
+
+
+def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str, ...] = (), then=show_me) -> None:
     page.goto("/")
     page.select_option("select[name=mode]", mode)
     page.click(f"button[value={preset}]")
@@ -48,8 +71,7 @@ def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str,
         x, y = next_cell(page)
         # Clicked by the page's own handler, wherever the cell is scrolled: the picture is of the position.
         act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
-    page.click("#show-button")
-    page.wait_for_selector("#hint")
+    then(page)
     page.evaluate("window.scrollTo(0, 0)")
 
 
@@ -66,11 +88,13 @@ def main(presets: list[str]) -> None:
                 for name in presets:
                     deals.reseed(9)
                     if name in SCENES:
-                        mode, preset, settings = SCENES[name]
-                        play(page, preset, size, mode, settings)
+                        mode, preset, settings, then = SCENES[name]
+                        play(page, preset, size, mode, settings, then)
                     else:
                         play(page, name, size)
                     page.screenshot(path=str(OUT / f"{name}-{size}-{scheme}.png"))
+                    if page.locator("#play-button[aria-pressed=true]").count():
+                        page.click("#play-button")  # stopped before the next picture's game
                 page.goto("/")
                 page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
                 context.close()

@@ -57,6 +57,7 @@
     // one is finally sent, with its own triggering event, so values never mix.
     function send(action, x, y) {
       clearHint();
+      stopBot();
       htmx.trigger(board, "kaboom:move", { action, x, y });
     }
 
@@ -84,6 +85,7 @@
     }
 
     board.addEventListener("click", (event) => {
+      if (cellOf(event.target)) stopBot();
       if (suppressClick) {
         suppressClick = false;
         return;
@@ -141,6 +143,60 @@
           clearTimeout(pressTimer);
           pressTimer = null;
         }
+      });
+    }
+
+    // Play for me: the bot's moves one at a time, at the chosen pace. A step is sent only once the
+    // answer to the one before is on the page, through the board's queue (behind any move in flight),
+    // with a deadline; the bot stops on Stop, at the end of the game, on any answer that is not a move
+    // and when the player moves or clicks a cell.
+    const playButton = document.getElementById("play-button");
+    const STEP_DEADLINE_MS = 15000;
+    let playing = false;
+    let stepInFlight = false;
+    let nextStep = null;
+    let stepSentAt = 0;
+
+    function setPlaying(on) {
+      playing = on;
+      clearTimeout(nextStep);
+      nextStep = null;
+      playButton.textContent = on ? "Stop" : "Play for me";
+      playButton.setAttribute("aria-pressed", String(on));
+    }
+
+    function stopBot() {
+      if (playing) setPlaying(false);
+    }
+
+    function botStep() {
+      nextStep = null;
+      if (!playing || stepInFlight) return;
+      stepInFlight = true;
+      stepSentAt = Date.now();
+      clearHint();
+      // The promise settles at once for a request the queue holds back: the answer is read in htmx:afterRequest.
+      htmx.ajax("POST", playButton.dataset.path, { source: board }).catch(() => {});
+    }
+
+    if (playButton) {
+      playButton.addEventListener("click", () => {
+        setPlaying(!playing);
+        botStep();
+      });
+      board.addEventListener("htmx:configRequest", (event) => {
+        if (event.detail.path === playButton.dataset.path) event.detail.timeout = STEP_DEADLINE_MS;
+      });
+      // Fired for every ending: an answer, a timeout, a network error, an abort.
+      board.addEventListener("htmx:afterRequest", (event) => {
+        if (event.detail.pathInfo.requestPath !== playButton.dataset.path) return;
+        stepInFlight = false;
+        const result = document.getElementById("result");
+        const moved = event.detail.successful && event.detail.xhr.status === 200;
+        if (!moved || !result || result.dataset.status !== "playing") stopBot();
+        if (!playing) return;
+        const pace = Number(document.getElementById("bot-pace").value);
+        nextStep = setTimeout(botStep, Math.max(0, pace - (Date.now() - stepSentAt)));
       });
     }
 

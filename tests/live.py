@@ -124,3 +124,17 @@ def put_position(database: Path, game_id: str, rows: list[str], mines: int, hidd
         if hidden is not None:
             data["hidden"] = {**data["hidden"], **hidden}
         connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(data), data["version"], game_id))
+
+
+def put_layout(database: Path, game_id: str, layout: list[str]) -> None:
+    """Replace a stored fixed-layout game's board by a hand-made one with its layout: '*' a covered mine,
+    '.' a covered safe cell, 'o' a revealed safe cell (it shows its number)."""
+    from app.board import Board
+
+    board = Board(len(layout[0]), len(layout))
+    mines = [board.index(x, y) for y, row in enumerate(layout) for x, symbol in enumerate(row) if symbol == "*"]
+    rows = [
+        "".join(str(board.mines_around(board.index(x, y), set(mines))) if symbol == "o" else "." for x, symbol in enumerate(row))
+        for y, row in enumerate(layout)
+    ]
+    put_position(database, game_id, rows, mines=len(mines), hidden={"mines": mines})

@@ -3,8 +3,7 @@ or on a hand-made position with its layout, so that no test depends on luck."""
 
 from __future__ import annotations
 
-from app.board import Board
-from tests.live import put_position
+from tests.live import put_layout
 from tests.test_browser import act, analysis, classes, page, settled, start, version  # noqa: F401 (page: a fixture)
 
 import pytest
@@ -27,13 +26,7 @@ def on_layout(page, database, mode: str, layout: list[str], **settings: bool) ->
     game_id = start_mode(page, mode)
     for name in settings:
         act(page, lambda name=name: page.check(f"input[name={name}]"))
-    board = Board(len(layout[0]), len(layout))
-    mines = [board.index(x, y) for y, row in enumerate(layout) for x, s in enumerate(row) if s == "*"]
-    rows = [
-        "".join(str(board.mines_around(board.index(x, y), set(mines))) if s == "o" else "." for x, s in enumerate(row))
-        for y, row in enumerate(layout)
-    ]
-    put_position(database, game_id, rows, mines=len(mines), hidden={"mines": mines})
+    put_layout(database, game_id, layout)
     page.reload()
     page.wait_for_selector("#grid")
     return game_id
@@ -174,3 +167,30 @@ def test_a_board_id_opened_in_a_second_browser_plays_the_same_board(page, browse
         assert second.url != link
     finally:
         other.close()
+
+
+def test_the_bot_rings_its_cell_plays_on_stops_when_told_and_wins(page, database):
+    # The count proves the two lower rows safe: the bot opens the third row's numbers one by one, then a zero.
+    on_layout(page, database, "classic", ["ooooo", "*****", ".....", "....."])
+    page.click("#bot-button")
+    settled(page, "document.querySelector('#grid .c.hl')")
+    assert page.inner_text("#hint") == "The bot would open column 1, row 3: proven safe."
+    assert "hl" in classes(page, 0, 2).split()
+    # Play for me at the slowest pace, stopped after its first move: nothing moves after the stop's answer.
+    page.select_option("#bot-pace", "2000")
+    act(page, lambda: page.click("#play-button"))
+    assert page.inner_text("#play-button") == "Stop"
+    page.click("#play-button")
+    settled(page, "document.getElementById('play-button').getAttribute('aria-pressed') === 'false'")
+    stopped = version(page)
+    page.click("#bot-button")  # a round trip to the server and back
+    settled(page, "document.getElementById('hint').textContent.includes('would open')")
+    assert version(page) == stopped and page.inner_text("#state") == "Playing"
+    assert page.inner_text("#play-button") == "Play for me"
+    # Played on at the fastest pace, the bot wins, and the game says it was played with it.
+    page.select_option("#bot-pace", "100")
+    page.click("#play-button")
+    settled(page, "document.getElementById('state').textContent === 'Won'")
+    settled(page, "document.getElementById('play-button').getAttribute('aria-pressed') === 'false'")
+    assert "bot moves" in page.inner_text("#result") and int(page.inner_text("#bot-moves")) >= 2
+    assert page.locator("#message.refused").count() == 0  # it stopped at the win: no step past it to refuse

@@ -60,6 +60,7 @@ def json_routes(game_id: str) -> list[tuple[str, str, dict, str | None]]:
         ("POST", f"/api/games/{game_id}/moves", {"action": "reveal", "x": 4, "y": 4}, "x"),
         ("PATCH", f"/api/games/{game_id}/options", {"undo": False}, "undo"),
         ("POST", f"/api/games/{game_id}/hint", {}, None),
+        ("POST", f"/api/games/{game_id}/bot", {}, None),
     ]
 
 

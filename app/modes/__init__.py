@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from app import stored
-from app.game import Game, Hint, Invalid, Move, Options, Outcome
+from app.game import BotChoice, Game, Hint, Invalid, Move, Options, Outcome
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
@@ -51,6 +51,10 @@ def hint(game: Game, analyzer: Analyzer) -> Hint:
     return get_mode(game.mode).hint(game, analyzer)
 
 
+def bot_choice(game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
+    return get_mode(game.mode).bot_choice(game, analyzer, rng)
+
+
 def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     """A stored game back, every field checked (app.stored); anything malformed raises ValueError."""
     game = stored.read_state(data, MODES)
@@ -58,4 +62,4 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     return game
 
 
-__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Help", "Mode", "apply_move", "game_from_json", "get_mode", "hint", "new_game"]
+__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Help", "Mode", "apply_move", "bot_choice", "game_from_json", "get_mode", "hint", "new_game"]

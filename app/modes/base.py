@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from app.game import (
     ACTIONS,
+    BotChoice,
     Game,
     Hint,
     Invalid,
@@ -177,6 +178,13 @@ class Mode:
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise NotImplementedError
+
+    # Whether the bot (DESIGN.md §1.4) plays this mode's games: the page offers it only where it does.
+    bot_plays: ClassVar[bool] = False
+
+    def bot_choice(self, game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
+        """The cell the bot would open next; `analyzer` must match the game's position."""
+        raise Refused(f"the bot plays classic and help games, not {self.title} games")
 
     def proven_hint(self, game: Game, analyzer: Analyzer) -> Hint | None:
         """What the numbers the player sees prove, whatever the mode: a flag that could be wrong, the

@@ -20,13 +20,14 @@ from typing import Annotated, Any
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import NotRequired, TypedDict
 
-from app.game import Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
-from app.modes.base import Mode
+from app.game import BotChoice, Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
+from app.modes.base import Mode, counted
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Interrupted, Limits, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
 from solver.position import COVERED, FLAG
+from solver.strategy import exact
 
 
 # What a no-guess deal may take however short the request's own limit: bench/generate.py measured
@@ -63,6 +64,7 @@ class ClassicState(TypedDict):
     board_id: NotRequired[StrictStr | None]  # once the first click has dealt the layout
     start: NotRequired[Cell | None]  # a board played from its id: the cell its first click was on
     clicks: NotRequired[Count]  # reveals, chords and flags: what a won game's record shows beside its 3BV
+    bot_moves: NotRequired[Count]  # moves the bot played (Play for me): such a game is not the player's record
 
 
 BOARD_ID = re.compile(r"^(\d{1,3})x(\d{1,3})-(\d{1,5})-([os])(n?)-(\d{1,3})\.(\d{1,3})-([0-9a-f]{16})$")
@@ -108,7 +110,7 @@ class Classic(Mode):
     state_schema = ClassicState
 
     def new_state(self) -> dict[str, Any]:
-        return {"board_seed": "", "board_id": None, "start": None, "clicks": 0}
+        return {"board_seed": "", "board_id": None, "start": None, "clicks": 0, "bot_moves": 0}
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # Only the seed: the layout waits for the first click, which it must spare.
@@ -140,6 +142,11 @@ class Classic(Mode):
         new, outcome = super().apply(game, move, **turn)
         if move.action in CLICKS and "clicks" in new.state:
             new.state["clicks"] += 1
+        played = game.state.get("bot_moves", 0) + move.bot
+        if played:
+            # Set from the game before the move, not from what an undo restores: a game the bot played
+            # in stays one, as an undone loss stays a death.
+            new.state["bot_moves"] = played
         return new, outcome
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
@@ -272,9 +279,37 @@ class Classic(Mode):
             return proven
         return Hint("guess", "I don't know: no cell can be proven safe, so you must guess")
 
+    bot_plays = True
+
+    def bot_choice(self, game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
+        """The exact strategy's next cell (solver.strategy), which reads only the visible position: the first
+        of the proven-safe cells the player has not flagged, else its one guess. The first click is the
+        strategy's too, or a shared board's own, and safe by the rules."""
+        if game.status != "playing":
+            raise Refused(f"the game is {game.status}: the bot has nothing left to play")
+        start = game.state.get("start")
+        if game.started_at is None and start is not None:
+            return BotChoice(game.cell(start), safe=True, mine_probability=0.0, first_click=True)
+        choice = exact(game.width, game.height, game.cells, analyzer, rng)
+        if game.started_at is None:
+            return BotChoice(choice.cells[0], safe=True, mine_probability=0.0, first_click=True)
+        if choice.guess:
+            return BotChoice(choice.cells[0], safe=False, mine_probability=choice.mine_probability)
+        # Only when the player flagged every proven-safe cell is a flagged one named: the rules then refuse
+        # to open it, and say why.
+        cell = next((cell for cell in choice.cells if game.marks.get(game.index(*cell)) != FLAG), choice.cells[0])
+        return BotChoice(cell, safe=True, mine_probability=0.0)
+
     def public_state(self, game: Game) -> dict[str, Any]:
         # The board seed says nothing without the server's key; the id waits for the first click.
-        return {"board_id": game.state.get("board_id"), "start": game.state.get("start")}
+        return {"board_id": game.state.get("board_id"), "start": game.state.get("start"), "bot_moves": game.state.get("bot_moves", 0)}
+
+    def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
+        played = game.state.get("bot_moves", 0)
+        return [("bot-moves", "Bot moves", played, "Moves the bot played for you: this game does not count in your records")] if played else []
+
+    def result_counts(self, game: Game) -> list[str]:
+        return [counted(game.state.get("bot_moves", 0), "bot move"), *super().result_counts(game)]
 
     def first_click_hint(self, game: Game) -> str:
         start = game.state.get("start")

@@ -10,12 +10,14 @@ a game; only mistakes do.
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from typing import Any
 
-from app.game import Game, Move, Refused, Turn
+from app.game import BotChoice, Game, Move, Refused, Turn
 from app.modes.classic import Classic, ClassicState
 from app.stored import Cell, Count, schema
-from solver import Interrupted
+from solver import Analyzer, Interrupted
 from pydantic import StrictBool
 
 
@@ -55,6 +57,16 @@ class Help(Classic):
         game.state["help_pending"] = True
         turn.outcome.message = "Help granted: no cell could be proven safe. The next cell you open is safe (a mine there is flagged for you)."
 
+    def bot_choice(self, game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
+        """As in classic, but a guess is never taken blind: help is free when no cell is proven safe, so the
+        bot asks for it first, and the guess it then opens is safe."""
+        choice = super().bot_choice(game, analyzer, rng)
+        if choice.safe:
+            return choice
+        if game.state["help_pending"]:
+            return replace(choice, safe=True, helped=True)
+        return replace(choice, action="help")
+
     def reveal_cell(self, turn: Turn, index: int) -> None:
         game = turn.game
         if not game.state["help_pending"] or game.started_at is None:
@@ -91,7 +103,7 @@ class Help(Classic):
         return [helped, *super().result_counts(game)]
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
-        return [("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely")]
+        return [("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely"), *super().counters(game)]
 
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.

@@ -10,6 +10,7 @@ from app.web.deps import Client, Player, Service
 from app.web.schemas import (
     ERROR_RESPONSES,
     AnalysisOut,
+    BotOut,
     ErrorOut,
     GameListOut,
     GameOut,
@@ -112,3 +113,20 @@ async def hint(game_id: str, player: Player, service: Service) -> HintOut:
         proof=[list(cell) for cell in advice.proof],
         uses_count=advice.uses_count,
     )
+
+
+@router.get("/{game_id}/bot", response_model=BotOut)
+async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
+    """Classic and help games: the cell the bot would open next, from what the player sees (never from the
+    layout); asking again names the same cell until the game changes. Asking changes nothing."""
+    _, choice = await service.bot_choice(game_id, player)
+    x, y = choice.cell
+    return BotOut(x=x, y=y, safe=choice.safe, mine_probability=choice.mine_probability, action=choice.action, helped=choice.helped)
+
+
+@router.post("/{game_id}/bot", response_model=GameOut)
+async def bot_move(game_id: str, player: Player, service: Service) -> GameOut:
+    """Classic and help games: the bot reveals the cell GET .../bot names, as a move; refused as a move is.
+    A game the bot played a move of is left out of the player's records."""
+    result = await service.bot_move(game_id, player)
+    return game_out(game_id, result.after, service.clock())

@@ -136,6 +136,24 @@ async def move_form(
     return move_answer(request, game_id, result, version, service.clock())
 
 
+@router.post("/games/{game_id}/bot")
+async def bot_move_form(request: Request, game_id: str, player: Player, service: Service, version: Annotated[str, Form()] = "") -> Response:
+    """One step of Play for me (kaboom.js): the bot's next cell, answered as a click on it is."""
+    if not is_htmx(request):
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    result = await service.bot_move(game_id, player)
+    return move_answer(request, game_id, result, version, service.clock())
+
+
+@router.get("/games/{game_id}/bot")
+async def bot_choice_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
+    """What would the bot do? Its next cell, ringed on the board, with the reason in the panel."""
+    _, choice = await service.bot_choice(game_id, player)
+    game, overlay, _ = await service.look(game_id, player)
+    context = page_context(game_id, game, overlay, now=service.clock(), bot=choice, oob=is_htmx(request))
+    return blocks(request, context, "panel") if is_htmx(request) else page(request, context)
+
+
 @router.post("/games/{game_id}/options")
 async def options_form(request: Request, game_id: str, player: Player, service: Service) -> Response:
     game = await service.load(game_id, player)

@@ -11,7 +11,7 @@ from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.modes import MODES
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
-from app.web.view import Look, cell_html, changed_cells, panel, review_text
+from app.web.view import Look, bot_text, cell_html, changed_cells, panel, review_text
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -28,11 +28,15 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
     review = extra.pop("review", None)
     if review is not None and game is not None:
         context["review"] = (review, review_text(review, game))
+    bot, played = extra.pop("bot", None), extra.pop("bot_played", False)
+    if bot is not None:
+        context["bot"] = (bot, bot_text(bot, played))
     if game is not None:
         options = type(game.options)
         mode = MODES[game.mode]
         context.update(
             help_offered="help" in mode.extra_actions,
+            bot_offered=mode.bot_plays,
             board_id=mode.public_state(game).get("board_id"),
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, overlay),
@@ -60,7 +64,8 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
     """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
     before, after = Look(result.before, result.overlay_before), Look(result.after, result.overlay_after)
     context = page_context(
-        game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review, oob=True
+        game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review,
+        bot=result.bot, bot_played=True, oob=True,
     )
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.

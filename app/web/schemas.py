@@ -117,6 +117,7 @@ class GameOut(BaseModel):
     bbbv: int | None = Field(None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board")
     bbbv_per_second: float | None = Field(None, description="a won classic or help game: 3BV divided by its time")
     clicks: int | None = Field(None, description="a won classic or help game: the reveals, chords and flags it took")
+    bot_moves: int = Field(0, description="classic and help games: moves the bot played (POST .../bot); such a game is left out of the records")
 
 
 
@@ -161,6 +162,21 @@ class HintOut(BaseModel):
     cell: list[int] | None
     proof: list[list[int]]
     uses_count: bool
+
+
+class BotOut(BaseModel):
+    x: int = Field(description="the cell the bot would open next: its column, from 0")
+    y: int = Field(description="its row, from 0")
+    safe: bool = Field(
+        description="proven safe from what the player sees, the first click (safe by the rules), or a guess under help granted; otherwise a guess"
+    )
+    mine_probability: float | None = Field(
+        description="0 for a proven-safe cell; a guess's exact chance of a mine, null when it could not be counted in time"
+    )
+    action: Literal["reveal", "help"] = Field(
+        "reveal", description="help (Ask for help games): no cell is proven safe, so the bot asks for help before it opens the cell"
+    )
+    helped: bool = Field(False, description="the guess is opened under help granted: safe whatever its chance")
 
 
 class BestOut(BaseModel):
@@ -222,6 +238,7 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
         board_id=public.get("board_id"),
+        bot_moves=public.get("bot_moves", 0),
         **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or ())),
         help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
         if "help_granted" in public

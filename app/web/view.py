@@ -12,11 +12,11 @@ from fractions import Fraction
 
 from markupsafe import Markup
 
-from app.game import PRESETS, QUESTION, Game, LossReview
+from app.game import PRESETS, QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
 from app.service import Overlay
 from app.store import Listing
-from solver.position import COVERED, FLAG, MINE
+from solver.position import COVERED, FLAG, MINE, describe
 from solver import Status
 
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
@@ -225,7 +225,23 @@ def review_text(review: LossReview, game: Game) -> str:
     return " ".join(parts)
 
 
-def percent(chance: Fraction) -> str:
+def bot_text(choice: BotChoice, played: bool) -> str:
+    """The bot's move in words, before (What would the bot do?) or after it played it: the cell, and whether
+    it is proven safe or a guess with its chance."""
+    if choice.action == "help":
+        guess = f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine" if choice.mine_probability is not None else describe(choice.cell)
+        return f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe (its best guess: {guess})."
+    where = f"The bot {'opened' if played else 'would open'} {describe(choice.cell)}"
+    if choice.helped:
+        return f"{where}: a guess, opened safely under the help granted."
+    if choice.safe:
+        return f"{where}: {'the first click, safe by the rules' if choice.first_click else 'proven safe'}."
+    if choice.mine_probability is None:
+        return f"{where}: a guess (its chance of a mine could not be counted in time)."
+    return f"{where}: a guess, {percent(choice.mine_probability)} chance of a mine."
+
+
+def percent(chance: Fraction | float) -> str:
     """A probability for people: whole percents, with a decimal only where rounding would hide the difference."""
     value = float(chance) * 100
     if 0 < value < 1 or 99 < value < 100:
