@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from app.game import Move
 from app.modes import ClassicOptions, apply_move, get_mode, new_game
-from solver.strategy import STRATEGIES
+from solver import Analyzer
+from solver.strategy import STRATEGIES, Choice, progress_cell
 
 PRESET_SIZES = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (30, 16, 99)}
 
@@ -29,6 +30,7 @@ class Board:
     first: tuple[int, int]
     opening: bool  # the first click's neighbours are empty ("modern"); else only the cell is safe ("classic")
     layout: frozenset[int] | None = None  # mine indices (y * width + x); None: dealt from the seed
+    mode: str = "classic"  # or "cruel": no fixed layout, and a guess the rules force is safe
 
 
 @dataclass
@@ -38,6 +40,7 @@ class GameResult:
     seconds: float
     move_seconds: list[float] = field(default_factory=list)  # the strategy's time per decision
     guessed: list[tuple[float, bool]] = field(default_factory=list)  # (predicted chance of a mine, was one)
+    forced_guesses: int = 0  # cruel mode: guesses its rules counted as forced
 
     def as_json(self) -> dict:
         return {"won": self.won, "guesses": self.guesses, "seconds": round(self.seconds, 4)}
@@ -48,10 +51,13 @@ def play(board: Board, strategy: str, seed: int) -> GameResult:
     choose = STRATEGIES[strategy]
     rng = random.Random(seed)
     started = time.perf_counter()
-    options = ClassicOptions(first_click_safe_only=not board.opening)
-    if board.layout is None:
+    if board.mode == "cruel":
+        game = new_game(board.width, board.height, board.mines, "cruel", rng=random.Random(rng.getrandbits(64)))
+    elif board.layout is None:
+        options = ClassicOptions(first_click_safe_only=not board.opening)
         game = new_game(board.width, board.height, board.mines, "classic", options, rng=random.Random(rng.getrandbits(64)))
     else:
+        options = ClassicOptions(first_click_safe_only=not board.opening)
         game = get_mode("classic").from_layout(board.width, board.height, board.layout, board.first, options)
     game, outcome = apply_move(game, Move("reveal", *board.first), rng=rng, now=0.0)
     analyzer = outcome.analyzer
@@ -59,6 +65,8 @@ def play(board: Board, strategy: str, seed: int) -> GameResult:
     while game.status == "playing":
         thinking = time.perf_counter()
         choice = choose(game.width, game.height, game.cells, analyzer, rng)
+        if board.mode == "cruel" and choice.guess:
+            choice = cruel_guess(choice, analyzer, rng)
         result.move_seconds.append(time.perf_counter() - thinking)
         for cell in choice.cells:
             if game.cells[game.index(*cell)] != ".":
@@ -72,8 +80,57 @@ def play(board: Board, strategy: str, seed: int) -> GameResult:
             if choice.mine_probability is not None:
                 result.guessed.append((choice.mine_probability, game.status == "lost"))
     result.won = game.status == "won"
+    result.forced_guesses = game.state.get("forced_guesses", 0)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def cruel_guess(choice: Choice, analyzer: Analyzer, rng: random.Random) -> Choice:
+    """Under cruel rules a guess next to a number is safe when no cell is (DESIGN.md §1.1) and one away
+    from every number is not: the strategy's guess, moved next to a number when it was away from them."""
+    cell = choice.cells[0]
+    if not analyzer.is_outside(cell) or not analyzer.frontier_exists():
+        return choice
+    return Choice((progress_cell(analyzer, rng),), guess=True, mine_probability=None)
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    """Guesses whose predicted chance of a mine fell in [low, high): what was predicted, what happened."""
+
+    low: float
+    high: float
+    guesses: int
+    predicted: float  # the mean predicted chance
+    observed: float  # the share that were mines
+    interval: tuple[float, float]  # 95 % (Wilson) for `observed`
+
+    def as_json(self) -> dict:
+        return {
+            "low": self.low, "high": self.high, "guesses": self.guesses, "predicted": round(self.predicted, 4),
+            "observed": round(self.observed, 4), "interval": [round(bound, 4) for bound in self.interval],
+        }
+
+
+# Most guesses are below one in three; the last bin holds the rare worse ones.
+CALIBRATION_EDGES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0001)
+
+
+def calibration(results: list[GameResult], edges: tuple[float, ...] = CALIBRATION_EDGES) -> list[CalibrationBin]:
+    """The strategy's predicted mine chances against what its guesses met, bin by bin (empty bins left out)."""
+    bins = []
+    guessed = [guess for result in results for guess in result.guessed]
+    for low, high in zip(edges, edges[1:]):
+        inside = [(chance, mine) for chance, mine in guessed if low <= chance < high]
+        if inside:
+            mines = sum(mine for _, mine in inside)
+            bins.append(
+                CalibrationBin(
+                    low, min(high, 1.0), len(inside), sum(chance for chance, _ in inside) / len(inside),
+                    mines / len(inside), wilson_interval(mines, len(inside)),
+                )
+            )
+    return bins
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:

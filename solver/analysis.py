@@ -20,6 +20,7 @@ from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
 from solver.limits import CELL_UNITS, Allowance, Interrupted
+from solver.lookahead import Frontier, FrontierPart
 from solver.sat import Constraint, CountQuestions, Unsatisfiable
 
 
@@ -558,6 +559,28 @@ class Analyzer:
             else:
                 result[cell] = outside_probability
         return Probabilities(result)
+
+    def frontier(self, budget: Budget | None = None) -> Frontier:
+        """What the counting knows, for reasoning about moves not yet made (solver.lookahead).
+
+        Raises BudgetExceeded when a component cannot be counted within `budget`.
+        """
+        self._settle()
+        budget = (budget or Budget()).start()
+        parts = tuple(
+            FrontierPart(frozenset(component.cells), tuple(component.constraints), self._counts(component, budget))
+            for component in self._components
+        )
+        return Frontier(
+            width=self.width,
+            height=self.height,
+            symbols=tuple(self._symbol),
+            mines=frozenset(index for index, mine in self._known.items() if mine),
+            safe=frozenset(index for index, mine in self._known.items() if not mine),
+            parts=parts,
+            outside=tuple(self._undetermined_outside()),
+            mines_left=self._mines_left(),
+        )
 
     def sample_layout(
         self, rng: random.Random, force: tuple[Cell, bool] | None = None, budget: Budget | None = None

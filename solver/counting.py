@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -244,6 +244,26 @@ class ComponentCounts:
                 left -= 1
         return frozenset(chosen)
 
+    def layouts(self, mines: int) -> Iterator[frozenset]:
+        """Every layout with exactly `mines` mines; the tables lead only into branches that complete."""
+        chosen: list = []
+
+        def walk(t: int, state: tuple, left: int) -> Iterator[frozenset]:
+            if t == len(self.order):
+                yield frozenset(chosen)
+                return
+            for mine in (0, 1):
+                after = self.steps[t].apply(state, mine)
+                completions = self._backward[t + 1].get(after, ()) if after is not None else ()
+                if 0 <= left - mine < len(completions) and completions[left - mine]:
+                    if mine:
+                        chosen.append(self.order[t])
+                    yield from walk(t + 1, after, left - mine)
+                    if mine:
+                        chosen.pop()
+
+        yield from walk(0, (), mines)
+
 
 def _outside_weights(low_total: int, span: int, mines_left: int, outside: int) -> list[int]:
     """weights[d] proportional to C(outside, mines_left - low_total - d), for d in 0..span.
@@ -306,26 +326,47 @@ class Combination:
         width = self.components[self.varying[j]].width
         return [sum(count * after[d + e] for d, count in enumerate(before)) for e in range(width + 1)]
 
-    def probabilities(self) -> tuple[dict[Cell, Fraction], Fraction | None]:
-        """Exact mine probability of every frontier cell, and of any one outside cell."""
-        result: dict[Cell, Fraction] = {}
+    def _tallies(self) -> Iterator[tuple[Cell | None, int, int]]:
+        """(cell, layouts with a mine there, layouts) in the same units for one cell; None: any outside cell."""
         position = {i: j for j, i in enumerate(self.varying)}
         for i, component in enumerate(self.components):
             if i in position:
                 rest = self._rest_weight(position[i])
                 denominator = sum(c * r for c, r in zip(component.by_mines, rest))
                 for cell, mines in component.mine_by_mines.items():
-                    result[cell] = Fraction(sum(c * r for c, r in zip(mines, rest)), denominator)
+                    yield cell, sum(c * r for c, r in zip(mines, rest)), denominator
             else:
                 for cell, mines in component.mine_by_mines.items():
-                    result[cell] = Fraction(mines[0], component.by_mines[0])
-        outside = None
+                    yield cell, mines[0], component.by_mines[0]
         if self.outside:
             mines_outside = sum(
                 count * weight * (self.mines_left - self.low_total - d)
                 for d, (count, weight) in enumerate(zip(self.before[-1], self.weights))
             )
-            outside = Fraction(mines_outside, self.outside * self.total)
+            yield None, mines_outside, self.outside * self.total
+
+    def probabilities(self) -> tuple[dict[Cell, Fraction], Fraction | None]:
+        """Exact mine probability of every frontier cell, and of any one outside cell."""
+        result: dict[Cell, Fraction] = {}
+        outside = None
+        for cell, mines, layouts in self._tallies():
+            if cell is None:
+                outside = Fraction(mines, layouts)
+            else:
+                result[cell] = Fraction(mines, layouts)
+        return result, outside
+
+    def chances(self) -> tuple[dict[Cell, float], float | None]:
+        """The same as floats, for comparing many moves quickly; exactly 0.0 only for a cell that is
+        safe in every layout (no Fraction is built)."""
+        result: dict[Cell, float] = {}
+        outside = None
+        for cell, mines, layouts in self._tallies():
+            chance = mines / layouts if mines else 0.0
+            if cell is None:
+                outside = chance
+            else:
+                result[cell] = chance
         return result, outside
 
     def sample(self, rng: random.Random) -> tuple[list[frozenset], int]:

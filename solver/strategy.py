@@ -10,13 +10,15 @@ safe, then the outside; the choice therefore never loses a cruel game.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Status
-from solver.counting import Budget
+from solver.counting import Budget, BudgetExceeded
 from solver.local import subtract_groups
-from solver.position import COVERED, FLAG, Cell, neighbour_table
+from solver.lookahead import Frontier
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, neighbour_table
 
 
 def safe_cells(analyzer: Analyzer) -> list[Cell]:
@@ -79,33 +81,306 @@ def groups(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, 
     return Choice((rng.choice([cell for cell in covered if cell[1] * width + cell[0] not in mines] or covered),), guess=True)
 
 
+# Rounds of rescaling in the Java bot's approximate probabilities (it stopped after a handful).
+APPROXIMATION_ROUNDS = 10
+
+
+def groups_with_probabilities(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
+    """The seeds' Java bot with its approximate probabilities: the group rules first, else the covered
+    cell its estimate calls least likely to be a mine (ties at random)."""
+    found = subtract_groups(width, height, symbols)
+    if found.safe:
+        return Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False)
+    chances = approximate_chances(width, height, symbols, analyzer.total_mines, set(found.mines))
+    safest = min(chances.values())
+    index = rng.choice(sorted(index for index, chance in chances.items() if chance == safest))
+    return Choice(((index % width, index // width),), guess=True, mine_probability=safest)
+
+
+def approximate_chances(width: int, height: int, symbols: Sequence[str], total_mines: int, mines: set[int]) -> dict[int, float]:
+    """The Java bot's estimate, no counting of layouts: each number is a group (its covered neighbours and
+    the mines they still hold); a cell starts at 1 - prod(1 - mines/cells) over its groups, then each
+    group is rescaled to hold its mines, round after round; the rest of the mines spread evenly outside."""
+    neighbours = neighbour_table(width, height)
+    covered = [index for index, symbol in enumerate(symbols) if symbol in (COVERED, FLAG) and index not in mines]
+    groups = []
+    for index, symbol in enumerate(symbols):
+        if symbol in NUMBERS:
+            cells = [n for n in neighbours[index] if symbols[n] in (COVERED, FLAG) and n not in mines]
+            if cells:
+                held = int(symbol) - sum(1 for n in neighbours[index] if n in mines or symbols[n] == MINE)
+                groups.append((cells, held))
+    chance: dict[int, float] = {}
+    for cells, held in groups:
+        for cell in cells:
+            chance[cell] = 1 - (1 - chance.get(cell, 0.0)) * (1 - held / len(cells))
+    for _ in range(APPROXIMATION_ROUNDS):
+        for cells, held in groups:
+            total = sum(chance[cell] for cell in cells)
+            if total > 0:
+                for cell in cells:
+                    chance[cell] = min(1.0, chance[cell] * held / total)
+    outside = [index for index in covered if index not in chance]
+    if outside:
+        left = total_mines - len(mines) - sum(1 for symbol in symbols if symbol == MINE) - sum(chance.values())
+        spread = min(1.0, max(0.0, left / len(outside)))
+        chance.update((index, spread) for index in outside)
+    return chance
+
+
+# Budgets of one move (DESIGN.md §1.4: no move takes much more than a second). Steps are deterministic,
+# so that a seed replays the same game; the deadline is only the last guard.
+MOVE_SECONDS = 1.0
+LOOKAHEAD_STEPS = 3_000_000  # counting work for the frontier and every position looked at
+ENDGAME_LAYOUTS = 300  # below this many layouts the endgame is searched exhaustively
+ENDGAME_WORK = 1_500_000  # cells times layouts visited by that search
+# Look-ahead candidates: cells at least this share as safe as the safest, the best few of them.
+CANDIDATE_SHARE = 0.9
+OUTSIDE_SHARE = 0.95
+FRONTIER_CANDIDATES = 8
+OUTSIDE_CANDIDATES = 4
+# The next move's safety blends the safest cell (this share) with the second safest.
+BLEND = 0.8
+# How much a move that makes progress counts beyond safety (only to break near ties).
+PROGRESS_WEIGHT = 0.02
+# How much a guess that may open an area counts beyond what the next move gains from it.
+OPENING_WEIGHT = 0.05
+
+
 def exact(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
-    """Every proven-safe cell (the exact solver's, count included); else the guess least likely to be a
-    mine by exact probability, and among those nearly as safe, the one most likely to open an area."""
+    """Every proven-safe cell (the exact solver's, count included); else, when few layouts remain, the
+    move that wins most of them; else a 50/50 that no move can ever decide, taken now; else the guess
+    that, looking one move ahead, best survives this guess and the next."""
     safe = analyzer.safe_cells()
     if safe:
         return Choice(tuple(_reading_order(safe)), guess=False)
-    counted = analyzer.probabilities(Budget())
-    if counted.cells is None:
+    budget = Budget(steps=LOOKAHEAD_STEPS, deadline=time.monotonic() + MOVE_SECONDS)
+    try:
+        frontier = analyzer.frontier(budget)
+        chances = {index: chance for index, chance in frontier.chances().items() if chance < 1}
+    except BudgetExceeded:
         cell = progress_cell(analyzer, rng)
         assert cell is not None
         return Choice((cell,), guess=True)
-    chances = {cell: float(chance) for cell, chance in counted.cells.items() if chance < 1}
-    safest = min(chances.values())
-    near = [cell for cell, chance in chances.items() if chance <= safest + SAFETY_TOLERANCE]
 
-    def opening_chance(cell: Cell) -> float:
-        # The chance that the cell is safe and shows a zero, its neighbours taken as independent: a corner
-        # away from the numbers opens more often than a cell in the middle.
-        x, y = cell
-        chance = 1 - chances[cell]
-        for n in neighbour_table(width, height)[y * width + x]:
-            if symbols[n] in (COVERED, FLAG):
-                chance *= 1 - float(counted.cells[(n % width, n // width)])
-        return chance
+    def choice(index: int) -> Choice:
+        return Choice(((index % width, index // width),), guess=True, mine_probability=chances[index])
 
-    best = max(near, key=lambda cell: (opening_chance(cell), -chances[cell], rng.random()))
-    return Choice((best,), guess=True, mine_probability=chances[best])
+    endgame = Endgame.of(frontier, ENDGAME_LAYOUTS, ENDGAME_WORK, budget.deadline)
+    if endgame is not None:
+        try:
+            return choice(endgame.best_move())
+        except EndgameTooBig:
+            pass
+    pair = unavoidable_pair(frontier)
+    if pair is not None:
+        return choice(pair)
+    return choice(best_guess(frontier, chances, budget, rng))
 
 
-STRATEGIES = {"groups": groups, "exact": exact}
+def opening_chance(frontier: Frontier, chances: dict[int, float], index: int) -> float:
+    """The chance that the cell is safe and shows a zero, its neighbours taken as independent: a corner
+    away from the numbers opens more often than a cell in the middle."""
+    chance = 1 - chances[index]
+    for neighbour in neighbour_table(frontier.width, frontier.height)[index]:
+        if neighbour in chances:
+            chance *= 1 - chances[neighbour]
+    return chance
+
+
+def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random) -> list[int]:
+    """The guesses worth looking ahead from, safest first: the safest frontier cells, and when the
+    outside is about as safe, the outside cells most likely to open an area."""
+    ranked = {index: (1 - chances[index], opening_chance(frontier, chances, index), rng.random()) for index in chances}
+    on_edge = [index for part in frontier.parts for index in part.cells if index in chances]
+    best_on_edge = max((ranked[index][0] for index in on_edge), default=0.0)
+    best = max(best_on_edge, 1 - chances[frontier.outside[0]] if frontier.outside else 0.0)
+    chosen = sorted((index for index in on_edge if ranked[index][0] >= CANDIDATE_SHARE * best), key=ranked.get, reverse=True)[:FRONTIER_CANDIDATES]
+    if frontier.outside and ranked[frontier.outside[0]][0] >= OUTSIDE_SHARE * best_on_edge:
+        chosen += sorted(outside_candidates(frontier), key=ranked.get, reverse=True)[:OUTSIDE_CANDIDATES]
+    return sorted(chosen, key=ranked.get, reverse=True)
+
+
+def outside_candidates(frontier: Frontier) -> list[int]:
+    """Outside cells worth a guess: all of few; else those two steps from a number (their own number
+    may decide cells next to it), and those with few covered neighbours (likely to open an area)."""
+    if len(frontier.outside) < 30:
+        return list(frontier.outside)
+    width, height = frontier.width, frontier.height
+    outside = set(frontier.outside)
+    chosen = set()
+    for index, symbol in enumerate(frontier.symbols):
+        if symbol in NUMBERS:
+            x, y = index % width, index // width
+            for dx, dy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+                if 0 <= x + dx < width and 0 <= y + dy < height and (y + dy) * width + x + dx in outside:
+                    chosen.add((y + dy) * width + x + dx)
+    neighbours = neighbour_table(width, height)
+    for index in outside:
+        if sum(1 for n in neighbours[index] if frontier.symbols[n] in (COVERED, FLAG) and n not in frontier.mines) <= 3:
+            chosen.add(index)
+    return sorted(chosen)
+
+
+@dataclass(frozen=True)
+class Prospect:
+    """What a guess promises, looking one move ahead."""
+
+    cell: int
+    safety: float
+    # The chance to survive this guess and then the next (the safest next move, blended with the
+    # second safest so that a position with one good move counts less than one with two).
+    score: float
+    progress: float  # the chance that this guess is safe and leaves a proven-safe cell
+    opening: float  # the chance that it shows a zero, which opens an area
+    dead: bool  # whatever it shows is known already: it teaches nothing
+
+    @property
+    def rank(self) -> tuple:
+        return (not self.dead, self.score * (1 + PROGRESS_WEIGHT * self.progress + OPENING_WEIGHT * self.opening))
+
+
+def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: Budget) -> Prospect:
+    score = progress = opening = 0.0
+    outcomes = 0
+    for value in frontier.values(index):
+        after = frontier.reveal(index, value, budget)
+        if after is None:
+            continue
+        outcomes += 1
+        share = after.layouts / frontier.layouts
+        safeties = sorted((1 - chance for chance in after.chances().values()), reverse=True)[:2]
+        if not safeties:  # every cell left is a mine: the game is won
+            safeties = [1.0]
+        first, second = safeties[0], safeties[-1]
+        score += share * (BLEND * first + (1 - BLEND) * second)
+        progress += share * (first == 1.0)
+        opening += share * (value == 0)
+    return Prospect(index, 1 - chances[index], score, progress, opening, dead=outcomes == 1)
+
+
+def best_guess(frontier: Frontier, chances: dict[int, float], budget: Budget, rng: random.Random) -> int:
+    """The candidate with the best prospect; only candidates that cannot beat the best so far are skipped."""
+    ranked = candidates(frontier, chances, rng)
+    best: Prospect | None = None
+    for index in ranked:
+        if best is not None and not best.dead and (1 - chances[index]) * (1 + PROGRESS_WEIGHT + OPENING_WEIGHT) <= best.rank[1]:
+            break  # sorted by safety, and a guess's score never exceeds its safety
+        try:
+            looked = prospect(frontier, chances, index, budget)
+        except BudgetExceeded:
+            break
+        if best is None or looked.rank > best.rank:
+            best = looked
+    return best.cell if best is not None else ranked[0]
+
+
+def unavoidable_pair(frontier: Frontier) -> int | None:
+    """One cell of two that hold exactly one mine and that no reveal can ever tell apart, if any.
+
+    Every cell next to one of them and not the other is a known mine, so swapping the two changes no
+    number that is or will be shown: a 50/50 now or later, and now it costs no other guess first.
+    """
+    neighbours = neighbour_table(frontier.width, frontier.height)
+    for part in frontier.parts:
+        for constraint in part.constraints:
+            if constraint.mines != 1 or len(constraint.cells) != 2:
+                continue
+            first, second = sorted(constraint.cells)
+            apart = (set(neighbours[first]) ^ set(neighbours[second])) - {first, second}
+            if all(cell in frontier.mines or frontier.symbols[cell] == MINE for cell in apart):
+                return first
+    return None
+
+
+class EndgameTooBig(Exception):
+    """The exhaustive search went past its budget."""
+
+
+class Endgame:
+    """The best move by exhaustive search over every layout left: the one that wins the most of them.
+
+    A state is the set of layouts still possible: which cells were opened to get there changes nothing,
+    because a cell safe in all of them can be opened for free. Wins are counted in layouts (integers).
+    """
+
+    def __init__(self, frontier: Frontier, layouts: list[frozenset[int]], work: int, deadline: float | None):
+        self.cells = frontier.undetermined()
+        self.mine = {cell: tuple(cell in layout for layout in layouts) for cell in self.cells}
+        self.value = {}
+        for cell in self.cells:
+            known, around = frontier._around(cell)
+            self.value[cell] = tuple(known + len(around & layout) for layout in layouts)
+        self.layouts = tuple(range(len(layouts)))
+        self.work = work
+        self.deadline = deadline
+        self.memo: dict[tuple[int, ...], int] = {}
+
+    @classmethod
+    def of(cls, frontier: Frontier, limit: int, work: int, deadline: float | None) -> Endgame | None:
+        layouts = frontier.all_layouts(limit)
+        return cls(frontier, layouts, work, deadline) if layouts is not None else None
+
+    def _spend(self, units: int) -> None:
+        self.work -= units
+        if self.work < 0 or (self.deadline is not None and time.monotonic() > self.deadline):
+            raise EndgameTooBig
+
+    def _split(self, cell: int, layouts: Sequence[int]) -> list[tuple[int, ...]]:
+        groups: dict[int, list[int]] = {}
+        for layout in layouts:
+            groups.setdefault(self.value[cell][layout], []).append(layout)
+        return [tuple(group) for group in groups.values()]
+
+    def _moves(self, layouts: tuple[int, ...]) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, int, tuple[int, ...]]]]:
+        """A free reveal that teaches something (as its groups), else the guesses: (layouts where the cell is safe, cell, those layouts)."""
+        self._spend(len(self.cells) * len(layouts))
+        guesses = []
+        for cell in self.cells:
+            mine = self.mine[cell]
+            safe_in = tuple(layout for layout in layouts if not mine[layout])
+            if not safe_in:
+                continue
+            if len(safe_in) == len(layouts):
+                groups = self._split(cell, layouts)
+                if len(groups) > 1:
+                    return groups, []
+                continue
+            guesses.append((len(safe_in), cell, safe_in))
+        guesses.sort(key=lambda guess: -guess[0])
+        return None, guesses
+
+    def wins(self, layouts: tuple[int, ...]) -> int:
+        """Layouts of these that the best play wins."""
+        if len(layouts) == 1:
+            return 1
+        if layouts in self.memo:
+            return self.memo[layouts]
+        free, guesses = self._moves(layouts)
+        if free is not None:
+            best = sum(self.wins(group) for group in free)
+        else:
+            best = 0
+            for safe_count, cell, safe_in in guesses:
+                if safe_count <= best:
+                    break
+                best = max(best, sum(self.wins(group) for group in self._split(cell, safe_in)))
+        self.memo[layouts] = best
+        return best
+
+    def best_move(self) -> int:
+        """The cell to open now; raises EndgameTooBig when the search would take too long."""
+        free, guesses = self._moves(self.layouts)
+        if free is not None:  # not reached after the safe cells were opened, but sound anyway
+            return next(cell for cell in self.cells if not any(self.mine[cell]))
+        best_cell, best = guesses[0][1], -1
+        for safe_count, cell, safe_in in guesses:
+            if safe_count <= best:
+                break
+            won = sum(self.wins(group) for group in self._split(cell, safe_in))
+            if won > best:
+                best_cell, best = cell, won
+        return best_cell
+
+
+STRATEGIES = {"groups": groups, "groups+prob": groups_with_probabilities, "exact": exact}

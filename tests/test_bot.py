@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from app.bot import Board, play, wilson_interval
+from app.bot import Board, GameResult, calibration, play, wilson_interval
 from app.cli import main
 from solver import Analyzer, Position
-from solver.strategy import exact, groups
+from solver.strategy import approximate_chances, exact, groups, groups_with_probabilities
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 
@@ -112,8 +112,50 @@ def bot_in_process(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize(
     "args, words",
-    [(["--games", "0"], "at least 1"), (["--jobs", "x"], "at least 1"), (["--size", "3x3/20"], "between 1 and 8"), (["--first", "40,0"], "off the 30x16 board")],
+    [
+        (["--games", "0"], "at least 1"), (["--jobs", "x"], "at least 1"), (["--size", "3x3/20"], "between 1 and 8"),
+        (["--first", "40,0"], "off the 30x16 board"), (["--mode", "cruel", "--opening"], "for classic games"),
+        (["--calibration", "plot.svg"], "PNG"), (["--strategy", "best"], "invalid choice"),
+    ],
 )
 def test_kaboom_bot_refuses_bad_arguments_with_exit_2(capsys, args, words):
     code, out, err = bot_in_process(capsys, *args, *(() if "--games" in args else ("--games", "1")))
     assert code == 2 and words in err and out == ""
+
+
+def test_groups_with_probabilities_guesses_the_cell_its_estimate_calls_safest():
+    # No group rule applies: the 1 shares one mine among three cells, the 2 two among three, the rest
+    # is outside. The estimate puts the 1's own corner cell lowest of the numbers' cells.
+    rows = ["1.2..", ".....", "....."]
+    chances = approximate_chances(5, 3, "".join(rows), 4, set())
+    choice = choose(groups_with_probabilities, rows, 4)
+    index = choice.cells[0][1] * 5 + choice.cells[0][0]
+    assert choice.guess and chances[index] == min(chances.values()) == choice.mine_probability
+    # Each group is rescaled to hold its mines, and the rest of the mines spread evenly outside.
+    assert sum(chances[i] for i in (1, 5, 6)) == pytest.approx(1, abs=0.02)
+    assert sum(chances[i] for i in (1, 3, 6, 7, 8)) == pytest.approx(2, abs=0.02)
+    outside = [i for i in range(15) if i not in (0, 2, 1, 3, 5, 6, 7, 8)]
+    assert len({chances[i] for i in outside}) == 1
+    assert sum(chances.values()) == pytest.approx(4)
+
+
+def test_calibration_bins_what_was_predicted_against_what_happened():
+    results = [GameResult(True, 3, 0.1, guessed=[(0.02, False), (0.04, True), (0.21, False)]), GameResult(False, 1, 0.1, guessed=[(0.5, True)])]
+    bins = calibration(results)
+    assert [(b.low, b.guesses, b.observed) for b in bins] == [(0.0, 2, 0.5), (0.2, 1, 0.0), (0.5, 1, 1.0)]
+    assert bins[0].predicted == pytest.approx(0.03) and bins[0].interval[0] < 0.5 < bins[0].interval[1]
+
+
+def test_kaboom_bot_draws_the_calibration_plot_and_prints_its_table(tmp_path, capsys):
+    plot = tmp_path / "calibration.png"
+    code, out, err = bot_in_process(capsys, "--size", "beginner", "--games", "20", "--calibration", str(plot))
+    assert code == 0, err
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert "predicted mine chance" in out and "observed" in out
+
+
+def test_in_cruel_mode_the_bot_never_loses_and_counts_forced_guesses(capsys):
+    code, out, err = bot_in_process(capsys, "--mode", "cruel", "--size", "intermediate", "--games", "12", "--json", "--seed", "3")
+    answer = json.loads(out)
+    assert code == 0 and answer["wins"] == answer["played"] == 12
+    assert answer["forced_guesses_per_game"] == sum(game["guesses"] for game in answer["games"]) / 12

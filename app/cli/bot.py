@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.bot import PRESET_SIZES, Board, GameResult, play, wilson_interval
+from app.bot import PRESET_SIZES, Board, CalibrationBin, GameResult, calibration, play, wilson_interval
 from app.cli.errors import BadInput
 from app.game import Invalid, board_size
 from solver.strategy import STRATEGIES
@@ -102,11 +102,15 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
+    if args.mode == "cruel" and (args.layouts is not None or args.opening):
+        raise BadInput("--layouts and --opening are for classic games: cruel games have no fixed layout, and their first click always opens an area")
+    if args.calibration is not None and args.calibration.suffix.lower() != ".png":
+        raise BadInput(f"--calibration writes a PNG file: {args.calibration} does not end in .png")
     if args.layouts is not None:
         boards = read_layouts(args.layouts, args.first, args.opening)
     else:
         width, height, mines = args.size
-        boards = [Board(width, height, mines, first_cell(args.first or "corner", width, height), args.opening)] * args.games
+        boards = [Board(width, height, mines, first_cell(args.first or "corner", width, height), args.opening, mode=args.mode)] * args.games
     jobs = [(board, args.strategy, args.seed * 1_000_003 + number) for number, board in enumerate(boards)]
     results: list[GameResult] = []
     console = Console(file=sys.stderr)
@@ -123,24 +127,87 @@ def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     low, high = wilson_interval(wins, len(results))
     moves = [seconds for result in results for seconds in result.move_seconds]
     seconds = [result.seconds for result in results]
+    bins = calibration(results)
+    if args.calibration is not None:
+        draw_calibration(bins, args.calibration, f"{args.strategy} on {describe(boards[0])}: {sum(b.guesses for b in bins)} guesses in {len(results)} games")
     if args.json:
-        json.dump(
-            {
-                "games": [result.as_json() for result in results], "wins": wins, "played": len(results),
-                "win_rate": wins / len(results), "interval": [low, high], "strategy": args.strategy,
-                "guesses_per_game": statistics.mean(result.guesses for result in results),
-            },
-            stdout,
-        )
+        summary = {
+            "games": [result.as_json() for result in results], "wins": wins, "played": len(results),
+            "win_rate": wins / len(results), "interval": [low, high], "strategy": args.strategy, "mode": args.mode,
+            "guesses_per_game": statistics.mean(result.guesses for result in results),
+            "calibration": [entry.as_json() for entry in bins],
+        }
+        if args.mode == "cruel":
+            summary["forced_guesses_per_game"] = statistics.mean(result.forced_guesses for result in results)
+        json.dump(summary, stdout)
         stdout.write("\n")
         return
     stdout.write(
         f"{args.strategy}: won {wins} of {len(results)} = {100 * wins / len(results):.1f} % "
         f"(95 % interval {100 * low:.1f} to {100 * high:.1f} %)\n"
         f"guesses per game: {statistics.mean(r.guesses for r in results):.2f}\n"
+    )
+    if args.mode == "cruel":
+        forced = [result.forced_guesses for result in results]
+        stdout.write(
+            f"forced guesses per game: mean {statistics.mean(forced):.2f}, median {statistics.median(forced):g}, "
+            f"max {max(forced)}; games with none: {100 * forced.count(0) / len(forced):.1f} %\n"
+        )
+    stdout.write(
         f"seconds per game: median {statistics.median(seconds):.3f}, p95 {percentile(seconds, 0.95):.3f}, max {max(seconds):.3f}\n"
         f"seconds per move: median {statistics.median(moves) if moves else 0:.4f}, p95 {percentile(moves, 0.95):.4f}, max {max(moves, default=0):.4f}\n"
     )
+    if args.calibration is not None:
+        stdout.write(calibration_table(bins))
+        stdout.write(f"calibration plot: {args.calibration}\n")
+
+
+def describe(board: Board) -> str:
+    start = "opening" if board.opening else "first click safe"
+    return f"{board.mode} {board.width}x{board.height}/{board.mines}, {start} at {board.first[0]},{board.first[1]}"
+
+
+def calibration_table(bins: list[CalibrationBin]) -> str:
+    lines = ["predicted mine chance  guesses  mean predicted  observed  95 % interval"]
+    for entry in bins:
+        lines.append(
+            f"{100 * entry.low:4.0f} to {100 * entry.high:3.0f} %     {entry.guesses:8d}  {100 * entry.predicted:13.1f} %"
+            f"  {100 * entry.observed:6.1f} %  {100 * entry.interval[0]:.1f} to {100 * entry.interval[1]:.1f} %"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def draw_calibration(bins: list[CalibrationBin], path: Path, title: str) -> None:
+    """Observed mine rate against the predicted chance, each bin with its interval, beside the diagonal
+    a perfectly calibrated player would follow."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display: a file only
+        from matplotlib import pyplot
+    except ImportError:
+        raise BadInput("--calibration needs matplotlib: pip install 'kaboom[plot]' (make test installs it)") from None
+    figure, axes = pyplot.subplots(figsize=(6.4, 5.2), dpi=120)
+    # Room above the highest bar and point, so that neither touches the frame.
+    top = min(1.0, 1.06 * max([0.5] + [entry.interval[1] for entry in bins] + [entry.predicted for entry in bins]))
+    axes.plot([0, top], [0, top], color="0.6", linestyle="--", label="calibrated")
+    axes.errorbar(
+        [entry.predicted for entry in bins], [entry.observed for entry in bins],
+        yerr=[[entry.observed - entry.interval[0] for entry in bins], [entry.interval[1] - entry.observed for entry in bins]],
+        fmt="o", color="#1f5fa8", ecolor="#1f5fa8", capsize=3, label="observed (95 % interval)",
+    )
+    for entry in bins:
+        axes.annotate(f"{entry.guesses}", (entry.predicted, entry.observed), textcoords="offset points", xytext=(6, -10), fontsize=7, color="0.35")
+    axes.set(xlim=(0, top), ylim=(0, top), xlabel="predicted chance of a mine", ylabel="share that were mines", title=title)
+    axes.title.set_fontsize(9)
+    axes.legend(loc="upper left", fontsize=8)
+    axes.grid(alpha=0.3)
+    try:
+        figure.savefig(path)
+    except OSError as error:
+        raise BadInput(f"cannot write {path}: {error}") from None
+    finally:
+        pyplot.close(figure)
 
 
 class _InProcess:
@@ -171,5 +238,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--jobs", type=positive, default=1, help="processes (default %(default)s)")
     parser.add_argument("--layouts", type=Path, metavar="FILE", help="play these layouts, one a line: W H K and the K mines as x,y (0-based)")
     parser.add_argument("--strategy", choices=list(STRATEGIES), default="exact")
+    parser.add_argument("--mode", choices=["classic", "cruel"], default="classic", help="classic (default), or cruel: no fixed layout, forced guesses counted")
+    parser.add_argument("--calibration", type=Path, metavar="FILE.png", help="plot each guess's predicted chance of a mine against what happened, and print the table")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout, with each game's result in order")
     parser.set_defaults(handler=bot)

@@ -1,0 +1,142 @@
+"""Reasoning about moves not yet made: what a reveal could show, and what it would leave.
+
+A Frontier is what the counting knows of one position (its components with
+their tables, the outside, the mines left), taken from an Analyzer. `reveal`
+builds the frontier after a hypothetical reveal without touching SAT: the
+cell's component and the components its neighbours touch are merged and
+counted again, every other table is reused. Weights are absolute layout
+counts, so the chance of each value a cell could show is a quotient of two
+of them, and the endgame search can enumerate the layouts themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+from math import comb
+
+from solver.counting import Budget, Combination, ComponentCounts, _convolve
+from solver.position import COVERED, FLAG, MINE, neighbour_table
+from solver.sat import Constraint
+
+
+@dataclass(frozen=True)
+class FrontierPart:
+    """One component: undetermined cells tied together by numbers, and its counting table."""
+
+    cells: frozenset[int]
+    constraints: tuple[Constraint, ...]
+    counts: ComponentCounts
+
+
+@dataclass(frozen=True)
+class Frontier:
+    width: int
+    height: int
+    symbols: tuple[str, ...]  # what is revealed, by index (y * width + x)
+    mines: frozenset[int]  # covered cells proven mines
+    safe: frozenset[int]  # covered cells proven safe
+    parts: tuple[FrontierPart, ...]
+    outside: tuple[int, ...]  # undetermined cells next to no number
+    mines_left: int  # mines among the undetermined cells
+
+    # ----- counting -------------------------------------------------------
+
+    @cached_property
+    def layouts(self) -> int:
+        """How many layouts agree with everything shown (an exact integer)."""
+        poly, low = [1], 0
+        for part in self.parts:
+            poly = _convolve(poly, part.counts.by_mines)
+            low += part.counts.low
+        outside = len(self.outside)
+        return sum(
+            count * comb(outside, self.mines_left - low - extra)
+            for extra, count in enumerate(poly)
+            if count and 0 <= self.mines_left - low - extra <= outside
+        )
+
+    def chances(self) -> dict[int, float]:
+        """The mine chance of every undetermined cell (0.0 exactly when it is safe in every layout)."""
+        combination = Combination([part.counts for part in self.parts], self.mines_left, len(self.outside))
+        chances, outside = combination.chances()
+        for index in self.outside:
+            chances[index] = outside
+        return chances
+
+    def undetermined(self) -> list[int]:
+        return sorted(itertools.chain(self.outside, *(part.cells for part in self.parts)))
+
+    # ----- what a reveal would show --------------------------------------
+
+    def _around(self, index: int) -> tuple[int, frozenset[int]]:
+        """Mines known next to a cell, and its undetermined neighbours."""
+        known, open_cells = 0, []
+        for neighbour in neighbour_table(self.width, self.height)[index]:
+            if self.symbols[neighbour] == MINE or neighbour in self.mines:
+                known += 1
+            elif self.symbols[neighbour] in (COVERED, FLAG) and neighbour not in self.safe:
+                open_cells.append(neighbour)
+        return known, frozenset(open_cells)
+
+    def values(self, index: int) -> range:
+        """The numbers the covered cell could show, were it safe."""
+        known, open_cells = self._around(index)
+        return range(known, known + len(open_cells) + 1)
+
+    def reveal(self, index: int, value: int, budget: Budget) -> Frontier | None:
+        """The frontier once the undetermined cell `index` shows `value`; None when no layout allows it.
+
+        Raises BudgetExceeded when the merged component cannot be counted within `budget`.
+        """
+        known, open_cells = self._around(index)
+        needed = value - known
+        if not 0 <= needed <= len(open_cells):
+            return None
+        touched = open_cells | {index}
+        merged = [part for part in self.parts if part.cells & touched]
+        kept = tuple(part for part in self.parts if not part.cells & touched)
+        constraints = set()
+        for constraint in itertools.chain((c for part in merged for c in part.constraints), [Constraint(open_cells, needed)]):
+            cells = constraint.cells - {index}
+            if cells:
+                constraints.add(Constraint(cells, constraint.mines))
+            elif constraint.mines:
+                return None
+        cells = frozenset().union(*(part.cells for part in merged), open_cells) - {index}
+        parts = kept
+        if cells:
+            ordered = sorted(constraints, key=lambda constraint: (sorted(constraint.cells), constraint.mines))
+            counts = ComponentCounts(sorted(cells), ordered, budget)
+            if not counts.by_mines:
+                return None
+            parts = kept + (FrontierPart(cells, tuple(ordered), counts),)
+        symbols = list(self.symbols)
+        symbols[index] = str(value)
+        after = Frontier(
+            self.width, self.height, tuple(symbols), self.mines, self.safe, parts,
+            tuple(cell for cell in self.outside if cell not in touched), self.mines_left,
+        )
+        return after if after.layouts else None
+
+    # ----- every layout, for the endgame ----------------------------------
+
+    def all_layouts(self, limit: int) -> list[frozenset[int]] | None:
+        """Every layout as its set of mines among the undetermined cells; None when there are more than `limit`."""
+        if self.layouts > limit:
+            return None
+        by_part = [
+            {mines: list(part.counts.layouts(mines)) for mines in range(part.counts.low, part.counts.low + len(part.counts.by_mines)) if part.counts.by_mines[mines - part.counts.low]}
+            for part in self.parts
+        ]
+        found: list[frozenset[int]] = []
+        for split in itertools.product(*(sorted(options) for options in by_part)):
+            rest = self.mines_left - sum(split)
+            if not 0 <= rest <= len(self.outside):
+                continue
+            for pieces in itertools.product(*(options[mines] for options, mines in zip(by_part, split))):
+                frontier_mines = frozenset().union(*pieces)
+                for outside_mines in itertools.combinations(self.outside, rest):
+                    found.append(frontier_mines.union(outside_mines))
+        return found

@@ -1,0 +1,175 @@
+"""The bot's look-ahead (solver.lookahead) and its endgame search against brute force on small boards,
+and the exact strategy's rules on hand-made positions: the 50/50 taken early, the endgame, the budgets."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import solver.strategy as strategy
+from solver import Analyzer, Inconsistent, Position
+from solver.lookahead import Frontier
+from solver.position import neighbour_table
+from solver.strategy import Endgame, exact, unavoidable_pair
+from tests.reference import truth
+from tests.strategies import positions
+
+
+def full_layouts(position: Position) -> list[frozenset[int]] | None:
+    """Every layout of the covered cells agreeing with the position, as mine indices; None when too many."""
+    answer = truth(position)
+    width = position.width
+    outside = [y * width + x for x, y in answer.outside]
+    if sum(weight for _, weight in answer.layouts) > 3000:
+        return None
+    found = []
+    for mines, _ in answer.layouts:
+        frontier_mines = frozenset(y * width + x for x, y in mines)
+        for rest in itertools.combinations(outside, answer.mines_left - len(mines)):
+            found.append(frontier_mines | frozenset(rest))
+    return found
+
+
+def frontier_of(position: Position) -> Frontier | None:
+    try:
+        return Analyzer(position).frontier()
+    except Inconsistent:
+        return None
+
+
+def shown(index: int, mines: frozenset[int], position: Position) -> int:
+    around = neighbour_table(position.width, position.height)[index]
+    revealed_mines = {i for i, symbol in enumerate("".join(position.rows)) if symbol == "*"}
+    return sum(1 for n in around if n in mines or n in revealed_mines)
+
+
+@given(positions(max_side=5))
+def test_the_frontier_counts_every_layout_and_every_reveal_exactly(position):
+    frontier = frontier_of(position)
+    layouts = full_layouts(position)
+    if frontier is None or layouts is None or not truth(position).consistent:
+        return
+    assert frontier.layouts == len(layouts)
+    undetermined = frontier.undetermined()
+    # Proven cells are the same in every layout; the rest is what the frontier enumerates.
+    assert sorted(sorted(layout & frozenset(undetermined)) for layout in layouts) == sorted(sorted(layout) for layout in frontier.all_layouts(10_000))
+    chances = frontier.chances()
+    for index in undetermined:
+        assert chances[index] == pytest.approx(float(Fraction(sum(index in layout for layout in layouts), len(layouts))))
+        for value in frontier.values(index):
+            expected = sum(1 for layout in layouts if index not in layout and shown(index, layout, position) == value)
+            after = frontier.reveal(index, value, strategy.Budget())
+            assert (after.layouts if after else 0) == expected
+
+
+def win_chance(layouts: list[frozenset[int]], cells: list[int], opened: frozenset[int], position: Position) -> Fraction:
+    """The best play's chance to win, by the rules themselves: open cells until every safe one is open."""
+    if all(set(cells) - opened == layout for layout in layouts):
+        return Fraction(1)
+    best = Fraction(0)
+    for cell in cells:
+        if cell in opened:
+            continue
+        safe_in = [layout for layout in layouts if cell not in layout]
+        if not safe_in:
+            continue
+        groups: dict[int, list] = {}
+        for layout in safe_in:
+            groups.setdefault(shown(cell, layout, position), []).append(layout)
+        chance = sum(Fraction(len(group), len(layouts)) * win_chance(group, cells, opened | {cell}, position) for group in groups.values())
+        best = max(best, chance)
+    return best
+
+
+@given(positions(max_side=4))
+def test_the_endgame_search_wins_as_often_as_the_best_play(position):
+    frontier = frontier_of(position)
+    if frontier is None or not truth(position).consistent or not 2 <= frontier.layouts <= 40 or len(frontier.undetermined()) > 7:
+        return
+    layouts = frontier.all_layouts(40)
+    search = Endgame(frontier, layouts, work=10**9, deadline=None)
+    cells = frontier.undetermined()
+    best = win_chance(layouts, cells, frozenset(), position)
+    assert Fraction(search.wins(tuple(range(len(layouts)))), len(layouts)) == best
+    move = search.best_move()
+    if any(move in layout for layout in layouts):  # a guess: its own chance must be the best one
+        assert win_chance_of(move, layouts, cells, position) == best
+
+
+def choose(rows: list[str], mines: int, seed: int = 0):
+    position = Position(len(rows[0]), len(rows), mines, tuple(rows))
+    return exact(position.width, position.height, "".join(rows), Analyzer(position), random.Random(seed))
+
+
+# Two cells, one mine, and every cell that sees only one of them a proven mine (the column x=2, which
+# the numbers on the right prove): no number ever shown can tell the two apart.
+PAIR = ["13.2", "...3", "13.2"]
+
+
+def test_a_50_50_that_no_move_can_decide_is_found():
+    frontier = Analyzer(Position(4, 3, 4, tuple(PAIR))).frontier()
+    assert unavoidable_pair(frontier) in (1 * 4 + 0, 1 * 4 + 1)
+
+
+def test_a_50_50_that_a_later_move_could_decide_is_not_taken_early():
+    # The same pair, but x=2 is not proven: its cells could show numbers telling the two apart.
+    rows = ["1...", "....", "1..."]
+    frontier = Analyzer(Position(4, 3, 3, tuple(rows))).frontier()
+    assert unavoidable_pair(frontier) is None
+
+
+def test_the_strategy_takes_the_unavoidable_50_50_before_other_guesses():
+    # The pocket on the left, with x=2 and x=4 proven mines by the 4-6-4 column; on the right 910
+    # layouts (too many for the endgame search) and cells four times safer than the pair.
+    choice = choose(["13.4......", "...6......", "13.4......"], 10)
+    assert choice.guess and choice.cells[0] in ((0, 1), (1, 1)) and choice.mine_probability == pytest.approx(0.5)
+
+
+def win_chance_of(move: int, layouts: list[frozenset[int]], cells: list[int], position: Position) -> Fraction:
+    groups: dict[int, list] = {}
+    for layout in layouts:
+        if move not in layout:
+            groups.setdefault(shown(move, layout, position), []).append(layout)
+    return sum((Fraction(len(g), len(layouts)) * win_chance(g, cells, frozenset({move}), position) for g in groups.values()), Fraction(0))
+
+
+def test_the_endgame_takes_the_move_that_wins_most_where_one_look_ahead_does_not():
+    # Five layouts; the brute force wins four of them at best, and the safest cell that looks best one
+    # move ahead wins only three.
+    rows = ["..32", "....", "1..."]
+    position = Position(4, 3, 4, tuple(rows))
+    frontier = Analyzer(position).frontier()
+    layouts, cells = frontier.all_layouts(100), frontier.undetermined()
+    assert win_chance(layouts, cells, frozenset(), position) == Fraction(4, 5)
+    chances = {index: chance for index, chance in frontier.chances().items() if chance < 1}
+    looked = strategy.best_guess(frontier, chances, strategy.Budget(), random.Random(0))
+    assert win_chance_of(looked, layouts, cells, position) == Fraction(3, 5)
+    choice = choose(rows, 4)
+    assert choice.guess
+    assert win_chance_of(choice.cells[0][1] * 4 + choice.cells[0][0], layouts, cells, position) == Fraction(4, 5)
+
+
+def test_a_proven_safe_cell_is_always_taken_before_any_search():
+    choice = choose(["1.1", "...", "..."], 1)
+    assert not choice.guess and (1, 1) not in choice.cells and choice.cells
+
+
+@pytest.mark.parametrize("budget", ["LOOKAHEAD_STEPS", "ENDGAME_WORK"])
+def test_out_of_budget_the_strategy_still_guesses_a_sound_cell(monkeypatch, budget):
+    monkeypatch.setattr(strategy, budget, 1)
+    rows = ["1.....", "......", "......", "......"]
+    position = Position(6, 4, 5, tuple(rows))
+    choice = choose(rows, 5)
+    statuses = Analyzer(position).classify()
+    assert choice.guess and len(choice.cells) == 1 and statuses[choice.cells[0]].name == "UNKNOWN"
+
+
+@given(st.integers(0, 2**32))
+def test_the_strategy_is_the_same_for_the_same_seed(seed):
+    rows = ["1.......", "........", "........", "........"]
+    assert choose(rows, 8, seed) == choose(rows, 8, seed)
