@@ -421,8 +421,14 @@ class Pin:
     hashes: list[str]
 
 
-def read_lock(path: Path) -> dict[str, Pin]:
-    """A lock file as `make lock` writes it: `name==version [; marker]` lines, each with its --hash options."""
+# The Pythons the universal lock is written for (--python-version 3.11 and later); the image runs 3.11.
+PYTHONS = ("3.11.9", "3.12.8", "3.13.1")
+
+
+def read_lock(path: Path, python: str = PYTHONS[0]) -> dict[str, Pin]:
+    """A lock file as `make lock` writes it: `name==version [; marker]` lines, each with its --hash options,
+    as the given Python reads it. A package may be pinned once per range of Pythons (numpy drops old
+    ones before we do), but exactly one of its pins may apply to any one Python."""
     pins: dict[str, Pin] = {}
     for line in path.read_text().replace("\\\n", " ").splitlines():
         line = line.strip()
@@ -432,16 +438,24 @@ def read_lock(path: Path) -> dict[str, Pin]:
         pin = Requirement(requirement)
         specifiers = list(pin.specifier)
         assert len(specifiers) == 1 and specifiers[0].operator == "==", f"{path.name}: {line}"
+        if pin.marker is not None and not pin.marker.evaluate({"python_full_version": python, "python_version": python.rsplit(".", 1)[0]}):
+            continue
         name = canonicalize_name(pin.name)
-        assert name not in pins, f"{path.name} pins {name} twice"
+        assert name not in pins, f"{path.name} pins {name} twice for Python {python}"
         pins[name] = Pin(Version(specifiers[0].version), pin.marker, hashes)
     return pins
+
+
+def test_every_python_the_lock_is_for_reads_one_pin_a_package():
+    for python in PYTHONS:
+        for path in (LOCK, DEV_LOCK):
+            assert read_lock(path, python), (path.name, python)
 
 
 def test_lock_files_pin_what_pyproject_asks_for():
     project = tomllib.loads(PYPROJECT.read_text())["project"]
     runtime = [Requirement(d) for d in project["dependencies"]]
-    dev = runtime + [Requirement(d) for extra in ("test", "bench") for d in project["optional-dependencies"][extra]]
+    dev = runtime + [Requirement(d) for extra in ("test", "bench", "plot") for d in project["optional-dependencies"][extra]]
     locks = {LOCK: (read_lock(LOCK), runtime), DEV_LOCK: (read_lock(DEV_LOCK), dev)}
     for path, (pins, wanted) in locks.items():
         for requirement in wanted:
