@@ -265,7 +265,7 @@ def best_guess(frontier: Frontier, chances: dict[int, float], budget: Budget, rn
     best: Prospect | None = None
     for index in ranked:
         if best is not None and not best.dead and (1 - chances[index]) * (1 + PROGRESS_WEIGHT + OPENING_WEIGHT) <= best.rank[1]:
-            break  # sorted by safety, and a guess's score never exceeds its safety
+            break  # sorted by safety, and no rank exceeds the safety times the largest bonus
         try:
             looked = prospect(frontier, chances, index, budget)
         except BudgetExceeded:
