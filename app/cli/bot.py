@@ -227,8 +227,8 @@ class _InProcess:
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "bot",
-        help="play classic games with a strategy and print its win rate",
-        description="Plays classic games through the game's own rules and prints the win rate with its 95 % interval.",
+        help="play games with a strategy and print its win rate",
+        description="Plays games through the game's own rules (classic, or cruel with --mode cruel) and prints the win rate with its 95 % interval.",
     )
     parser.add_argument("--size", type=size_argument, default=PRESET_SIZES["expert"], metavar="SIZE", help="expert (default), intermediate, beginner or WxH/K")
     parser.add_argument("--games", type=positive, default=100, help="games to play (default %(default)s)")
@@ -237,7 +237,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default %(default)s)")
     parser.add_argument("--jobs", type=positive, default=1, help="processes (default %(default)s)")
     parser.add_argument("--layouts", type=Path, metavar="FILE", help="play these layouts, one a line: W H K and the K mines as x,y (0-based)")
-    parser.add_argument("--strategy", choices=list(STRATEGIES), default="exact")
+    parser.add_argument("--strategy", choices=list(STRATEGIES), default="exact", help="exact (default: the solver, look-ahead and endgame), groups or groups+prob (the Java bot's)")
     parser.add_argument("--mode", choices=["classic", "cruel"], default="classic", help="classic (default), or cruel: no fixed layout, forced guesses counted")
     parser.add_argument("--calibration", type=Path, metavar="FILE.png", help="plot each guess's predicted chance of a mine against what happened, and print the table")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout, with each game's result in order")
