@@ -70,7 +70,7 @@ class Frontier:
 
     # ----- what a reveal would show --------------------------------------
 
-    def _around(self, index: int) -> tuple[int, frozenset[int]]:
+    def around(self, index: int) -> tuple[int, frozenset[int]]:
         """Mines known next to a cell, and its undetermined neighbours."""
         known, open_cells = 0, []
         for neighbour in neighbour_table(self.width, self.height)[index]:
@@ -82,7 +82,7 @@ class Frontier:
 
     def values(self, index: int) -> range:
         """The numbers the covered cell could show, were it safe."""
-        known, open_cells = self._around(index)
+        known, open_cells = self.around(index)
         return range(known, known + len(open_cells) + 1)
 
     def reveal(self, index: int, value: int, budget: Budget) -> Frontier | None:
@@ -90,7 +90,7 @@ class Frontier:
 
         Raises BudgetExceeded when the merged component cannot be counted within `budget`.
         """
-        known, open_cells = self._around(index)
+        known, open_cells = self.around(index)
         needed = value - known
         if not 0 <= needed <= len(open_cells):
             return None

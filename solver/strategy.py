@@ -309,7 +309,7 @@ class Endgame:
         self.mine = {cell: tuple(cell in layout for layout in layouts) for cell in self.cells}
         self.value = {}
         for cell in self.cells:
-            known, around = frontier._around(cell)
+            known, around = frontier.around(cell)
             self.value[cell] = tuple(known + len(around & layout) for layout in layouts)
         self.layouts = tuple(range(len(layouts)))
         self.work = work
