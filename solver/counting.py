@@ -63,7 +63,7 @@ def _add_shifted(target: Poly, source: Poly, shift: int) -> None:
         target[index] += value
 
 
-def _convolve(left: Poly, right: Poly) -> Poly:
+def convolve(left: Poly, right: Poly) -> Poly:
     result = [0] * (len(left) + len(right) - 1)
     for i, a in enumerate(left):
         if a:
@@ -218,7 +218,7 @@ class ComponentCounts:
                 after = self.steps[t].apply(state, 1)
                 if after is not None and after in backward[t + 1]:
                     budget.spend(len(before) * len(backward[t + 1][after]))
-                    _add_shifted(poly, _convolve(before, backward[t + 1][after]), 1)
+                    _add_shifted(poly, convolve(before, backward[t + 1][after]), 1)
             poly = poly[self.low : last + 1]
             self.mine_by_mines[cell] = poly + [0] * (len(self.by_mines) - len(poly))
 
@@ -307,7 +307,7 @@ class Combination:
         # outside, given d extra mines in components before j.
         self.before: list[Poly] = [[1]]
         for i in self.varying:
-            self.before.append(_convolve(self.before[-1], self.components[i].by_mines))
+            self.before.append(convolve(self.before[-1], self.components[i].by_mines))
         self.after: list[Poly] = [[] for _ in range(len(self.varying) + 1)]
         self.after[-1] = self.weights
         for j in range(len(self.varying) - 1, -1, -1):

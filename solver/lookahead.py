@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from math import comb
 
-from solver.counting import Budget, Combination, ComponentCounts, _convolve
+from solver.counting import Budget, Combination, ComponentCounts, convolve
 from solver.position import COVERED, FLAG, MINE, neighbour_table
 from solver.sat import Constraint
 
@@ -48,7 +48,7 @@ class Frontier:
         """How many layouts agree with everything shown (an exact integer)."""
         poly, low = [1], 0
         for part in self.parts:
-            poly = _convolve(poly, part.counts.by_mines)
+            poly = convolve(poly, part.counts.by_mines)
             low += part.counts.low
         outside = len(self.outside)
         return sum(

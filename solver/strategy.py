@@ -1,7 +1,7 @@
 """Choosing the next cell to reveal from what a position proves.
 
-One place for the solver-guided choice that benchmarks, tests and (later)
-the bot and the Flags computer make, so that they all play the same way.
+One place for the solver-guided choice that benchmarks, tests, the bot (its
+strategies, below) and later the Flags computer make, so that they all play the same way.
 `progress_cell` is the cruel-but-fair player: under those rules (DESIGN.md
 §1.1) a proven-safe cell is safe, and when none exists a frontier guess is
 safe, then the outside; the choice therefore never loses a cruel game.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Status
 from solver.counting import Budget, BudgetExceeded
-from solver.local import subtract_groups
+from solver.local import Deductions, subtract_groups
 from solver.lookahead import Frontier
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, neighbour_table
 
@@ -66,19 +66,22 @@ class Choice:
     mine_probability: float | None = None
 
 
-# Guesses this close to the safest count as equally safe; among them progress decides.
-SAFETY_TOLERANCE = 0.005
-
-
 def groups(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
     """The seeds' Java bot: its group rules to their fixpoint (solver.local.subtract_groups), else a random
     covered cell that they do not prove a mine."""
-    found = subtract_groups(width, height, symbols)
-    if found.safe:
-        return Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False)
+    found, safe = _group_rules(width, height, symbols)
+    if safe:
+        return safe
     mines = set(found.mines)
     covered = [(i % width, i // width) for i, symbol in enumerate(symbols) if symbol in (COVERED, FLAG)]
     return Choice((rng.choice([cell for cell in covered if cell[1] * width + cell[0] not in mines] or covered),), guess=True)
+
+
+def _group_rules(width: int, height: int, symbols: Sequence[str]) -> tuple[Deductions, Choice | None]:
+    """What the Java bot's group rules find, and the move opening the safe cells they prove, if any."""
+    found = subtract_groups(width, height, symbols)
+    safe = Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False) if found.safe else None
+    return found, safe
 
 
 # Rounds of rescaling in the Java bot's approximate probabilities (it stopped after a handful).
@@ -88,9 +91,9 @@ APPROXIMATION_ROUNDS = 10
 def groups_with_probabilities(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
     """The seeds' Java bot with its approximate probabilities: the group rules first, else the covered
     cell its estimate calls least likely to be a mine (ties at random)."""
-    found = subtract_groups(width, height, symbols)
-    if found.safe:
-        return Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False)
+    found, safe = _group_rules(width, height, symbols)
+    if safe:
+        return safe
     chances = approximate_chances(width, height, symbols, analyzer.total_mines, set(found.mines))
     safest = min(chances.values())
     index = rng.choice(sorted(index for index, chance in chances.items() if chance == safest))
