@@ -17,7 +17,7 @@ from functools import cached_property
 from math import comb
 
 from solver.counting import Budget, Combination, ComponentCounts, convolve
-from solver.position import COVERED, FLAG, MINE, neighbour_table
+from solver.position import COVERED, FLAG, MINE, NUMBERS, neighbour_table
 from solver.sat import Constraint
 
 
@@ -44,18 +44,50 @@ class Frontier:
     # ----- counting -------------------------------------------------------
 
     @cached_property
+    def _by_mines(self) -> tuple[list[int], int]:
+        return _by_mines([part.counts for part in self.parts])
+
+    @cached_property
     def layouts(self) -> int:
         """How many layouts agree with everything shown (an exact integer)."""
-        poly, low = [1], 0
+        return _with_outside(*self._by_mines, len(self.outside), self.mines_left)
+
+    def layouts_given(self, mines: frozenset[int], safe: frozenset[int], budget: Budget) -> int:
+        """How many layouts agree with everything shown and have a mine on each cell of `mines` and none
+        on `safe` (cells proven either way are taken as they are). Only the components these cells
+        belong to are counted again.
+
+        Raises BudgetExceeded when such a component cannot be counted within `budget`.
+        """
+        proven_mine = self.mines.union(index for index in mines | safe if self.symbols[index] == MINE)
+        if mines & self.safe or safe & proven_mine or any(self.symbols[index] in NUMBERS for index in mines | safe):
+            return 0
+        mines, safe = mines - proven_mine - self.safe, safe - proven_mine - self.safe
+        fixed = mines | safe
+        mines_left = self.mines_left - len(mines)
+        outside = len(self.outside) - sum(1 for index in self.outside if index in fixed)
+        if not any(part.cells & fixed for part in self.parts):  # the outside only: no component to count again
+            return _with_outside(*self._by_mines, outside, mines_left) if mines_left >= 0 else 0
+        counts = []
         for part in self.parts:
-            poly = convolve(poly, part.counts.by_mines)
-            low += part.counts.low
-        outside = len(self.outside)
-        return sum(
-            count * comb(outside, self.mines_left - low - extra)
-            for extra, count in enumerate(poly)
-            if count and 0 <= self.mines_left - low - extra <= outside
-        )
+            if not part.cells & fixed:
+                counts.append(part.counts)
+                continue
+            constraints = set()
+            for constraint in part.constraints:
+                cells, needed = constraint.cells - fixed, constraint.mines - len(constraint.cells & mines)
+                if not 0 <= needed <= len(cells):
+                    return 0
+                if cells:
+                    constraints.add(Constraint(cells, needed))
+            rest = part.cells - fixed
+            if rest:
+                ordered = sorted(constraints, key=lambda constraint: (sorted(constraint.cells), constraint.mines))
+                recounted = ComponentCounts(sorted(rest), ordered, budget)
+                if not recounted.by_mines:
+                    return 0
+                counts.append(recounted)
+        return _with_outside(*_by_mines(counts), outside, mines_left) if mines_left >= 0 else 0
 
     def chances(self) -> dict[int, float]:
         """The mine chance of every undetermined cell (0.0 exactly when it is safe in every layout)."""
@@ -84,6 +116,16 @@ class Frontier:
         """The numbers the covered cell could show, were it safe."""
         known, open_cells = self.around(index)
         return range(known, known + len(open_cells) + 1)
+
+    def outcomes(self, index: int, budget: Budget) -> list[tuple[int, Frontier]]:
+        """Every number the cell could show with the frontier it would leave; a single one means the
+        cell is dead: revealing it would teach nothing."""
+        found = []
+        for value in self.values(index):
+            after = self.reveal(index, value, budget)
+            if after is not None:
+                found.append((value, after))
+        return found
 
     def reveal(self, index: int, value: int, budget: Budget) -> Frontier | None:
         """The frontier once the undetermined cell `index` shows `value`; None when no layout allows it.
@@ -140,3 +182,21 @@ class Frontier:
                 for outside_mines in itertools.combinations(self.outside, rest):
                     found.append(frontier_mines.union(outside_mines))
         return found
+
+
+def _by_mines(counts: list[ComponentCounts]) -> tuple[list[int], int]:
+    """Layouts of these components together by their number of mines: counts from the least, and the least."""
+    poly, low = [1], 0
+    for part in counts:
+        poly = convolve(poly, part.by_mines)
+        low += part.low
+    return poly, low
+
+
+def _with_outside(poly: list[int], low: int, outside: int, mines_left: int) -> int:
+    """Layouts of the components (`poly` from `low` mines) and `outside` free cells, `mines_left` mines in all."""
+    return sum(
+        count * comb(outside, mines_left - low - extra)
+        for extra, count in enumerate(poly)
+        if count and 0 <= mines_left - low - extra <= outside
+    )

@@ -178,7 +178,14 @@ def exact(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, r
     pair = unavoidable_pair(frontier)
     if pair is not None:
         return choice(pair)
-    return choice(best_guess(frontier, chances, budget, rng))
+    try:
+        risk = FiftyFifties(frontier, chances, budget)
+        pseudo = risk.pseudo_pairs()
+    except BudgetExceeded:
+        return choice(best_guess(frontier, chances, budget, rng))
+    if pseudo:
+        return choice(best_guess(frontier, chances, budget, rng, risk, among=pseudo))
+    return choice(best_guess(frontier, chances, budget, rng, risk))
 
 
 def opening_chance(frontier: Frontier, chances: dict[int, float], index: int) -> float:
@@ -191,9 +198,10 @@ def opening_chance(frontier: Frontier, chances: dict[int, float], index: int) ->
     return chance
 
 
-def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random) -> list[int]:
-    """The guesses worth looking ahead from, safest first: the safest frontier cells, and when the
-    outside is about as safe, the outside cells most likely to open an area."""
+def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random, risk: FiftyFifties | None = None) -> list[int]:
+    """The guesses worth looking ahead from, safest first: the safest frontier cells, when the outside
+    is about as safe the outside cells most likely to open an area, and cells whose risk is mostly
+    that of a 50/50 the game may hold anyway."""
     ranked = {index: (1 - chances[index], opening_chance(frontier, chances, index), rng.random()) for index in chances}
     on_edge = [index for part in frontier.parts for index in part.cells if index in chances]
     best_on_edge = max((ranked[index][0] for index in on_edge), default=0.0)
@@ -201,6 +209,11 @@ def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random
     chosen = sorted((index for index in on_edge if ranked[index][0] >= CANDIDATE_SHARE * best), key=ranked.get, reverse=True)[:FRONTIER_CANDIDATES]
     if frontier.outside and ranked[frontier.outside[0]][0] >= OUTSIDE_SHARE * best_on_edge:
         chosen += sorted(outside_candidates(frontier), key=ranked.get, reverse=True)[:OUTSIDE_CANDIDATES]
+    if risk is not None:
+        try:
+            chosen += [index for index in risk.influenced(CANDIDATE_SHARE * best) if index in chances and index not in chosen]
+        except BudgetExceeded:
+            pass
     return sorted(chosen, key=ranked.get, reverse=True)
 
 
@@ -237,20 +250,17 @@ class Prospect:
     progress: float  # the chance that this guess is safe and leaves a proven-safe cell
     opening: float  # the chance that it shows a zero, which opens an area
     dead: bool  # whatever it shows is known already: it teaches nothing
+    influence: float = 1.0  # FiftyFifties.factor: risk the game holds anyway counts less
 
     @property
     def rank(self) -> tuple:
-        return (not self.dead, self.score * (1 + PROGRESS_WEIGHT * self.progress + OPENING_WEIGHT * self.opening))
+        return (not self.dead, self.score * self.influence * (1 + PROGRESS_WEIGHT * self.progress + OPENING_WEIGHT * self.opening))
 
 
-def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: Budget) -> Prospect:
+def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: Budget, influence: float = 1.0) -> Prospect:
     score = progress = opening = 0.0
-    outcomes = 0
-    for value in frontier.values(index):
-        after = frontier.reveal(index, value, budget)
-        if after is None:
-            continue
-        outcomes += 1
+    outcomes = frontier.outcomes(index, budget)
+    for value, after in outcomes:
         share = after.layouts / frontier.layouts
         safeties = sorted((1 - chance for chance in after.chances().values()), reverse=True)[:2]
         if not safeties:  # every cell left is a mine: the game is won
@@ -259,18 +269,31 @@ def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: 
         score += share * (BLEND * first + (1 - BLEND) * second)
         progress += share * (first == 1.0)
         opening += share * (value == 0)
-    return Prospect(index, 1 - chances[index], score, progress, opening, dead=outcomes == 1)
+    return Prospect(index, 1 - chances[index], score, progress, opening, dead=len(outcomes) == 1, influence=influence)
 
 
-def best_guess(frontier: Frontier, chances: dict[int, float], budget: Budget, rng: random.Random) -> int:
-    """The candidate with the best prospect; only candidates that cannot beat the best so far are skipped."""
-    ranked = candidates(frontier, chances, rng)
+def best_guess(
+    frontier: Frontier, chances: dict[int, float], budget: Budget, rng: random.Random,
+    risk: FiftyFifties | None = None, among: Sequence[int] | None = None,
+) -> int:
+    """The candidate (of `among`, if given) with the best prospect; only candidates that cannot beat
+    the best so far are skipped."""
+    ranked = list(among) if among is not None else candidates(frontier, chances, rng, risk)
+    factors = {index: 1.0 for index in ranked}
+    if risk is not None:
+        try:
+            factors = {index: risk.factor(index) for index in ranked}
+        except BudgetExceeded:
+            pass
+    # No rank exceeds the safety times the influence times the largest bonus.
+    bound = {index: (1 - chances[index]) * factors[index] * (1 + PROGRESS_WEIGHT + OPENING_WEIGHT) for index in ranked}
+    ranked.sort(key=bound.get, reverse=True)
     best: Prospect | None = None
     for index in ranked:
-        if best is not None and not best.dead and (1 - chances[index]) * (1 + PROGRESS_WEIGHT + OPENING_WEIGHT) <= best.rank[1]:
-            break  # sorted by safety, and no rank exceeds the safety times the largest bonus
+        if best is not None and not best.dead and bound[index] <= best.rank[1]:
+            break
         try:
-            looked = prospect(frontier, chances, index, budget)
+            looked = prospect(frontier, chances, index, budget, factors[index])
         except BudgetExceeded:
             break
         if best is None or looked.rank > best.rank:
@@ -294,6 +317,177 @@ def unavoidable_pair(frontier: Frontier) -> int | None:
             if all(cell in frontier.mines or frontier.symbols[cell] == MINE for cell in apart):
                 return first
     return None
+
+
+# Long-term risk, after JSMinesweeper's "50/50 influence". Two side-by-side cells (or a 2×2 block) form
+# a 50/50 no reveal can ever decide when every cell that touches one of them and not the other is a
+# mine. In the layouts where that happens, the game holds a coin toss whatever the player does, so a
+# guess whose mine layouts are mostly of that kind risks little that is not lost anyway.
+INFLUENCE_WEIGHT = 0.9  # how much of that risk is forgiven in a guess's rank
+INFLUENCE_SHARE = 0.025  # a possible 50/50 this likely lends its risk to the cells that seal it
+SEALED_PAIR = 1  # undetermined sealing cells a possible 50/50 may need, when looking for pseudo ones
+SEALED_BLOCK = 2
+INFLUENCE_MISSING = 3  # and when weighing a guess
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A 50/50 that may form: its cells, and the layouts in which it does, one way round."""
+
+    cells: tuple[int, ...]
+    mines: frozenset[int]  # one diagonal (one cell of a pair) and the undetermined sealing cells
+    safe: frozenset[int]  # the other diagonal
+    sealing: frozenset[int]  # undetermined cells that must be mines for it to form
+
+
+class FiftyFifties:
+    """The 50/50s that may form in a position, counted exactly (`Frontier.layouts_given`).
+
+    `pseudo_pairs` finds cells that are safe or else one side of a 50/50 that no reveal can decide: in
+    every layout where such a cell is a mine its partner is safe and the sealing cells are mines, so
+    for every layout it loses, the one with the pair swapped looks the same forever and is lost by any
+    play. Taking it now loses nothing more, and what it shows may help elsewhere.
+    """
+
+    _OFF, _SEALED, _HIDDEN, _REVEALED = range(4)
+
+    def __init__(self, frontier: Frontier, chances: dict[int, float], budget: Budget):
+        self.frontier = frontier
+        self.chances = chances
+        self.budget = budget
+        self._tallies: dict[tuple[frozenset[int], frozenset[int]], int] = {}
+        self._sealing_influence: dict[int, int] = {}
+        self._influenced: dict[int, int] = {}
+        self._state = [
+            self._REVEALED if symbol in NUMBERS else self._SEALED if symbol == MINE or index in frontier.mines else self._HIDDEN
+            for index, symbol in enumerate(frontier.symbols)
+        ]
+
+    def _tally(self, mines: frozenset[int], safe: frozenset[int]) -> int:
+        key = (mines, safe)
+        if key not in self._tallies:
+            self._tallies[key] = self.frontier.layouts_given(mines, safe, self.budget)
+        return self._tallies[key]
+
+    def mine_tally(self, index: int) -> int:
+        return self._tally(frozenset((index,)), frozenset())
+
+    def _at(self, x: int, y: int) -> tuple[int, int]:
+        """A cell's state and index (the state _OFF when off the board)."""
+        frontier = self.frontier
+        if not (0 <= x < frontier.width and 0 <= y < frontier.height):
+            return self._OFF, -1
+        index = y * frontier.width + x
+        return self._state[index], index
+
+    def _pattern(self, cells: Sequence[tuple[int, int]], around: Sequence[tuple[int, int]], mined: int, most_missing: int) -> Pattern | None:
+        """`cells` as a 50/50 sealed by `around`, the first `mined` of them holding the mines; None when
+        one is not undetermined, a sealing cell is revealed, or too many sealing cells are undetermined."""
+        indices = []
+        for x, y in cells:
+            state, index = self._at(x, y)
+            if state != self._HIDDEN:
+                return None
+            indices.append(index)
+        sealing: list[int] = []
+        for x, y in around:
+            state, index = self._at(x, y)
+            if state == self._REVEALED:
+                return None
+            if state == self._HIDDEN:
+                sealing.append(index)
+                if len(sealing) > most_missing:
+                    return None
+        if len(sealing) + mined > self.frontier.mines_left:
+            return None
+        return Pattern(tuple(indices), frozenset(sealing + indices[:mined]), frozenset(indices[mined:]), frozenset(sealing))
+
+    def pair(self, x: int, y: int, horizontal: bool, most_missing: int) -> Pattern | None:
+        """Cells (x, y) and its right (or lower) neighbour as a 50/50, (x, y) holding the mine."""
+        if horizontal:
+            around = [(x - 1, y - 1), (x - 1, y), (x - 1, y + 1), (x + 2, y - 1), (x + 2, y), (x + 2, y + 1)]
+            return self._pattern([(x, y), (x + 1, y)], around, 1, most_missing)
+        around = [(x - 1, y - 1), (x, y - 1), (x + 1, y - 1), (x - 1, y + 2), (x, y + 2), (x + 1, y + 2)]
+        return self._pattern([(x, y), (x, y + 1)], around, 1, most_missing)
+
+    def block(self, x: int, y: int, most_missing: int) -> Pattern | None:
+        """The 2×2 block from (x, y) as a 50/50 between its diagonals, (x, y)'s holding the mines."""
+        around = [(x - 1, y - 1), (x + 2, y - 1), (x - 1, y + 2), (x + 2, y + 2)]
+        return self._pattern([(x, y), (x + 1, y + 1), (x + 1, y), (x, y + 1)], around, 2, most_missing)
+
+    def tally(self, pattern: Pattern | None) -> int:
+        return 0 if pattern is None else self._tally(pattern.mines, pattern.safe)
+
+    def _patterns(self, kind: str) -> list[Pattern]:
+        found = []
+        width = self.frontier.width
+        for index, state in enumerate(self._state):
+            if state != self._HIDDEN:
+                continue
+            x, y = index % width, index // width
+            if kind == "pair":
+                found += [self.pair(x, y, True, SEALED_PAIR), self.pair(x, y, False, SEALED_PAIR)]
+            else:
+                found.append(self.block(x, y, SEALED_BLOCK))
+        return [pattern for pattern in found if pattern is not None]
+
+    def pseudo_pairs(self) -> list[int]:
+        """Cells that are safe or one side of an undecidable 50/50, pairs looked for before blocks;
+        along the way, the influence of every likely 50/50 on its cells and its sealing cells."""
+        layouts = self.frontier.layouts
+        for kind in ("pair", "block"):
+            pseudo = []
+            for pattern in self._patterns(kind):
+                # No more layouts have the pattern than have any one of its mines, or its safe cells.
+                chance = {index: self.chances.get(index, 1.0) for index in pattern.mines | pattern.safe}
+                most = min([chance[index] for index in pattern.mines] + [1 - chance[index] for index in pattern.safe])
+                could_be_pseudo = [index for index in pattern.cells if chance[index] <= most * (1 + 1e-9)]
+                if most <= INFLUENCE_SHARE and not could_be_pseudo:
+                    continue
+                tally = self.tally(pattern)
+                if not tally:
+                    continue
+                if tally > INFLUENCE_SHARE * layouts:
+                    for index in pattern.sealing:
+                        self._sealing_influence[index] = self._sealing_influence.get(index, 0) + tally
+                    for index in pattern.cells:
+                        self._influenced[index] = self._influenced.get(index, 0) + tally
+                pseudo += [
+                    index for index in could_be_pseudo
+                    if abs(tally / layouts - chance[index]) <= 1e-9 and tally == self.mine_tally(index) and not self._dead(index)
+                ]
+            if pseudo:
+                return sorted(set(pseudo))
+        return []
+
+    def _dead(self, index: int) -> bool:
+        return len(self.frontier.outcomes(index, self.budget)) <= 1
+
+    def influence(self, index: int) -> float:
+        """The share of layouts in which the cell is a mine of a 50/50 the game holds anyway (at most
+        its chance of a mine, and of none)."""
+        x, y = index % self.frontier.width, index // self.frontier.width
+        pairs = sum(
+            self.tally(self.pair(px, py, horizontal, INFLUENCE_MISSING))
+            for px, py, horizontal in ((x, y, True), (x - 1, y, True), (x, y, False), (x, y - 1, False))
+        )
+        blocks = max(self.tally(self.block(bx, by, INFLUENCE_MISSING)) for bx, by in ((x, y), (x - 1, y), (x, y - 1), (x - 1, y - 1)))
+        share = (pairs + blocks + self._sealing_influence.get(index, 0)) / self.frontier.layouts
+        return min(share, self.chances[index], 1 - self.chances[index])
+
+    def factor(self, index: int) -> float:
+        """How much more a guess is worth for the risk it takes that the game holds anyway."""
+        safe = 1 - self.chances[index]
+        return 1 + INFLUENCE_WEIGHT * self.influence(index) / safe if safe else 1.0
+
+    def influenced(self, share: float) -> list[int]:
+        """Cells near a likely 50/50 that, its risk forgiven, are at least `share` safe."""
+        layouts, found = self.frontier.layouts, []
+        for index in set(self._influenced) | set(self._sealing_influence):
+            extra = (self._influenced.get(index, 0) + self._sealing_influence.get(index, 0)) / layouts
+            if 1 - self.chances.get(index, 1.0) + extra > share and not self._dead(index):
+                found.append(index)
+        return sorted(found)
 
 
 class EndgameTooBig(Exception):

@@ -15,9 +15,9 @@ import solver.strategy as strategy
 from solver import Analyzer, Inconsistent, Position
 from solver.lookahead import Frontier
 from solver.position import neighbour_table
-from solver.strategy import Endgame, exact, unavoidable_pair
+from solver.strategy import Endgame, FiftyFifties, exact, unavoidable_pair
 from tests.reference import truth
-from tests.strategies import positions
+from tests.strategies import positions, render
 
 
 def full_layouts(position: Position) -> list[frozenset[int]] | None:
@@ -65,6 +65,70 @@ def test_the_frontier_counts_every_layout_and_every_reveal_exactly(position):
             expected = sum(1 for layout in layouts if index not in layout and shown(index, layout, position) == value)
             after = frontier.reveal(index, value, strategy.Budget())
             assert (after.layouts if after else 0) == expected
+
+
+@given(positions(max_side=5), st.data())
+def test_layouts_given_some_mines_and_safe_cells_are_counted_exactly(position, data):
+    frontier = frontier_of(position)
+    layouts = full_layouts(position)
+    if frontier is None or layouts is None or not truth(position).consistent:
+        return
+    covered = [index for index, symbol in enumerate("".join(position.rows)) if symbol in ".F"]
+    if not covered:
+        return
+    mines = frozenset(data.draw(st.sets(st.sampled_from(covered), max_size=3)))
+    safe = frozenset(data.draw(st.sets(st.sampled_from(covered), max_size=3))) - mines
+    expected = sum(1 for layout in layouts if mines <= layout and not safe & layout)
+    assert frontier.layouts_given(mines, safe, strategy.Budget()) == expected
+
+
+def small_guesses(seed: int):
+    """A seeded stream of small consistent positions with no proven-safe cell (a guess is due) and few
+    enough layouts for brute force."""
+    rng = random.Random(seed)
+    while True:
+        width, height = rng.randint(3, 5), rng.randint(2, 4)
+        cells = [(x, y) for y in range(height) for x in range(width)]
+        mines = set(rng.sample(cells, rng.randint(1, len(cells) // 2)))
+        revealed = {cell for cell in cells if cell not in mines and rng.random() < 0.5}
+        position = render(width, height, len(mines), mines, revealed, set(), rng.random() < 0.3)
+        analyzer = Analyzer(position)
+        if analyzer.safe_cells():
+            continue
+        frontier = analyzer.frontier()
+        if 2 <= frontier.layouts <= 60 and len(frontier.undetermined()) <= 8:
+            yield position, frontier
+
+
+def test_a_pseudo_50_50_loses_only_what_the_best_play_loses_too():
+    # Each cell found is safe or else one side of a 50/50 no reveal can decide: guessing it now must
+    # win exactly as often as the best play, which brute force finds.
+    checked = 0
+    for position, frontier in small_guesses(seed=3):
+        chances = {index: chance for index, chance in frontier.chances().items() if chance < 1}
+        pseudo = FiftyFifties(frontier, chances, strategy.Budget()).pseudo_pairs()
+        if not pseudo:
+            continue
+        layouts, cells = frontier.all_layouts(60), frontier.undetermined()
+        best = win_chance(layouts, cells, frozenset(), position)
+        for cell in pseudo:
+            assert win_chance_of(cell, layouts, cells, position) == best, (position.rows, cell)
+        checked += 1
+        if checked == 40:
+            break
+
+
+def test_the_strategy_takes_a_pseudo_50_50_before_safer_guesses():
+    # The 1-1-3 corner proves (0,2) and (1,2) mines and one mine among (0,0), (0,1) and (2,1): if it
+    # is in the left column, nothing can ever tell which of the two. 71,128 layouts, too many for the
+    # endgame search; elsewhere cells are three times safer, but their risk is not lost anyway.
+    rows = [".11.....", ".3......", "..4.....", "........"]
+    frontier = Analyzer(Position(8, 4, 10, tuple(rows))).frontier()
+    assert unavoidable_pair(frontier) is None and frontier.layouts == 71128
+    choice = choose(rows, 10)
+    assert choice.guess and choice.cells[0] in ((0, 0), (0, 1))
+    assert choice.mine_probability == pytest.approx(0.239, abs=0.001)
+    assert min(chance for chance in frontier.chances().values() if chance < 1) < 0.08
 
 
 def win_chance(layouts: list[frozenset[int]], cells: list[int], opened: frozenset[int], position: Position) -> Fraction:
