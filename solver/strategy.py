@@ -345,8 +345,11 @@ class FiftyFifties:
 
     `pseudo_pairs` finds cells that are safe or else one side of a 50/50 that no reveal can decide: in
     every layout where such a cell is a mine its partner is safe and the sealing cells are mines, so
-    for every layout it loses, the one with the pair swapped looks the same forever and is lost by any
-    play. Taking it now loses nothing more, and what it shows may help elsewhere.
+    each layout it loses has a twin, the pair swapped, that looks the same forever, and any play loses
+    one of the two. JSMinesweeper guesses such a cell at once. That is a rule of thumb, not a proof:
+    what the cell shows may teach less than what another cell would (tests/test_lookahead.py has a
+    small position where it does), so the look-ahead chooses among them, and the exhaustive endgame
+    search, which is exact, comes first.
     """
 
     _OFF, _SEALED, _HIDDEN, _REVEALED = range(4)

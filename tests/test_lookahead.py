@@ -100,22 +100,61 @@ def small_guesses(seed: int):
             yield position, frontier
 
 
-def test_a_pseudo_50_50_loses_only_what_the_best_play_loses_too():
-    # Each cell found is safe or else one side of a 50/50 no reveal can decide: guessing it now must
-    # win exactly as often as the best play, which brute force finds.
+def blocks_around(index: int, width: int, height: int) -> list[frozenset[int]]:
+    """The side-by-side pairs and 2×2 blocks of cells on the board that contain the cell."""
+    x, y = index % width, index // width
+    shapes = [((0, 0), (1, 0)), ((0, 0), (0, 1)), ((0, 0), (1, 0), (0, 1), (1, 1))]
+    found = []
+    for shape in shapes:
+        for dx, dy in shape:
+            cells = [(x - dx + sx, y - dy + sy) for sx, sy in shape]
+            if all(0 <= cx < width and 0 <= cy < height for cx, cy in cells):
+                found.append(frozenset(cy * width + cx for cx, cy in cells))
+    return found
+
+
+def test_a_pseudo_50_50_is_safe_or_one_side_of_a_50_50_no_reveal_can_decide():
+    # What pseudo_pairs promises, by brute force: in every layout where the cell is a mine, swapping
+    # the mines of its pair (or of its block's diagonals) gives another layout in which it is safe and
+    # which every other cell safe in both shows the same number: a coin toss any play meets. (It does not
+    # promise that guessing the cell is a best move: what it shows may teach less than another cell.)
+    check_pseudo_50_50s(seed=3, count=40)
+
+
+def check_pseudo_50_50s(seed: int, count: int) -> None:
     checked = 0
-    for position, frontier in small_guesses(seed=3):
+    for position, frontier in small_guesses(seed):
         chances = {index: chance for index, chance in frontier.chances().items() if chance < 1}
         pseudo = FiftyFifties(frontier, chances, strategy.Budget()).pseudo_pairs()
         if not pseudo:
             continue
-        layouts, cells = frontier.all_layouts(60), frontier.undetermined()
-        best = win_chance(layouts, cells, frozenset(), position)
+        layouts = set(frontier.all_layouts(60))
+        undetermined = frontier.undetermined()  # proven mines are in no layout listed, and show no number
         for cell in pseudo:
-            assert win_chance_of(cell, layouts, cells, position) == best, (position.rows, cell)
+            for layout in (layout for layout in layouts if cell in layout):
+                assert any(
+                    (swapped := (layout - block) | (block - layout)) in layouts and cell not in swapped
+                    and all(shown(other, layout, position) == shown(other, swapped, position) for other in undetermined if other not in layout | swapped | block)
+                    for block in blocks_around(cell, position.width, position.height)
+                ), (position.rows, cell, sorted(layout))
         checked += 1
-        if checked == 40:
+        if checked == count:
             break
+
+
+def test_a_pseudo_50_50_can_be_a_worse_guess_than_its_twin_and_the_endgame_search_comes_first():
+    # Four layouts. (3,0) and (3,1) are each a mine in one layout only, of the 2×2 block's two
+    # diagonals that nothing can tell apart, so both are pseudo 50/50s. After (3,0) two of the three
+    # layouts left look the same, after (3,1) none do: 2/4 against 3/4, which the exhaustive search sees.
+    rows = ["2...", ".5..", "3..2", ".3.."]
+    position = Position(4, 4, 7, tuple(rows))
+    frontier = Analyzer(position).frontier()
+    chances = {index: chance for index, chance in frontier.chances().items() if chance < 1}
+    assert FiftyFifties(frontier, chances, strategy.Budget()).pseudo_pairs() == [3, 7]
+    layouts, cells = frontier.all_layouts(10), frontier.undetermined()
+    assert win_chance_of(3, layouts, cells, position) == Fraction(1, 2)
+    assert win_chance_of(7, layouts, cells, position) == win_chance(layouts, cells, frozenset(), position) == Fraction(3, 4)
+    assert choose(rows, 7).cells == ((3, 1),)
 
 
 def test_the_strategy_takes_a_pseudo_50_50_before_safer_guesses():
