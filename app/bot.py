@@ -141,4 +141,5 @@ def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, floa
     centre = rate + z * z / (2 * games)
     spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
     scale = 1 + z * z / games
-    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+    # The interval holds the rate itself; rounding must not leave a 100 % rate just outside it.
+    return max(0.0, min(rate, (centre - spread) / scale)), min(1.0, max(rate, (centre + spread) / scale))

@@ -56,16 +56,8 @@ def setting(label: str, order: int, default: bool = False) -> Any:
     return field(default=default, metadata={"label": label, "order": order})
 
 
-@dataclass
-class Options:
-    """The settings every mode offers; a mode's own settings extend these."""
-
-    debug_overlay: bool = setting("Debug overlay", order=10)
-    probabilities: bool = setting("Mine probabilities", order=11)
-    safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
-    countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
-    question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
-    undo: bool = setting("Undo", order=40, default=True)
+class Switches:
+    """A mode's settings as a dataclass of switches, each made with `setting`: named, labelled, checked."""
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -90,6 +82,18 @@ class Options:
 
     def as_dict(self) -> dict[str, bool]:
         return dataclasses.asdict(self)
+
+
+@dataclass
+class Options(Switches):
+    """The settings of the one-player modes; a mode's own settings extend these."""
+
+    debug_overlay: bool = setting("Debug overlay", order=10)
+    probabilities: bool = setting("Mine probabilities", order=11)
+    safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
+    countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
+    question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
+    undo: bool = setting("Undo", order=40, default=True)
 
 
 def board_size(width: int, height: int, mines: int | None = None, percent: float | None = None) -> tuple[int, int, int]:
@@ -117,6 +121,8 @@ class Move:
     y: int | None = None
     mark: str | None = None  # for "flag": set this mark ("flag", "question", "none") instead of cycling
     bot: bool = False  # the bot's choice (Play for me): modes with records mark the game as played with it
+    # The seat that moves, in modes where players take turns: None moves for whoever's turn it is.
+    seat: int | None = None
 
 
 @dataclass

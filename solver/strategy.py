@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Status
+from solver.limits import Allowance, Interrupted
 from solver.counting import Budget, BudgetExceeded
-from solver.local import Deductions, subtract_groups
+from solver.local import Deductions, deduce, subtract_groups
 from solver.lookahead import Frontier
-from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, neighbour_table
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, neighbour_table
 
 
 def safe_cells(analyzer: Analyzer) -> list[Cell]:
@@ -584,3 +585,212 @@ class Endgame:
 
 
 STRATEGIES = {"groups": groups, "groups+prob": groups_with_probabilities, "exact": exact}
+
+
+# ----- Minesweeper Flags: the computer's levels and the KöMaL S.27 move adviser (DESIGN.md §1.3, §3) -----
+#
+# In Flags a mine is a point and another move, and any other reveal hands the turn over with what it
+# shows. So a move is worth its chance of a mine, less what a safe reveal gives the opponent: the mines
+# its number proves, the best guess it leaves them, and a zero's flood, which shows them a whole region.
+
+FLAGS_SECONDS = 3.0  # the adviser's thinking time; `kaboom move` adds its start and the answer within 10 s
+FLAGS_STEPS = 20_000_000  # counting work for the position and the reveals looked at
+FLAGS_LOOKAHEAD = 12  # cells whose reveal is looked at number by number
+# What a zero and its flood are taken to hand the opponent, in mines (the flood shows a region they
+# play first); a number counts what it would prove and the guess it would leave.
+ZERO_GIFT = 2.0
+FLAGS_QUIET = 0  # proven-safe cells looked at too
+AGAIN_WEIGHT = 1.0
+# The 2007 winners' defence: a cell more likely than this to open an area is not taken while another is.
+LIKELY_ZERO = 0.2
+
+
+@dataclass(frozen=True)
+class FlagsView:
+    """A Flags position as the player to move sees it (the KöMaL S.27 format, `*` a found mine), and when
+    the answer is due (time.monotonic() seconds; None for no limit)."""
+
+    width: int
+    height: int
+    mines: int
+    symbols: tuple[str, ...]  # by index (y * width + x); 'F' is read as covered
+    deadline: float | None = None
+
+    @classmethod
+    def of(cls, position: Position, deadline: float | None = None) -> FlagsView:
+        symbols = tuple(COVERED if symbol == FLAG else symbol for row in position.rows for symbol in row)
+        return cls(position.width, position.height, position.mines, symbols, deadline)
+
+    @property
+    def covered(self) -> list[int]:
+        return [index for index, symbol in enumerate(self.symbols) if symbol == COVERED]
+
+    def cell(self, index: int) -> Cell:
+        return (index % self.width, index // self.width)
+
+    def analyzer(self) -> Analyzer:
+        rows = tuple("".join(self.symbols[y * self.width : (y + 1) * self.width]) for y in range(self.height))
+        return Analyzer(Position(self.width, self.height, self.mines, rows))
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+
+@dataclass(frozen=True)
+class FlagsChoice:
+    """The cell to reveal, its chance of a mine as the level saw it (None when it did not count), and why."""
+
+    cell: Cell
+    mine_probability: float | None
+    reason: str
+
+
+def flags_random(view: FlagsView, rng: random.Random) -> FlagsChoice:
+    """The easy computer: any covered cell."""
+    return FlagsChoice(view.cell(rng.choice(view.covered)), None, "a cell at random")
+
+
+def flags_local(view: FlagsView, rng: random.Random) -> FlagsChoice:
+    """The normal computer, after the 2007 winners: the mines the local rules prove; else the likeliest
+    mine by the Java bot's estimate that is not a likely zero, next to a found mine where that ties."""
+    counted = _flags_estimate(view)
+    if isinstance(counted, FlagsChoice):
+        return counted
+    return _flags_best(view, counted.chances, rng, defend=True, near_mines=True)
+
+
+def flags_greedy(view: FlagsView, rng: random.Random) -> FlagsChoice:
+    """A sparring partner: the exact solver's likeliest mine, with no thought for what a reveal gives away."""
+    counted = _flags_counted(view)
+    if isinstance(counted, FlagsChoice):
+        return counted
+    return _flags_best(view, counted.chances, rng, defend=False)
+
+
+def flags_scorer(view: FlagsView, rng: random.Random) -> FlagsChoice:
+    """A sparring partner after Minesweeper Flags Extreme's AIs: exact mine chances, less a penalty
+    for the chance of opening a field."""
+    counted = _flags_counted(view)
+    if isinstance(counted, FlagsChoice):
+        return counted
+    return _flags_best(view, counted.chances, rng, defend=False, zero_gift=ZERO_GIFT)
+
+
+def flags_adviser(view: FlagsView, rng: random.Random) -> FlagsChoice:
+    """The hard computer and `kaboom move`: proven mines first (each a point and another move); else,
+    over the best candidates, the chance of a mine against what a safe reveal would give the opponent,
+    counted number by number: the mines it would prove for them and the best guess it would leave
+    them; a zero's flood counts as ZERO_GIFT mines."""
+    counted = _flags_counted(view)
+    if isinstance(counted, FlagsChoice):
+        return counted
+    chances, frontier = counted.chances, counted.frontier
+    if frontier is None:  # estimated: nothing to look ahead with
+        return _flags_best(view, chances, rng, defend=True)
+    budget = Budget(FLAGS_STEPS, view.deadline)
+    zero = {index: _zero_chance(view, chances, index) for index in chances}
+    cheap = {index: chances[index] - (1 - chances[index]) * ZERO_GIFT * zero[index] for index in chances}
+    # Outside cells are alike but for their neighbours: the cheap score keeps the few that stand for them.
+    ranked = sorted(chances, key=lambda index: (cheap[index], rng.random()), reverse=True)
+    # A proven-safe cell whose number teaches nothing passes the turn: worth a look when every guess gives.
+    quiet = [index for index in ranked if chances[index] == 0.0][-FLAGS_QUIET:] if FLAGS_QUIET else []
+    again = AGAIN_WEIGHT * max(chances.values())  # what moving again is worth, about: the next guess's chance
+    best, best_value = ranked[0], None
+    for index in dict.fromkeys(ranked[:FLAGS_LOOKAHEAD] + quiet):
+        try:
+            gift = _flags_gift(frontier, index, budget)
+        except BudgetExceeded:
+            break
+        value = chances[index] * (1 + again) - (1 - chances[index]) * gift
+        if best_value is None or value > best_value:
+            best, best_value = index, value
+    return FlagsChoice(view.cell(best), chances[best], "the best chance of a mine for what it gives away")
+
+
+@dataclass(frozen=True)
+class _Counted:
+    chances: dict[int, float]  # every covered cell not proven a mine
+    frontier: Frontier | None  # None when the chances are the estimate
+
+
+def _flags_counted(view: FlagsView) -> _Counted | FlagsChoice:
+    """Every covered cell's exact chance of a mine, or a proven mine to take; past the time or counting
+    budget, the local rules' mines and the Java bot's estimate instead."""
+    analyzer = view.analyzer()
+    try:
+        with analyzer.limits(Allowance(deadline=view.deadline)):
+            statuses = analyzer.classify()
+            mines = _reading_order(cell for cell, status in statuses.items() if status is Status.MINE)
+            if mines:
+                return FlagsChoice(mines[0], 1.0, "a proven mine")
+            frontier = analyzer.frontier(Budget(FLAGS_STEPS, view.deadline))
+    except (Interrupted, BudgetExceeded):
+        return _flags_estimate(view)
+    chances = frontier.chances()
+    chances.update(dict.fromkeys(frontier.safe, 0.0))
+    return _Counted(chances, frontier)
+
+
+def _flags_estimate(view: FlagsView) -> _Counted | FlagsChoice:
+    found = deduce(view.width, view.height, view.symbols)
+    if found.mines:
+        return FlagsChoice(view.cell(found.mines[0]), 1.0, "a mine the numbers next to it prove")
+    chances = approximate_chances(view.width, view.height, view.symbols, view.mines, set())
+    chances.update(dict.fromkeys(found.safe, 0.0))
+    return _Counted(chances, None)
+
+
+def _zero_chance(view: FlagsView, chances: dict[int, float], index: int) -> float:
+    """The chance that the cell shows a zero, its neighbours taken as independent; none next to a shown
+    number's mine or a found mine."""
+    chance = 1 - chances[index]
+    for neighbour in neighbour_table(view.width, view.height)[index]:
+        symbol = view.symbols[neighbour]
+        if symbol == MINE:
+            return 0.0
+        if symbol == COVERED:
+            chance *= 1 - chances.get(neighbour, 0.0)
+    return chance
+
+
+def _flags_best(
+    view: FlagsView, chances: dict[int, float], rng: random.Random, *, defend: bool, near_mines: bool = False, zero_gift: float = 0.0
+) -> FlagsChoice:
+    """The likeliest mine (less `zero_gift` times its chance of a zero); with `defend`, not a likely zero
+    while another cell is not one; with `near_mines`, next to a found mine where that ties."""
+    neighbours = neighbour_table(view.width, view.height)
+    zero = {index: _zero_chance(view, chances, index) for index in chances}
+    pool = [index for index in chances if not defend or zero[index] <= LIKELY_ZERO] or list(chances)
+
+    def score(index: int) -> tuple:
+        chance = chances[index] - (1 - chances[index]) * zero_gift * zero[index]
+        beside = near_mines and any(view.symbols[n] == MINE for n in neighbours[index])
+        return (round(chance, 9), beside, -zero[index], rng.random())
+
+    best = max(pool, key=score)
+    return FlagsChoice(view.cell(best), chances[best], "the likeliest mine")
+
+
+def _flags_gift(frontier: Frontier, index: int, budget: Budget) -> float:
+    """What revealing the cell hands the opponent when it is safe, in expected points: for each number it
+    could show, the mines that number proves and their best guess after; a zero's flood, ZERO_GIFT."""
+    outcomes = frontier.outcomes(index, budget)
+    weights = [after.layouts for _, after in outcomes]
+    total = sum(weights)
+    if not total:
+        return 0.0
+    gift = 0.0
+    for (value, after), weight in zip(outcomes, weights):
+        if value == 0:
+            gift += weight * ZERO_GIFT
+            continue
+        after_chances = after.chances()
+        proven = sum(1 for chance in after_chances.values() if chance >= 1.0)
+        guess = max((chance for chance in after_chances.values() if chance < 1.0), default=0.0)
+        gift += weight * (proven + guess)
+    return gift / total
+
+
+FLAGS_LEVELS = {"easy": flags_random, "normal": flags_local, "hard": flags_adviser}
+# Opponents to measure the levels against (kaboom tournament), beside the levels themselves.
+FLAGS_PLAYERS = {**FLAGS_LEVELS, "greedy": flags_greedy, "scorer": flags_scorer}

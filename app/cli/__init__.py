@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from app.cli import analyze, bot, generate, serve
+from app.cli import analyze, bot, generate, move, serve, tournament
 from app.cli.errors import EXIT_BAD_INPUT, BadInput
 
-COMMANDS = (analyze, bot, generate, serve)
+COMMANDS = (analyze, bot, generate, move, serve, tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:

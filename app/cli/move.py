@@ -1,0 +1,89 @@
+"""`kaboom move`: the Flags move adviser (KöMaL S.27): a position on stdin, the cell to reveal on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import TextIO
+
+from app.cli.errors import BadInput
+from solver import Allowance, Analyzer, Inconsistent, Interrupted, PositionError, parse_position
+from solver.position import MINE, Position
+from solver.strategy import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView
+
+# The protocol's limit: an answer later than this loses the game.
+ANSWER_SECONDS = 10.0
+# What the adviser may think at most, leaving the rest of the limit for starting up and the fallback.
+MOST_THINKING_SECONDS = 7.0
+
+
+def read_flags_position(text: str, deadline: float) -> Position:
+    """A Flags position: well formed, with a covered cell to reveal, and not impossible as far as the
+    solver can tell by the deadline (BadInput otherwise)."""
+    try:
+        position = parse_position(text)
+    except PositionError as error:
+        raise BadInput(str(error)) from None
+    symbols = "".join(position.rows)
+    found = symbols.count(MINE)
+    covered = len(symbols) - found - sum(symbol.isdigit() for symbol in symbols)
+    if found > position.mines:
+        raise BadInput(f"impossible position: {found} mines uncovered on a board of {position.mines}")
+    if not covered:
+        raise BadInput("no covered cell left: the game is over, there is no move to make")
+    if covered < position.mines - found:
+        raise BadInput(f"impossible position: {position.mines - found} mines left but only {covered} covered cells")
+    analyzer = Analyzer(position)
+    try:
+        with analyzer.limits(Allowance(deadline=deadline)):
+            analyzer.check()
+    except Inconsistent as error:
+        raise BadInput(f"impossible position: {error}") from None
+    except Interrupted:
+        pass  # too big to settle in the time: the adviser's fallback still answers soundly
+    return position
+
+
+def move(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
+    started = time.monotonic()
+    deadline = started + args.seconds
+    position = read_flags_position(stdin.read(), deadline)
+    view = FlagsView.of(position, deadline)
+    try:
+        choice = FLAGS_PLAYERS[args.level](view, random.Random(args.seed))
+    except Inconsistent as error:
+        raise BadInput(f"impossible position: {error}") from None
+    x, y = choice.cell
+    stdout.write(f"{x + 1} {y + 1}\n")
+
+
+def thinking_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0.1 <= seconds <= MOST_THINKING_SECONDS:
+        raise argparse.ArgumentTypeError(f"thinking time must be between 0.1 and {MOST_THINKING_SECONDS:g} seconds, got {text}")
+    return seconds
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "move",
+        help="the Flags move adviser: print the cell to reveal in a position read on stdin",
+        description=(
+            "Reads a Minesweeper Flags position on stdin in the KöMaL S.27 format ('N M K': columns, rows, mines; then "
+            "M rows of N characters: '.' covered, '*' an uncovered mine, '0'-'8' a number; 'F' is read as covered) and "
+            "prints 'X Y', the 1-based column and row of the covered cell the player to move should reveal, within "
+            f"{ANSWER_SECONDS:g} seconds on boards up to 100x100. A malformed or impossible position: exit status 2."
+        ),
+    )
+    levels = ", ".join(FLAGS_LEVELS)
+    parser.add_argument(
+        "--level", choices=list(FLAGS_PLAYERS), default="hard",
+        help=f"the computer's levels ({levels}; default %(default)s, the strongest) or a sparring partner (greedy, scorer)",
+    )
+    parser.add_argument("--seconds", type=thinking_seconds, default=FLAGS_SECONDS, help="thinking time before the fallback answers (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="breaks ties; the same seed gives the same answer (default %(default)s)")
+    parser.set_defaults(handler=move)

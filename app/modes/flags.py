@@ -1,0 +1,241 @@
+"""Minesweeper Flags (DESIGN.md §1.3): two players take turns on one fixed layout, and a mine is a point.
+
+The MSN Messenger game, and the game of the KöMaL S.27 problem (May 2007). The
+layout is dealt uniformly when the game is made (a mine is a point, so no click
+is spared) and kept in `hidden` until the end. A seat reveals a cell: a mine
+scores for it, is shown in its colour, and it moves again; a number, or a zero
+with its flood, ends its turn. The game ends when one seat can no longer be
+caught (more than half the mines) or every mine is found; with "play until the
+board is uncovered" (KöMaL's rule) only the second. Once a game, a seat that
+is behind may drop the bomb instead: every covered cell of a 5×5 square is
+uncovered, its mines score for the bomber, and the turn ends.
+
+No undo, no hints, no marks: a move is a reveal or the bomb, by the seat whose
+turn it is. Everything in `state` (scores, whose turn, who found which mine) is
+what both seats see.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field, StrictBool
+from typing_extensions import TypedDict
+
+from app.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
+from app.modes.base import Mode
+from app.stored import Cell, Count, Layout, schema
+from solver import Analyzer, Limits
+from solver.position import COVERED, describe
+
+SEATS = 2
+SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines in its own
+BOMB_SIDE = 5
+OPPONENTS = ("screen", "invite", "computer")
+LEVELS = ("easy", "normal", "hard")
+# MSN's board; the KöMaL boards are presets of the page.
+DEFAULT_SIZE = (16, 16, 51)
+
+
+@dataclass
+class FlagsOptions(Switches):
+    bomb: bool = setting("The bomb: once a game, a player who is behind may uncover a 5×5 area", order=1, default=True)
+    uncover_all: bool = setting("Play until the board is uncovered (KöMaL rule)", order=2)
+    # What the one-player modes offer and a game between two has no place for: always off.
+    debug_overlay: ClassVar[bool] = False
+    probabilities: ClassVar[bool] = False
+    safe_mode: ClassVar[bool] = False
+    countdown: ClassVar[bool] = False
+    question_marks: ClassVar[bool] = False
+    undo: ClassVar[bool] = False
+
+
+Seat = Literal[0, 1]
+PerSeat = Annotated[list[Count], Field(min_length=SEATS, max_length=SEATS)]
+
+
+@schema
+class FlagsState(TypedDict):
+    turn: Seat  # the seat to move
+    scores: PerSeat
+    found: Annotated[list[list[Cell]], Field(min_length=SEATS, max_length=SEATS)]  # the mines each seat uncovered, in order
+    bombs: Annotated[list[StrictBool], Field(min_length=SEATS, max_length=SEATS)]  # whether each seat has dropped its bomb
+    last: list[Cell]  # what the last move uncovered (the page marks it)
+    last_seat: Seat | None
+    winner: Seat | None  # once the game is over; None then is a draw
+    opponent: Literal[OPPONENTS]
+    level: Literal[LEVELS] | None  # the computer's, in a game against it
+
+
+@schema
+class FlagsSecret(TypedDict):
+    layout: Layout
+
+
+class Flags(Mode):
+    name = "flags"
+    title = "Flags (two players)"
+    options_class = FlagsOptions
+    state_schema = FlagsState
+    hidden_schema = FlagsSecret
+    actions: ClassVar[tuple[str, ...]] = ("reveal", "bomb")
+
+    def new_state(self) -> dict[str, Any]:
+        return {
+            "turn": 0, "scores": [0, 0], "found": [[], []], "bombs": [False, False], "last": [], "last_seat": None,
+            "winner": None, "opponent": "screen", "level": None,
+        }
+
+    def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
+        # Uniform over every layout: a mine is a point, so no cell is spared.
+        game.hidden = {"layout": sorted(rng.sample(range(game.width * game.height), game.mines))}
+
+    def from_layout(self, width: int, height: int, layout: frozenset[int] | set[int], options: FlagsOptions | None = None) -> Game:
+        """A game of a layout given whole (hand-made positions, a tournament's boards)."""
+        game = self.new_game(width, height, len(layout), options, rng=random.Random(0))
+        game.hidden = {"layout": sorted(layout)}
+        return game
+
+    def apply(
+        self,
+        game: Game,
+        move: Move,
+        *,
+        rng: random.Random,
+        now: float,
+        analyzer: Analyzer | None = None,
+        limits: Limits | None = None,
+    ) -> tuple[Game, Outcome]:
+        if move.action not in self.actions:
+            raise Invalid(f"unknown action {move.action!r} in a Flags game: expected one of {', '.join(self.actions)}")
+        if game.status != "playing":
+            raise Refused("the game is over: start a new game")
+        seat = game.state["turn"]
+        if move.seat is not None and move.seat != seat:
+            raise Refused(f"it is {SEAT_NAMES[seat]}'s turn: wait for their move")
+        index = game.index(move.x, move.y)
+        changed = game.copy()
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        if changed.started_at is None:
+            changed.started_at = now
+        if move.action == "reveal":
+            check_revealable(game, index)
+            scored = self._uncover(turn, [index], seat)
+            again = scored > 0
+        else:
+            scored = self._uncover(turn, self._bomb_area(game, index, seat), seat)
+            changed.state["bombs"][seat] = True
+            again = False
+        state = changed.state
+        state["last"] = sorted(turn.outcome.changed)
+        state["last_seat"] = seat
+        turn.outcome.message = self._news(seat, move.action, scored)
+        self._end_if_decided(turn)
+        if changed.status == "playing" and not again:
+            state["turn"] = 1 - seat
+        changed.last_cell = index
+        changed.history.append(turn.undo)
+        changed.version += 1
+        turn.outcome.analyzer = turn.analyzer
+        return changed, turn.outcome
+
+    def _bomb_area(self, game: Game, centre: int, seat: int) -> list[int]:
+        """The covered cells of the 5×5 square around `centre`, moved inside the board where it would
+        stick out; refused unless the seat may drop its bomb now."""
+        if not game.options.bomb:
+            raise Refused("the bomb is turned off in this game")
+        if game.state["bombs"][seat]:
+            raise Refused(f"{SEAT_NAMES[seat]} has dropped the bomb already: once a game")
+        scores = game.state["scores"]
+        if scores[seat] >= scores[1 - seat]:
+            raise Refused(f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, {SEAT_NAMES[1 - seat]} {scores[1 - seat]}")
+        x, y = game.cell(centre)
+        left, top = self.bomb_corner(game.width, x), self.bomb_corner(game.height, y)
+        area = [
+            game.board.index(column, row)
+            for row in range(top, min(game.height, top + BOMB_SIDE))
+            for column in range(left, min(game.width, left + BOMB_SIDE))
+        ]
+        covered = [cell for cell in area if game.cells[cell] == COVERED]
+        if not covered:
+            raise Refused(f"nothing is covered in the bomb's area around {describe(game.cell(centre))}")
+        return covered
+
+    @staticmethod
+    def bomb_corner(side: int, centre: int) -> int:
+        """Where the bomb's square starts along one side: centred on the cell, shifted back onto the board."""
+        return max(0, min(centre - BOMB_SIDE // 2, side - BOMB_SIDE))
+
+    @staticmethod
+    def _uncover(turn: Turn, cells: list[int], seat: int) -> int:
+        """Uncover the covered ones of `cells` under the layout: a mine scores for `seat`, a zero floods.
+        Returns the mines found."""
+        game = turn.game
+        mines = frozenset(game.hidden["layout"])
+        scored = 0
+        for index in cells:
+            if game.cells[index] != COVERED:
+                continue  # opened by an earlier zero's flood
+            if index in mines:
+                turn.show_mine(index)
+                game.state["found"][seat].append(index)
+                game.state["scores"][seat] += 1
+                scored += 1
+                continue
+            board = game.board
+            turn.open_cells(board.flood(
+                index,
+                number_at=lambda i: board.mines_around(i, mines),
+                opens=lambda i: game.cells[i] == COVERED,
+            ))
+        return scored
+
+    @staticmethod
+    def _news(seat: int, action: str, scored: int) -> str:
+        name = SEAT_NAMES[seat]
+        if action == "bomb":
+            return f"{name} dropped the bomb: {scored} mine{'s' * (scored != 1)}."
+        return f"{name} found a mine and moves again." if scored else ""
+
+    def _end_if_decided(self, turn: Turn) -> None:
+        """Over once a seat cannot be caught (unless the board is to be uncovered) or every mine is found."""
+        game = turn.game
+        scores = game.state["scores"]
+        found = sum(scores)
+        decided = found == game.mines or (not game.options.uncover_all and 2 * max(scores) > game.mines)
+        if not decided:
+            return
+        winner = 0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else None
+        game.state["winner"] = winner
+        game.finish("won", turn.now, game.hidden["layout"])
+        turn.outcome.changed.update(game.hidden["layout"])
+        turn.outcome.message = self.result_text(game, "")
+
+    # ----- what the seats see -----------------------------------------------
+
+    def hint(self, game: Game, analyzer: Analyzer) -> Hint:
+        raise Refused("Flags games have no hints: the other player would not have them")
+
+    def first_click_hint(self, game: Game) -> str:
+        return "Any cell: a mine is a point and another move"
+
+    def result_text(self, game: Game, clock: str) -> str:
+        if game.status == "playing":
+            return ""
+        scores = game.state["scores"]
+        winner = game.state["winner"]
+        score = f"{max(scores)}–{min(scores)}"
+        if winner is None:
+            return f"A draw, {score}."
+        return f"{SEAT_NAMES[winner]} wins, {score}."
+
+    def result_counts(self, game: Game) -> list[str]:
+        return []
+
+    def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
+        scores = game.state["scores"]
+        return [
+            (f"score-{seat}", SEAT_NAMES[seat], scores[seat], f"Mines {SEAT_NAMES[seat]} found") for seat in range(SEATS)
+        ]
