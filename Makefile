@@ -13,10 +13,11 @@ REDIS_SERVER := /usr/bin/redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HTMX_VERSION ?= 2.0.11
 SWAGGER_UI_VERSION ?= 5.35.0
+HTMX_SSE_VERSION ?= 2.2.4
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test bench lock vendor-htmx vendor-swagger clean
+.PHONY: run test bench lock vendor-htmx vendor-htmx-sse vendor-swagger clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +88,12 @@ vendor-htmx:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz \
 		&& cp package/dist/htmx.min.js $(CURDIR)/static/htmx.min.js
 	sha256sum static/htmx.min.js
+
+# htmx's server-sent events extension (live Flags games), with its licence: the 2.x line made for htmx 2.
+vendor-htmx-sse:
+	cd $$(mktemp -d) && npm pack --silent htmx-ext-sse@$(HTMX_SSE_VERSION) && tar xzf htmx-ext-sse-$(HTMX_SSE_VERSION).tgz \
+		&& cp package/dist/sse.min.js $(CURDIR)/static/htmx-ext-sse.min.js && cp package/LICENSE $(CURDIR)/static/htmx-ext-sse.LICENSE
+	sha256sum static/htmx-ext-sse.min.js
 
 # Swagger UI for /docs, served from static/ rather than a CDN: the bundle and its stylesheet,
 # with the licence and notices that Apache-2.0 asks to keep beside them; static/docs.js starts it.

@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(16_384, ge=1024, description="largest request body accepted")
     games_per_player: int = Field(100, ge=1, description="games kept per player; past it old finished games go first")
     idle_days: float = Field(30, gt=0, description="games untouched for this many days are deleted")
+    computer_pause: float = Field(
+        0.8, ge=0, le=10, description="seconds the Flags computer waits before each move, so that a player can follow its moves"
+    )
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
     create_window: float = Field(60, gt=0)
     read_timeout: float = Field(

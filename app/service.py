@@ -28,6 +28,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import dataclasses
+import logging
+
 import anyio
 import anyio.to_thread
 from cachetools import LRUCache
@@ -36,6 +39,7 @@ from app import modes
 from app.config import Settings
 from app.game import BotChoice, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.modes.classic import BoardId
+from app.modes.flags import COMPUTER, LINK
 from app.lane import Lane
 from app.records import Records, counts_in_records, records_of, result_of
 from app.store import Conflict, Corrupt, Listing, Store
@@ -69,6 +73,10 @@ SLOW_FRONTIER_CELLS = 3000
 SLOW_GAMES_KEPT = 1024
 # A move that keeps meeting writes from other processes gives up after this many tries.
 WRITE_ATTEMPTS = 8
+# A live page marks its seat present for this long, and renews the mark well before it runs out.
+PRESENCE_SECONDS = 15.0
+
+log = logging.getLogger("kaboom")
 
 
 class SlowGame(Exception):
@@ -219,6 +227,9 @@ class GameService:
         self.lane = Lane(settings) if slow_lane and store.shared_by_processes else None
         self._slow_lock = threading.Lock()
         self._thread = threading.local()  # .cheap: this thread serves cheap games
+        # Live pages ask often and quickly: their store reads never wait behind game work.
+        self.live_limiter = anyio.CapacityLimiter(SOLVER_THREADS)
+        self._computers: dict[str, asyncio.Task] = {}  # games whose computer turns this process plays
 
     def close(self) -> None:
         if self.lane is not None:
@@ -275,16 +286,21 @@ class GameService:
         mines: int,
         settings: dict[str, bool],
         board_id: str | None = None,
+        opponent: str | None = None,
+        level: str | None = None,
     ) -> tuple[str, Game]:
-        """A new game with the player in seat 0; with `board_id`, of the board it names (its size wins).
+        """A new game with the player in seat 0; with `board_id`, of the board it names (its size wins);
+        in a two-player mode, against `opponent` (on the same screen, through an invitation, or the
+        computer at `level`).
 
-        Invalid for a bad size, mode, setting or id; RateLimited past the creation limit of the client's address."""
+        Invalid for a bad size, mode, setting, id, opponent or level; RateLimited past the creation limit of the client's address."""
         rules = modes.get_mode(mode)
         options = rules.options(**settings)
         if board_id is None:
             game = rules.new_game(width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret)
         else:
             game = rules.from_board(BoardId.parse(board_id), options, [player], self.board_secret)
+        rules.seat(game, player, opponent, level)
         limit, window = self.settings.create_limit, self.settings.create_window
         if not await self.offload(self.store.allow, f"create:{client}", limit, window):
             raise RateLimited(limit, window)
@@ -423,8 +439,12 @@ class GameService:
         return Overlay(statuses=review.statuses if review is not None and game.options.debug_overlay else None)
 
     async def look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
-        """The game; the overlays it has turned on; when it is lost, what could have been known."""
-        return await self._one_at_a_time(game_id, self._look, player)
+        """The game; the overlays it has turned on; when it is lost, what could have been known.
+        A game waiting on the computer (its process stopped mid-turn, say) has the computer move now."""
+        looked = await self._one_at_a_time(game_id, self._look, player)
+        if modes.get_mode(looked[0].mode).computer_to_move(looked[0]):
+            self.start_computer(game_id)
+        return looked
 
     def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
         limits = self.limits()
@@ -448,7 +468,10 @@ class GameService:
             return None
 
     async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
-        return await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
+        result = await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
+        if modes.get_mode(result.after.mode).computer_to_move(result.after):
+            self.start_computer(game_id)
+        return result
 
     async def bot_move(self, game_id: str, player: str) -> MoveResult:
         """The bot's next cell (bot_choice) revealed, as a move of the player's: the same turn, checks and answer."""
@@ -462,6 +485,9 @@ class GameService:
         overlay_before = self._overlay_shown(analyzer, before, limits)
         choice = None
         try:
+            if move is not None:
+                # In a game of two, the seat is the player's, never the request's to say.
+                move = dataclasses.replace(move, seat=modes.get_mode(before.mode).seat_of(before, player))
             if move is None:
                 choice = self._choose(game_id, before, analyzer, limits)
                 move = Move(choice.action, *choice.cell, bot=True)
@@ -568,3 +594,85 @@ class GameService:
             raise TooComplex from None
         finally:
             self.analyzers.put(game_id, game, analyzer)
+
+    # ----- games of two: invitations, watching, presence, the computer's turns -------------
+
+    async def join(self, game_id: str, key: str, player: str) -> bool:
+        """Open an invitation: the player takes Red's seat if it is free (True; also when it is already
+        theirs), or watches (False). NotFound when the key is not the game's."""
+        return await self._one_at_a_time(game_id, self._join, key, player)
+
+    def _join(self, game_id: str, key: str, player: str) -> bool:
+        link = LINK + key
+        game = self.store.load(game_id, link)
+        if player in game.seats:
+            return True
+        if modes.get_mode(game.mode).red(game) is not None:
+            return False
+        joined = game.copy()
+        joined.seats.append(player)
+        joined.version += 1  # the inviter's page hears of it
+        self.store.save(game_id, link, joined, game.version)
+        return True
+
+    def viewer_seat(self, game: Game, player: str) -> int | None:
+        """The seat whose player is `player` (the first on one screen), for presence; None for whoever watches."""
+        if player == game.seats[0]:
+            return 0
+        red = modes.get_mode(game.mode).red(game) if len(game.seats) > 1 else None
+        return 1 if red == player else None
+
+    async def live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
+        """The version stored now and the seats whose players are connected; a seat's player is marked
+        present as they ask. NotFound unless `player` may see the game (a seat, or an invitation's key)."""
+        return await self.offload(self._live, game_id, player, limiter=self.live_limiter)
+
+    def _live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
+        game = self.store.load(game_id, player)
+        seat = self.viewer_seat(game, player)
+        if seat is not None and game.status == "playing":
+            self.store.mark_present(game_id, seat, self.clock() + PRESENCE_SECONDS)
+            if game.state.get("opponent") == "screen":
+                self.store.mark_present(game_id, 1 - seat, self.clock() + PRESENCE_SECONDS)
+        present = frozenset(self.store.present(game_id))
+        if game.state.get("opponent") == "computer":
+            present |= {1}
+        return game.version, present
+
+    async def stored_version(self, game_id: str) -> int | None:
+        return await self.offload(self.store.stored_version, game_id, limiter=self.live_limiter)
+
+    def start_computer(self, game_id: str) -> None:
+        """Play the computer's turns of the game in the background, at a human pace, unless they already are here."""
+        if game_id in self._computers:
+            return
+        task = asyncio.get_running_loop().create_task(self._computer_turns(game_id))
+        self._computers[game_id] = task
+        task.add_done_callback(lambda _: self._computers.pop(game_id, None))
+
+    async def _computer_turns(self, game_id: str) -> None:
+        while True:
+            await anyio.sleep(self.settings.computer_pause)
+            try:
+                again = await self._one_at_a_time(game_id, self._computer_move, self.deals.next(), self.clock())
+            except Exception:
+                # The game waits on the computer; opening its page starts the turn again.
+                log.exception("the computer could not move in game %s", game_id)
+                return
+            if not again:
+                return
+
+    def _computer_move(self, game_id: str, rng: random.Random, now: float) -> bool:
+        """One move of the computer's, if it is its turn; True when it is its turn again."""
+        before = self.store.load(game_id, COMPUTER)
+        rules = modes.get_mode(before.mode)
+        if not rules.computer_to_move(before):
+            return False
+        limits = self.limits()
+        move = rules.computer_move(before, rng, limits)
+        analyzer = self._analyzer(game_id, before)
+        after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
+        self.store.save(game_id, COMPUTER, after, before.version)
+        self.analyzers.put(game_id, after, outcome.analyzer)
+        return rules.computer_to_move(after)
+

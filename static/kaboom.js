@@ -48,6 +48,28 @@
     if (!board) return;
     const flagModeButton = document.getElementById("flag-mode");
     let flagMode = false;
+    // Flags (two players): a click uncovers, or drops the bomb once its button is pressed; no marks.
+    const twoPlayers = board.dataset.mode === "flags";
+    // The bomb's button is in the panel, which every answer replaces: found when pressed.
+    let bombMode = false;
+
+    function setBombMode(on) {
+      bombMode = on;
+      const bombButton = document.getElementById("bomb-mode");
+      if (bombButton) bombButton.setAttribute("aria-pressed", String(on));
+      board.classList.toggle("bomb-mode", on);
+    }
+    document.addEventListener("click", (event) => {
+      if (event.target.closest && event.target.closest("#bomb-mode")) setBombMode(!bombMode);
+    });
+    const copyInvite = document.getElementById("copy-invite");
+    if (copyInvite) {
+      copyInvite.addEventListener("click", () => {
+        const link = document.getElementById("invite-link");
+        link.select();
+        if (navigator.clipboard) navigator.clipboard.writeText(link.value).then(() => { copyInvite.textContent = "Copied"; }, () => {});
+      });
+    }
     let cursor = { x: 0, y: 0 };
     let suppressClick = false;
     let pressTimer = null;
@@ -75,7 +97,14 @@
       const hit = cellOf(target);
       if (!hit) return;
       moveCursor(hit.x, hit.y, false);
-      if (flagMode && isCovered(hit.cell)) {
+      if (twoPlayers) {
+        if (bombMode) {
+          setBombMode(false);
+          send("bomb", hit.x, hit.y);
+        } else if (hit.cell.classList.contains("u")) {
+          send("reveal", hit.x, hit.y);
+        }
+      } else if (flagMode && isCovered(hit.cell)) {
         send("flag", hit.x, hit.y);
       } else if (isNumber(hit.cell)) {
         if (isSatisfied(hit.cell, hit.x, hit.y)) send("chord", hit.x, hit.y);
@@ -107,7 +136,7 @@
     board.addEventListener("contextmenu", (event) => {
       event.preventDefault();
       const hit = cellOf(event.target);
-      if (hit && isCovered(hit.cell)) {
+      if (hit && isCovered(hit.cell) && !twoPlayers) {
         moveCursor(hit.x, hit.y, false);
         send("flag", hit.x, hit.y);
       }
@@ -126,7 +155,7 @@
 
     // Touch: iOS has no long-press contextmenu, so a held finger flags on a timer.
     board.addEventListener("pointerdown", (event) => {
-      if (event.pointerType === "mouse") return;
+      if (event.pointerType === "mouse" || twoPlayers) return;
       const hit = cellOf(event.target);
       if (!hit || !isCovered(hit.cell)) return;
       pressTimer = setTimeout(() => {
@@ -264,11 +293,14 @@
       }
       const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
       if (!cell) return;
-      if (event.key === "Enter") {
+      if (event.key === "Enter" && twoPlayers) {
+        event.preventDefault();
+        primary(cell);
+      } else if (event.key === "Enter") {
         event.preventDefault();
         if (isNumber(cell)) send("chord", cursor.x, cursor.y);
         else if (cell.classList.contains("u")) send("reveal", cursor.x, cursor.y);
-      } else if (event.key === " ") {
+      } else if (event.key === " " && !twoPlayers) {
         event.preventDefault();
         if (isCovered(cell)) send("flag", cursor.x, cursor.y);
       }
@@ -277,7 +309,7 @@
     grid().addEventListener("focus", () => paintCursor(false));
 
     function undo() {
-      send("undo");
+      if (undoButton) send("undo");
     }
 
     function hint(which) {
@@ -285,7 +317,8 @@
       if (button) htmx.trigger(button, "click");
     }
 
-    document.getElementById("undo").addEventListener("click", undo);
+    const undoButton = document.getElementById("undo");
+    if (undoButton) undoButton.addEventListener("click", undo);
     const helpButton = document.getElementById("help-button");
     if (helpButton) helpButton.addEventListener("click", () => send("help"));
 
@@ -323,6 +356,8 @@
         hint("show-button");
       } else if ((event.key === "a" || event.key === "A") && helpButton) {
         send("help");
+      } else if ((event.key === "b" || event.key === "B") && document.getElementById("bomb-mode")) {
+        setBombMode(!bombMode);
       }
     });
 

@@ -54,6 +54,13 @@ PAIRS = [
         ("hl", f"p{n}", SHAPE, "the ring round the safest cells"),
     )],
     ("bg", "fg", TEXT, "a cell's mine probability, shown over it"),
+    *[pair for seat in ("seat0", "seat1") for pair in (
+        (seat, "bg", TEXT, "a Flags seat's score and turn"),
+        (seat, "panel", TEXT, "a Flags seat's line in the panel"),
+        ("on-seat", seat, SHAPE, "the flag on a mine a Flags seat found"),
+        (seat, "open", SHAPE, "a found mine beside an open cell"),
+        ("line", seat, SHAPE, "the gap between two found mines"),
+    )],
 ]
 # Colours that carry nothing a player must read: no contrast is asked of them.
 DECORATION = {"shadow"}

@@ -13,6 +13,13 @@ def test_htmx_is_the_pinned_2_0_release():
     assert hashlib.sha256(source).hexdigest() in (STATIC / "VENDORED.md").read_text()
 
 
+def test_the_sse_extension_is_the_pinned_release_with_its_licence():
+    version = re.search(r"^HTMX_SSE_VERSION \?= (\S+)$", (STATIC.parent / "Makefile").read_text(), re.M).group(1)
+    digest = hashlib.sha256((STATIC / "htmx-ext-sse.min.js").read_bytes()).hexdigest()
+    assert f"| htmx-ext-sse.min.js | htmx-ext-sse (npm), dist/sse.min.js | {version} | {digest} |" in (STATIC / "VENDORED.md").read_text()
+    assert "BSD Zero Clause License" in (STATIC / "htmx-ext-sse.LICENSE").read_text()
+
+
 def test_templates_have_no_inline_scripts_or_handlers():
     for template in (STATIC.parent / "templates").glob("*.html"):
         text = template.read_text()

@@ -439,6 +439,21 @@ class TestStoreContract:
         clock.advance(60)
         assert other.allow("create:1.2.3.4", 3, 60)
 
+    def test_a_seat_is_present_until_its_mark_runs_out_in_every_process(self, backend, clock):
+        store, other = backend.store, backend.reopened()
+        game_id = store.create(game_for("alice", "bob"))
+        assert store.present(game_id) == set()
+        store.mark_present(game_id, 0, clock() + 15)
+        other.mark_present(game_id, 1, clock() + 5)
+        assert other.present(game_id) == store.present(game_id) == {0, 1}
+        assert store.present("no-such-game") == set()
+        clock.advance(10)
+        assert other.present(game_id) == {0}
+        store.mark_present(game_id, 1, clock() + 15)  # back again
+        assert store.present(game_id) == {0, 1}
+        clock.advance(20)
+        assert other.present(game_id) == set()
+
     def test_a_change_is_signalled_to_whoever_waits_for_it(self, backend):
         store = backend.store
         game_id = store.create(game_for("alice"))

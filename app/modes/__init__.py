@@ -14,10 +14,11 @@ from app.game import BotChoice, Game, Hint, Invalid, Move, Options, Outcome
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
+from app.modes.flags import Flags, FlagsOptions
 from app.modes.help import Help
 from solver import Analyzer
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help())}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help(), Flags())}
 
 
 def get_mode(name: str) -> Mode:
@@ -62,4 +63,4 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     return game
 
 
-__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Help", "Mode", "apply_move", "bot_choice", "game_from_json", "get_mode", "hint", "new_game"]
+__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Flags", "FlagsOptions", "Help", "Mode", "apply_move", "bot_choice", "game_from_json", "get_mode", "hint", "new_game"]

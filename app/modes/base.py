@@ -80,6 +80,28 @@ class Mode:
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
 
+    def seat(self, game: Game, player: str, opponent: str | None = None, level: str | None = None) -> None:
+        """Seat the players of a new game: its maker alone, unless the mode is played by two."""
+        if opponent is not None or level is not None:
+            raise Invalid(f"{self.title} games have one player: no opponent or level to choose")
+        game.seats = [player]
+
+    def seat_of(self, game: Game, player: str) -> int | None:
+        """The seat a player moves for, in modes where players take turns; None: the game's one player."""
+        return None
+
+    def computer_to_move(self, game: Game) -> bool:
+        """Whether the computer holds the seat to move (it then plays it, at a human pace)."""
+        return False
+
+    def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
+        """The computer's next move, when computer_to_move says it has one."""
+        raise Refused(f"no computer plays {self.title} games")
+
+    def red(self, game: Game) -> str | None:
+        """The second player of a game of two; one-player games have none."""
+        return None
+
     def from_board(self, board: Any, options: Options, seats: list[str], secret: bytes) -> Game:
         """A new game of the board a board id names (classic.BoardId); only fixed-layout modes have them."""
         raise Invalid(f"{self.title} games have no fixed layout to play from a board id")

@@ -18,6 +18,7 @@ what both seats see.
 from __future__ import annotations
 
 import random
+import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -29,14 +30,21 @@ from app.modes.base import Mode
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
 from solver.position import COVERED, describe
+from solver.strategy import FLAGS_LEVELS, FlagsView
 
 SEATS = 2
 SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines in its own
 BOMB_SIDE = 5
 OPPONENTS = ("screen", "invite", "computer")
 LEVELS = ("easy", "normal", "hard")
-# MSN's board; the KöMaL boards are presets of the page.
-DEFAULT_SIZE = (16, 16, 51)
+# The page's sizes: MSN's board, and KöMaL's three at MSN's density (a fifth of the cells).
+FLAGS_PRESETS = {"msn": (16, 16, 51), "komal-20": (20, 20, 80), "komal-20x100": (20, 100, 400), "komal-100": (100, 100, 2000)}
+# Who sits where (Game.seats, which the stores index and no view shows): Blue is seats[0]. Red is
+# seats[1]: the same player on one screen, COMPUTER, or for an invitation first its link's key (a
+# seat, so that whoever holds the link can load the game to take the seat or watch) and, once a
+# player opens the link, that player in seats[2].
+COMPUTER = "computer"
+LINK = "link:"
 
 
 @dataclass
@@ -91,6 +99,53 @@ class Flags(Mode):
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # Uniform over every layout: a mine is a point, so no cell is spared.
         game.hidden = {"layout": sorted(rng.sample(range(game.width * game.height), game.mines))}
+
+    def seat(self, game: Game, player: str, opponent: str | None = None, level: str | None = None) -> None:
+        """Seat the maker as Blue and Red as `opponent` says: the same screen (the default), an invitation
+        (a 128-bit link key until someone takes the seat) or the computer at `level` (normal by default)."""
+        opponent = opponent or "screen"
+        if opponent not in OPPONENTS:
+            raise Invalid(f"unknown opponent {opponent!r}: expected one of {', '.join(OPPONENTS)}")
+        if opponent != "computer" and level is not None:
+            raise Invalid("a level is for a game against the computer")
+        if opponent == "computer":
+            level = level or "normal"
+            if level not in LEVELS:
+                raise Invalid(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        red = {"screen": player, "computer": COMPUTER, "invite": LINK + secrets.token_urlsafe(16)}[opponent]
+        game.seats = [player, red]
+        game.state["opponent"], game.state["level"] = opponent, level
+
+    @staticmethod
+    def red(game: Game) -> str | None:
+        """Red's player; None while an invitation is open."""
+        if game.seats[1].startswith(LINK):
+            return game.seats[2] if len(game.seats) > 2 else None
+        return game.seats[1]
+
+    @staticmethod
+    def link_key(game: Game) -> str | None:
+        """The invitation's key, which its link carries; None in a game without one."""
+        return game.seats[1][len(LINK):] if len(game.seats) > 1 and game.seats[1].startswith(LINK) else None
+
+    def seat_of(self, game: Game, player: str) -> int | None:
+        """The seat `player` moves for: None on one screen (both seats are theirs: whoever's turn it is);
+        refused for whoever only watches."""
+        if game.state["opponent"] == "screen":
+            return None
+        if player == game.seats[0]:
+            return 0
+        if player == self.red(game):
+            return 1
+        raise Refused("you are watching this game: only its two players move")
+
+    def computer_to_move(self, game: Game) -> bool:
+        return game.status == "playing" and game.state["opponent"] == "computer" and game.state["turn"] == 1
+
+    def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
+        """The computer's move at its level, from the position both seats see, within the request's time."""
+        choice = FLAGS_LEVELS[game.state["level"]](FlagsView.of(game.position(), limits.deadline), rng)
+        return Move("reveal", *choice.cell, seat=1)
 
     def from_layout(self, width: int, height: int, layout: frozenset[int] | set[int], options: FlagsOptions | None = None) -> Game:
         """A game of a layout given whole (hand-made positions, a tournament's boards)."""

@@ -18,6 +18,9 @@ set of tests run against each (tests/test_store.py):
   one given: the signal live updates will listen to.
 - `allow` counts events per key in fixed windows of the store's clock, shared
   by every process using the store.
+- `mark_present` notes that a seat of a game is watching it until a time of the
+  store's clock; `present` names the seats noted for now (live Flags games show
+  whether the other player is connected, whichever process serves them).
 - `lease` keeps other processes off a game while a move is worked out.
 - A store that cannot be reached, or cannot write (a full or read-only disk),
   raises StoreUnavailable, and works again once the fault is gone, without a restart.
@@ -174,6 +177,14 @@ class Store:
 
     def stored_version(self, game_id: str) -> int | None:
         """The version stored now, or None when there is no such game (no seat check: it reveals nothing)."""
+        raise NotImplementedError
+
+    def mark_present(self, game_id: str, seat: int, until: float) -> None:
+        """The player of `seat` is connected to the game until `until` (the store clock's seconds)."""
+        raise NotImplementedError
+
+    def present(self, game_id: str) -> set[int]:
+        """The seats of the game whose players are connected now."""
         raise NotImplementedError
 
     def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:

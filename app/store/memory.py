@@ -17,6 +17,7 @@ class MemoryStore(Store):
         self._games: dict[str, dict[str, Any]] = {}
         self._counters: dict[str, tuple[float, int]] = {}
         self._results: dict[str, dict[str, str]] = {}  # player -> game id -> result, in the order kept
+        self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -102,6 +103,15 @@ class MemoryStore(Store):
         with self._changed:
             row = self._games.get(game_id)
             return None if row is None else row["version"]
+
+    def mark_present(self, game_id: str, seat: int, until: float) -> None:
+        with self._changed:
+            self._presence[(game_id, seat)] = until
+
+    def present(self, game_id: str) -> set[int]:
+        now = self.clock()
+        with self._changed:
+            return {seat for (game, seat), until in self._presence.items() if game == game_id and until > now}
 
     def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
         with self._changed:

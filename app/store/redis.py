@@ -448,6 +448,17 @@ class RedisStore(Store):
         return None if version is None else _number(game_id, version)
 
     @store_faults()
+    def mark_present(self, game_id: str, seat: int, until: float) -> None:
+        # Redis forgets the mark by itself: its expiry is the time left on the store's clock.
+        self.redis.set(self._key("presence", game_id, str(seat)), repr(until), px=max(1, int(1000 * (until - self.clock()))))
+
+    @store_faults()
+    def present(self, game_id: str) -> set[int]:
+        marks = self.redis.mget([self._key("presence", game_id, str(seat)) for seat in (0, 1)])
+        now = self.clock()
+        return {seat for seat, until in enumerate(marks) if until is not None and _moment(until) > now}
+
+    @store_faults()
     def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -587,6 +598,14 @@ def _number(game_id: str, value: bytes | None) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise Corrupt(f"game {game_id}: a stored count is not a number: {value!r}") from None
+
+
+def _moment(value: bytes) -> float:
+    """A presence mark's time; a mark that is not a number (written by hand) counts as gone."""
+    try:
+        return float(value)
+    except ValueError:
+        return 0.0
 
 
 def without_password(url: str) -> str:

@@ -152,6 +152,13 @@ class SQLiteStore(Store):
             PRIMARY KEY (player, game_id)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS results_by_player ON results (player, kept_at);
+        -- Who watches a live game: a seat's player is connected until `until` (the store clock).
+        CREATE TABLE IF NOT EXISTS presence (
+            game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            until REAL NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        ) WITHOUT ROWID;
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -369,6 +376,20 @@ class SQLiteStore(Store):
         with self._connection() as connection:
             row = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else row[0]
+
+    def mark_present(self, game_id: str, seat: int, until: float) -> None:
+        with self._transaction() as connection:
+            if connection.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None:
+                connection.execute(
+                    "INSERT INTO presence (game_id, seat, until) VALUES (?, ?, ?) "
+                    "ON CONFLICT (game_id, seat) DO UPDATE SET until = excluded.until",
+                    (game_id, seat, until),
+                )
+
+    def present(self, game_id: str) -> set[int]:
+        with self._connection() as connection:
+            rows = connection.execute("SELECT seat FROM presence WHERE game_id = ? AND until > ?", (game_id, self.clock())).fetchall()
+        return {seat for (seat,) in rows}
 
     def check(self) -> None:
         # A real write, committed: a full or read-only disk fails it as it would fail a move.

@@ -36,7 +36,9 @@ CREATES_A_GAME: dict = {
 @router.post("", **CREATES_A_GAME)
 async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> GameOut:
     """Start a game; the player cookie that comes back holds its first seat."""
-    game_id, game = await service.create(player, client, body.mode, body.width, body.height, body.mines, body.settings(), body.board_id)
+    game_id, game = await service.create(
+        player, client, body.mode, body.width, body.height, body.mines, body.settings(), body.board_id, opponent=body.opponent, level=body.level
+    )
     return game_out(game_id, game, service.clock())
 
 

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from collections.abc import AsyncIterator
 
-from app.game import PRESETS, Invalid, Move, board_size
+import anyio
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from app.game import PRESETS, Game, Invalid, Move, board_size
 from app.modes import MODES, get_mode
+from app.modes.flags import FLAGS_PRESETS, LINK
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.render import blocks, move_answer, page, page_context
-from app.web.view import clock_text, game_list
+from app.web.view import Look, Seating, cell_html, clock_text, game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -67,14 +72,17 @@ async def new_game_form(
     unit: Annotated[str, Form()] = "count",
     mode: Annotated[str, Form()] = "cruel",
     settings_of: Annotated[str | None, Form()] = None,
+    opponent: Annotated[str | None, Form()] = None,
+    level: Annotated[str | None, Form()] = None,
 ) -> Response:
     """A new game of a preset or custom size in a mode; its settings are those of the game `settings_of`
     names (the player's current one) as they are now, as far as the mode has them, or the defaults."""
     # A refused form comes back filled in as it was sent (see app.web.errors).
     request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit, "mode": mode}
     rules = get_mode(mode)
-    if preset in PRESETS:
-        size = PRESETS[preset]
+    presets = FLAGS_PRESETS if rules.name == "flags" else PRESETS
+    if preset in presets:
+        size = presets[preset]
     elif preset == "custom":
         size = board_size(
             whole(width, "width"),
@@ -87,7 +95,10 @@ async def new_game_form(
     # Read from the game, not from the page: settings changed during the game are not in an old form.
     settings = await settings_from(service, settings_of, player) if settings_of else {}
     names = rules.options_class.names()
-    game_id, _ = await service.create(player, client, rules.name, *size, {name: on for name, on in settings.items() if name in names})
+    game_id, _ = await service.create(
+        player, client, rules.name, *size, {name: on for name, on in settings.items() if name in names},
+        opponent=opponent or None, level=(level or None) if opponent == "computer" else None,
+    )
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
@@ -115,7 +126,135 @@ async def settings_from(service: GameService, game_id: str, player: str) -> dict
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
     game, overlay, review = await service.look(game_id, player)
-    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review))
+    seating = await seating_of(request, service, game_id, game, player)
+    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
+
+
+# ----- games of two: the invitation, watching, live updates ---------------------------------
+
+
+async def seating_of(request: Request, service: GameService, game_id: str, game: Game, viewer: str) -> Seating | None:
+    """How a Flags game looks to `viewer` (a player, or an invitation's key for whoever watches)."""
+    if game.mode != "flags":
+        return None
+    rules = get_mode(game.mode)
+    key = rules.link_key(game)
+    watching = viewer.startswith(LINK)
+    seat = None if watching or game.state["opponent"] == "screen" else service.viewer_seat(game, viewer)
+    _, present = await service.live(game_id, viewer)
+    return Seating(
+        seat=seat, watching=watching, waiting=key is not None and rules.red(game) is None,
+        invite=str(request.url_for("join_invitation", game_id=game_id, key=key)) if key is not None and seat == 0 else None,
+        present=present, live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
+    )
+
+
+@router.get("/games/{game_id}/join/{key}")
+async def join_invitation(game_id: str, key: str, player: Player, service: Service) -> Response:
+    """An invitation's link: whoever opens it first takes Red's seat (their cookie keeps it); later, it shows the game to watch."""
+    seated = await service.join(game_id, key, player)
+    return RedirectResponse(f"/games/{game_id}" if seated else f"/games/{game_id}/watch/{key}", status_code=303)
+
+
+@router.get("/games/{game_id}/watch/{key}")
+async def watch_page(request: Request, game_id: str, key: str, service: Service) -> Response:
+    """A game of two as a spectator sees it: everything the players see, nothing to click."""
+    viewer = LINK + key
+    game, overlay, review = await service.look(game_id, viewer)
+    seating = await seating_of(request, service, game_id, game, viewer)
+    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
+
+
+# How often a live page's stream looks for a change: well within the second a move may take to show.
+LIVE_CHECK_SECONDS = 0.25
+# How often it renews the viewer's presence and looks at the other player's.
+PRESENCE_CHECK_SECONDS = 5.0
+
+
+async def live_events(game_id: str, viewer: str, service: GameService, version: int) -> AsyncIterator[ServerSentEvent]:
+    """A "changed" event whenever the game's version or who is connected differs from what the page shows;
+    the page then asks for the fragment. Only these two facts travel here, never a cell."""
+    shown = (version, None)
+    checked = -PRESENCE_CHECK_SECONDS
+    present: frozenset[int] | None = None
+    while True:
+        now = anyio.current_time()
+        if now - checked >= PRESENCE_CHECK_SECONDS:
+            current, present = await service.live(game_id, viewer)
+            checked = now
+        else:
+            current = await service.stored_version(game_id)
+        if current is None:
+            return  # the game is gone
+        if shown[1] is None:
+            shown = (shown[0], present)
+        if (current, present) != shown:
+            shown = (current, present)
+            yield ServerSentEvent(event="changed", data=f"{current}")
+        await anyio.sleep(LIVE_CHECK_SECONDS)
+
+
+async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
+    """A player who holds a seat in the game (NotFound, a 404, otherwise: checked before a stream starts)."""
+    await service.live(game_id, player)
+    return player
+
+
+async def link_viewer(game_id: str, key: str, service: Service) -> str:
+    """Whoever holds the game's invitation link, to watch it."""
+    await service.live(game_id, LINK + key)
+    return LINK + key
+
+
+@router.get("/games/{game_id}/events", response_class=EventSourceResponse)
+async def game_events(
+    game_id: str, viewer: Annotated[str, Depends(seat_viewer)], service: Service, version: int = -1
+) -> AsyncIterator[ServerSentEvent]:
+    """Server-sent events of a game of two for one of its players (htmx's SSE extension listens)."""
+    async for event in live_events(game_id, viewer, service, version):
+        yield event
+
+
+@router.get("/games/{game_id}/watch/{key}/events", response_class=EventSourceResponse)
+async def watch_events(
+    game_id: str, viewer: Annotated[str, Depends(link_viewer)], service: Service, version: int = -1
+) -> AsyncIterator[ServerSentEvent]:
+    async for event in live_events(game_id, viewer, service, version):
+        yield event
+
+
+@router.get("/games/{game_id}/live")
+async def game_live(request: Request, game_id: str, player: Player, service: Service, version: str = "", presence: str = "") -> Response:
+    """The fallback poll (and what a stream's event asks for): 204 while the page is up to date, else its
+    panel and the cells that changed."""
+    return await live_answer(request, game_id, player, service, version, presence)
+
+
+@router.get("/games/{game_id}/watch/{key}/live")
+async def watch_live(request: Request, game_id: str, key: str, service: Service, version: str = "", presence: str = "") -> Response:
+    return await live_answer(request, game_id, LINK + key, service, version, presence)
+
+
+async def live_answer(request: Request, game_id: str, viewer: str, service: GameService, version: str, presence: str) -> Response:
+    current, present = await service.live(game_id, viewer)
+    shown = "".join(str(seat) for seat in sorted(present))
+    if version == str(current) and presence == shown:
+        return Response(status_code=204)
+    game, overlay, review = await service.look(game_id, viewer)
+    seating = await seating_of(request, service, game_id, game, viewer)
+    context = page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating, oob=True)
+    last = game.state.get("last") if game.mode == "flags" else None
+    if last is not None and version == str(game.version - 1) and game.status == "playing":
+        # One move behind, as a live page usually is: only what that move uncovered.
+        look = Look(game, overlay)
+        context.update(changes=[cell_html(game.cell(index), look.cell(index), oob=True) for index in sorted(set(last) | set(last_shown(game)))], changed_rows=[])
+        return blocks(request, context, "panel", "changes")
+    return blocks(request, context, "panel", "grid")
+
+
+def last_shown(game: Game) -> list[int]:
+    """The cells the move before the last one uncovered: they lose their mark now."""
+    return list(game.history[-1]["state"].get("last", ())) if game.history else []
 
 
 @router.post("/games/{game_id}/moves")
@@ -133,7 +272,8 @@ async def move_form(
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
     result = await service.move(game_id, player, move)
-    return move_answer(request, game_id, result, version, service.clock())
+    seating = await seating_of(request, service, game_id, result.after, player)
+    return move_answer(request, game_id, result, version, service.clock(), seating=seating)
 
 
 @router.post("/games/{game_id}/bot")

@@ -11,7 +11,8 @@ from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.modes import MODES
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
-from app.web.view import Look, bot_text, cell_html, changed_cells, panel, review_text
+from app.modes.flags import FLAGS_PRESETS, OPPONENTS, LEVELS, SEAT_NAMES
+from app.web.view import Look, bot_text, cell_html, changed_cells, flags_lines, panel, review_text
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -23,7 +24,8 @@ OOB_ROWS = 30
 def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay | None = None, *, now: float = 0.0, **extra: Any) -> dict:
     context: dict[str, Any] = {
         "game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE,
-        "modes": [(mode.name, mode.title) for mode in MODES.values()],
+        "modes": [(mode.name, mode.title) for mode in MODES.values() if mode.name != "flags"],
+        "flags_presets": FLAGS_PRESETS, "opponents": OPPONENT_WORDS, "levels": LEVELS, "seat_names": SEAT_NAMES,
     }
     review = extra.pop("review", None)
     if review is not None and game is not None:
@@ -45,8 +47,23 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
             panel=panel(game, now),
             settings=[(name, options.label(name), getattr(game.options, name)) for name in options.names()],
         )
+    seating = extra.pop("seating", None)
+    if game is not None and game.mode == "flags" and seating is not None:
+        state = game.state
+        mover = state["turn"]
+        acting = seating.seat == mover or (seating.seat is None and not seating.watching and state["opponent"] == "screen")
+        bomb_ready = (
+            game.options.bomb and game.status == "playing" and acting
+            and not state["bombs"][mover] and state["scores"][mover] < state["scores"][1 - mover]
+        )
+        context.update(flags=True, seating=seating, seat_lines=flags_lines(game, seating), bomb_ready=bomb_ready)
     context.update(extra)
     return context
+
+
+# How the new-game form names each kind of opponent.
+OPPONENT_WORDS = {"screen": "A friend, on this screen", "invite": "A friend, through a link", "computer": "The computer"}
+assert set(OPPONENT_WORDS) == set(OPPONENTS)
 
 
 def page(request: Request, context: dict, status_code: int = 200) -> Response:
@@ -60,12 +77,12 @@ def blocks(request: Request, context: dict, *names: str, status_code: int = 200,
     return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers=headers)
 
 
-def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float) -> Response:
+def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float, **extra: Any) -> Response:
     """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
     before, after = Look(result.before, result.overlay_before), Look(result.after, result.overlay_after)
     context = page_context(
         game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review,
-        bot=result.bot, bot_played=True, oob=True,
+        bot=result.bot, bot_played=True, oob=True, **extra,
     )
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.

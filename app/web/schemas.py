@@ -39,6 +39,12 @@ class NewGameIn(BaseModel):
         "or everything the solver proves",
     )
     undo: bool = True
+    opponent: Literal["screen", "invite", "computer"] | None = Field(
+        None, description="flags: Red is a friend on the same screen (the default), whoever opens the invitation link, or the computer"
+    )
+    level: Literal["easy", "normal", "hard"] | None = Field(None, description="flags against the computer: its level (normal by default)")
+    bomb: bool = Field(True, description="flags: once a game, the player who is behind may uncover a 5x5 area")
+    uncover_all: bool = Field(False, description="flags: play until every mine is found (the KöMaL rule)")
 
     @model_validator(mode="after")
     def _a_size_or_a_board(self) -> NewGameIn:
@@ -48,7 +54,7 @@ class NewGameIn(BaseModel):
 
     def settings(self) -> dict[str, bool]:
         """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
-        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id"})
+        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id", "opponent", "level"})
         if "first_click" in self.model_fields_set:
             given["first_click_safe_only"] = self.first_click == "safe"
         if self.assist != "none":
@@ -59,8 +65,9 @@ class NewGameIn(BaseModel):
 class MoveIn(BaseModel):
     model_config = STRICT
 
-    action: Literal["reveal", "flag", "chord", "undo", "help"] = Field(
-        description='"help" in help games only: granted when no covered cell is provably safe, a loss otherwise'
+    action: Literal["reveal", "flag", "chord", "undo", "help", "bomb"] = Field(
+        description='"help" in help games only: granted when no covered cell is provably safe, a loss otherwise; '
+        '"bomb" in flags games only: the 5x5 area around x, y'
     )
     x: int | None = None
     y: int | None = None
@@ -92,6 +99,17 @@ class HelpOut(BaseModel):
     pending: bool = Field(description="granted and not yet used: the next cell opened is safe")
 
 
+class FlagsOut(BaseModel):
+    turn: int = Field(description="the seat to move: 0 Blue, 1 Red")
+    scores: list[int] = Field(description="mines found by Blue and by Red")
+    found: list[list[list[int]]] = Field(description="the [x, y] of the mines each seat found, in order")
+    bombs_used: list[bool] = Field(description="whether Blue and Red have dropped their bomb")
+    last: list[list[int]] = Field(description="the [x, y] of the cells the last move uncovered")
+    winner: int | None = Field(description="once the game is over: the winning seat; null is a draw")
+    opponent: Literal["screen", "invite", "computer"]
+    level: Literal["easy", "normal", "hard"] | None = Field(description="the computer's, in a game against it")
+
+
 class GameOut(BaseModel):
     id: str
     mode: str
@@ -118,6 +136,9 @@ class GameOut(BaseModel):
     bbbv_per_second: float | None = Field(None, description="a won classic or help game: 3BV divided by its time")
     clicks: int | None = Field(None, description="a won classic or help game: the reveals, chords and flags it took")
     bot_moves: int = Field(0, description="classic and help games: moves the bot played (POST .../bot); such a game is left out of the records")
+    two_players: FlagsOut | None = Field(
+        None, description="Flags games: whose turn, the scores, who found which mine; status 'won' means over (see winner)"
+    )
 
 
 
@@ -242,6 +263,13 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or ())),
         help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
         if "help_granted" in public
+        else None,
+        two_players=FlagsOut(
+            turn=public["turn"], scores=public["scores"], found=[[list(game.cell(index)) for index in cells] for cells in public["found"]],
+            bombs_used=public["bombs"], last=[list(game.cell(index)) for index in public["last"]], winner=public["winner"],
+            opponent=public["opponent"], level=public["level"],
+        )
+        if game.mode == "flags"
         else None,
     )
 

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from app.game import PRESETS, QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
+from app.modes.flags import SEAT_NAMES
 from app.service import Overlay
 from app.store import Listing
 from solver.position import COVERED, FLAG, MINE, describe
@@ -42,15 +43,25 @@ class Look:
         self._chance_looks: dict[tuple[int, int], tuple[str, str]] = {}
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
+        # Flags: whose each found mine is, and what the last move uncovered (marked while the game goes on).
+        found = game.state.get("found") if game.mode == "flags" else None
+        self.owners = {index: seat for seat, cells in enumerate(found) for index in cells} if found else {}
+        self.last = frozenset(game.state.get("last", ())) if found is not None and not self.over else frozenset()
 
     def cell(self, index: int) -> CellView:
         game = self.game
         symbol = game.cells[index]
         mark = game.marks.get(index, "")
         if symbol == MINE:
+            owner = self.owners.get(index)
+            if owner is not None:
+                last = " last" if index in self.last else ""
+                return f"c f s{owner}{last}", f"mine found by {SEAT_NAMES[owner]}", "", ""
             return "c f h", "flag on a mine that help found", "", ""
         if symbol != COVERED:
             number = int(symbol)
+            if index in self.last:
+                return f"c n{symbol} last", f"{symbol}, uncovered by the last move", symbol if number else "", ""
             if not (game.options.countdown and number):
                 return f"c n{symbol}", symbol, symbol if number else "", ""
             # Countdown mode shows, and says, the mines still missing around a number. The class keeps
@@ -135,6 +146,7 @@ def changed_cells(before: Look, after: Look, touched: set[int], max_rows: int | 
     for index in touched:
         candidates.update(game.neighbours(index))  # countdown numbers around a flag
     candidates.update(before.mines ^ after.mines)
+    candidates.update(before.last ^ after.last)  # Flags: the last move's mark moves on
     start = game.state.get("start")
     if start is not None and (before.game.started_at is None) != (game.started_at is None):
         candidates.add(start)  # the mark on a shared board's first click comes off once play starts
@@ -198,6 +210,63 @@ def panel(game: Game, now: float) -> Panel:
         result=mode.result_text(game, clock),
         undo_offered=game.status == "lost" and game.options.undo,
     )
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A game of two as one viewer sees it: their seat, the invitation, who is connected, where live updates come from."""
+
+    seat: int | None  # the viewer's seat; None on one screen (both are theirs) and for whoever watches
+    watching: bool
+    waiting: bool  # an invitation nobody has taken yet
+    invite: str | None  # its link, for the player who invited
+    present: frozenset[int]  # seats whose players are connected
+    live_path: str  # the page's live updates: its stream, its poll
+
+    @property
+    def presence(self) -> str:
+        """The connected seats as the page sends them back with its poll ("", "0", "01")."""
+        return "".join(str(seat) for seat in sorted(self.present))
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """What the page says of the game's turn and seats, in the colour of the seat it is about."""
+
+    seat: int | None
+    text: str
+
+
+def flags_lines(game: Game, seating: Seating) -> list[SeatLine]:
+    """Whose turn it is, or who won; then whether the other player is there."""
+    state = game.state
+    turn = state["turn"]
+    lines = []
+    if game.status != "playing":
+        winner = state["winner"]
+        lines.append(SeatLine(winner, get_mode(game.mode).result_text(game, "")))
+    else:
+        mover = SEAT_NAMES[turn]
+        if seating.seat == turn:
+            text = f"Your turn ({mover})"
+        elif state["opponent"] == "computer" and turn == 1:
+            text = f"The computer ({mover}) is moving"
+        elif seating.seat is not None:
+            text = f"{mover}'s turn: wait for their move"
+        else:
+            text = f"{mover} to move"
+        lines.append(SeatLine(turn, text))
+    if state["opponent"] == "invite" and not seating.watching:
+        other = 1 - seating.seat if seating.seat is not None else 1
+        if seating.waiting:
+            lines.append(SeatLine(1, "Red has not joined yet: send them the link below."))
+        elif other in seating.present:
+            lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is connected."))
+        else:
+            lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is not connected: they can come back by the same link."))
+    if seating.watching:
+        lines.append(SeatLine(None, "You are watching: the two players' moves appear here as they play."))
+    return lines
 
 
 def review_text(review: LossReview, game: Game) -> str:
@@ -271,6 +340,8 @@ def game_list(listings: list[Listing], now: float) -> list[ListedGame]:
         title = f"{size}{game.width}×{game.height}, {game.mines} mines · {get_mode(game.mode).title}"
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
         state = {"playing": f"Playing, {clock}" if game.started_at is not None else "Not started", "won": f"Won in {clock}", "lost": f"Lost after {clock}"}[game.status]
+        if game.mode == "flags":
+            state = get_mode(game.mode).result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
         rows.append(ListedGame(listing.game_id, title, state, played))

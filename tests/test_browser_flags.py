@@ -1,0 +1,156 @@
+"""End to end, Flags: real Chromium pages on real servers. Two players play a whole game through an
+invitation link, each on a server of their own that shares the store with the other (two workers on one
+SQLite file; two hosts on one Redis), and a third page watches. Every deal is allowed: each player clicks
+a covered cell read from its own page, and what is checked holds for any layout."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+from tests.live import kaboom_process
+from tests.redis_server import redis_server
+from tests.test_browser import CHROMIUM  # noqa: F401 (skips the module without Chromium)
+
+SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
+# Generous: a move shows on the other pages within a second on an idle machine (the test prints the
+# figures); a loaded test machine must not fail on timing.
+SHOWN_WITHIN = 10.0
+
+
+def open_page(browser, url: str, **options):
+    context = browser.new_context(base_url=url, viewport={"width": 1200, "height": 900}, bypass_csp=True, **options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return context, page, errors
+
+
+# Each cell's look as the server sent it: its classes but the keyboard cursor's (the page's own), and its text.
+CELLS = "[...document.querySelectorAll('#grid .c')].map(c => [...c.classList].filter(n => n !== 'cur').join(' ') + ':' + c.textContent)"
+
+
+def version(page) -> int:
+    return int(page.get_attribute("#version", "value"))
+
+
+def shows_version(page, wanted: int) -> None:
+    page.wait_for_function(f"Number(document.getElementById('version').value) >= {wanted}", timeout=SHOWN_WITHIN * 1000)
+
+
+def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
+    """Alice invites on `first`, Bob plays on `second`, Carol watches on `first`; returns how long each
+    move took to show on the other player's page."""
+    alice_context, alice, alice_errors = open_page(browser, first)
+    bob_context, bob, bob_errors = open_page(browser, second)
+    carol_context, carol, carol_errors = open_page(browser, first)
+    try:
+        alice.goto("/")
+        made = alice.evaluate(
+            "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
+            " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'invite'})}).then(r => r.json())"
+        )
+        alice.goto(f"/games/{made['id']}")
+        link = alice.input_value("#invite-link")
+        bob.goto(link)
+        bob.wait_for_selector("#board[data-mode=flags]")
+        assert bob.url.endswith(f"/games/{made['id']}"), "the first opener takes Red's seat"
+        carol.goto(link)
+        carol.wait_for_selector("#board[data-mode=flags]")
+        assert "/watch/" in carol.url and "You are watching" in carol.inner_text("#panel")
+        # Alice's page hears that Red has joined.
+        alice.wait_for_function("document.getElementById('panel').innerText.includes('Red is connected')", timeout=SHOWN_WITHIN * 1000)
+        delays = []
+        players = {0: alice, 1: bob}
+        for _ in range(64):
+            if alice.get_attribute("#result", "data-status") != "playing":
+                break
+            mover = next(seat for seat, page in players.items() if page.inner_text("#result").startswith("Your turn"))
+            page, other = players[mover], players[1 - mover]
+            before = version(page)
+            page.click("#grid .c.u")  # the first covered cell on the mover's own page
+            page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
+            started = time.monotonic()
+            shows_version(other, before + 1)
+            delays.append(time.monotonic() - started)
+            shows_version(carol, before + 1)
+        for page in (alice, bob, carol):
+            page.wait_for_function("document.getElementById('result').dataset.status !== 'playing'", timeout=SHOWN_WITHIN * 1000)
+        # Every page ends on the same board and result.
+        final = [page.evaluate(CELLS) for page in (alice, bob, carol)]
+        assert final[0] == final[1] == final[2]
+        result = alice.inner_text("#result")
+        assert result in (bob.inner_text("#result"), carol.inner_text("#result")) and ("wins" in result or "draw" in result)
+        # Carol could not move: her page has nothing to send moves with.
+        assert carol.get_attribute("#board", "hx-post") is None
+        assert not (alice_errors or bob_errors or carol_errors), (alice_errors, bob_errors, carol_errors)
+        return delays
+    finally:
+        for context in (alice_context, bob_context, carol_context):
+            context.close()
+
+
+def report(where: str, delays: list[float]) -> None:
+    print(f"\n{where}: {len(delays)} moves shown on the other player's page after median {statistics.median(delays):.2f} s, max {max(delays):.2f} s")
+
+
+def test_a_game_through_an_invitation_on_two_workers_sharing_one_sqlite_file(browser, tmp_path) -> None:
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_WORKERS": "2", **SECRET}
+    with kaboom_process(**env) as (_, url):
+        delays = play_through_an_invitation(browser, url, url)
+    report("two workers on SQLite", delays)
+
+
+def test_a_game_through_an_invitation_on_two_hosts_sharing_one_redis(browser) -> None:
+    with redis_server() as redis_url:
+        env = {"KABOOM_STORE": redis_url, **SECRET}
+        with kaboom_process(**env) as (_, first), kaboom_process(**env) as (_, second):
+            delays = play_through_an_invitation(browser, first, second)
+    report("two hosts on Redis", delays)
+
+
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(browser, tmp_path, level: str) -> None:
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0.3", **SECRET}
+    with kaboom_process(**env) as (_, url):
+        context, page, errors = open_page(browser, url)
+        try:
+            page.goto("/")
+            # The form makes the game (the smallest of its sizes is 16x16); then a small one, quicker to play out.
+            page.select_option("#new-flags select[name=opponent]", "computer")
+            page.select_option("#new-flags select[name=level]", level)
+            page.click("#new-flags button[value=msn]")
+            page.wait_for_selector("#board[data-mode=flags]")
+            assert "(computer)" in page.inner_text("#topbar")
+            made = page.evaluate(
+                "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
+                f" body: JSON.stringify({{mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'computer', level: '{level}'}})}}).then(r => r.json())"
+            )
+            page.goto(f"/games/{made['id']}")
+            page.wait_for_selector("#board[data-mode=flags]")
+            assert "(computer)" in page.inner_text("#topbar")
+            answered = 0
+            for _ in range(200):
+                if page.get_attribute("#result", "data-status") != "playing":
+                    break
+                page.wait_for_function(
+                    "document.getElementById('result').dataset.status !== 'playing'"
+                    " || document.getElementById('result').innerText.startsWith('Your turn')",
+                    timeout=SHOWN_WITHIN * 1000,
+                )
+                if page.get_attribute("#result", "data-status") != "playing":
+                    break
+                before = version(page)
+                page.click("#grid .c.u")
+                page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
+                if "computer" in page.inner_text("#result"):
+                    # The computer's move arrives by itself, through the live updates.
+                    shows_version(page, before + 2)
+                    answered += 1
+            assert page.get_attribute("#result", "data-status") == "won", "an 8x8 game ends within 64 of the player's moves"
+            assert answered > 0
+            assert not errors, errors
+        finally:
+            context.close()

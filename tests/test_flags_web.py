@@ -1,0 +1,271 @@
+"""Flags through the server (httpx on a real uvicorn): seats and turns, the invitation, spectators, the
+computer, the live stream and poll, and that nothing a seat receives shows the layout before the end."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.service import Deals
+from tests.live import live_server, wait_until
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def server(tmp_path):
+    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=12), computer_pause=0.0) as url:
+        yield url, tmp_path / "games.sqlite3"
+
+
+def client(url: str) -> httpx.Client:
+    return httpx.Client(base_url=url, timeout=30)
+
+
+def create(player: httpx.Client, **form: str) -> str:
+    response = player.post("/games", data={"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9", **form})
+    assert response.status_code == 303, response.text
+    return response.headers["location"].rsplit("/", 1)[1]
+
+
+def stored(database: Path, game_id: str) -> dict:
+    with sqlite3.connect(database) as connection:
+        return json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+
+
+def api(player: httpx.Client, game_id: str) -> dict:
+    response = player.get(f"/api/games/{game_id}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def covered(game: dict) -> list[tuple[int, int]]:
+    return [(x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == "."]
+
+
+def move(player: httpx.Client, game_id: str, x: int, y: int, action: str = "reveal") -> httpx.Response:
+    version = api(player, game_id)["version"] if player.cookies else 0
+    return player.post(f"/games/{game_id}/moves", data={"action": action, "x": str(x), "y": str(y), "version": str(version)}, headers=HTMX)
+
+
+def lines(html: str) -> list[str]:
+    return re.findall(r'class="seat-line[^"]*"[^>]*>([^<]+)<', html)
+
+
+def test_on_one_screen_one_player_moves_for_both_seats_in_turn(server) -> None:
+    url, _ = server
+    with client(url) as player:
+        game_id = create(player, opponent="screen")
+        page = player.get(f"/games/{game_id}")
+        assert lines(page.text)[0] == "Blue to move" and 'data-mode="flags"' in page.text
+        for _ in range(40):
+            game = api(player, game_id)
+            if game["status"] != "playing":
+                break
+            mover = game["two_players"]["turn"]
+            x, y = covered(game)[0]  # a cell read from the answer
+            answer = move(player, game_id, x, y)
+            assert answer.status_code == 200, answer.text
+            after = api(player, game_id)
+            scored = after["board"][y][x] == "*"
+            assert after["two_players"]["turn"] == mover or after["status"] != "playing" if scored else after["two_players"]["turn"] == 1 - mover
+            assert [x, y] in after["two_players"]["last"]
+        game = api(player, game_id)
+        assert game["status"] == "won", "a 6x6 game ends within 36 reveals"
+        scores, winner = game["two_players"]["scores"], game["two_players"]["winner"]
+        assert winner == (0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else None)
+        assert max(scores) * 2 > 9 or sum(scores) == 9
+
+
+def test_an_invitation_seats_its_first_opener_and_shows_the_game_to_later_ones(server) -> None:
+    url, database = server
+    with client(url) as alice, client(url) as bob, client(url) as carol:
+        game_id = create(alice, opponent="invite")
+        page = alice.get(f"/games/{game_id}")
+        assert "Red has not joined yet" in page.text
+        link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page.text).group(1)
+        key = link.rsplit("/", 1)[1]
+        assert len(key) >= 22, "128 bits, URL-safe"
+        joined = bob.get(link)
+        assert joined.status_code == 303 and joined.headers["location"] == f"/games/{game_id}"
+        watching = carol.get(link)
+        assert watching.status_code == 303 and watching.headers["location"] == f"/games/{game_id}/watch/{key}"
+        assert bob.get(link).headers["location"] == f"/games/{game_id}", "Red comes back by the same link"
+        # The spectator's page has nothing to click, and their own cookie holds no seat.
+        view = carol.get(f"/games/{game_id}/watch/{key}")
+        assert view.status_code == 200 and "hx-post" not in view.text.split('id="board"')[1].split(">")[0]
+        assert "You are watching" in view.text
+        assert carol.get(f"/games/{game_id}").status_code == 404
+        assert carol.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX).status_code == 404
+        # A wrong key finds nothing.
+        assert carol.get(f"/games/{game_id}/join/{key[:-1]}x").status_code == 404
+        # Red may not move on Blue's turn; Blue may.
+        refused = bob.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX)
+        assert refused.status_code == 409 and "It is Blue&#39;s turn" in refused.text
+        assert stored(database, game_id)["version"] == 1, "the refusal changed nothing"
+        game = api(alice, game_id)
+        x, y = covered(game)[0]
+        assert move(alice, game_id, x, y).status_code == 200
+        assert api(bob, game_id)["version"] == 2
+
+
+def test_the_poll_answers_204_until_something_changes_and_then_the_cells_that_did(server) -> None:
+    url, _ = server
+    with client(url) as alice, client(url) as bob:
+        game_id = create(alice, opponent="invite")
+        link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+        bob.get(link)
+        page = bob.get(f"/games/{game_id}")
+        version = re.search(r'id="version" name="version" value="(\d+)"', page.text).group(1)
+        presence = re.search(r'id="presence" name="presence" value="(\d*)"', page.text).group(1)
+        assert bob.get(f"/games/{game_id}/live", params={"version": version, "presence": presence}).status_code == 204
+        game = api(alice, game_id)
+        x, y = covered(game)[0]
+        move(alice, game_id, x, y)
+        fresh = bob.get(f"/games/{game_id}/live", params={"version": version, "presence": presence})
+        assert fresh.status_code == 200
+        assert f'id="c-{x}-{y}"' in fresh.text and 'hx-swap-oob="true"' in fresh.text
+        now = re.search(r'id="version" name="version" value="(\d+)"', fresh.text).group(1)
+        assert int(now) == int(version) + 1
+
+
+def next_event(lines) -> list[str]:
+    """The lines of the stream's next event (keep-alive comments skipped)."""
+    event: list[str] = []
+    for line in lines:
+        if line and not line.startswith(":"):
+            event.append(line)
+        elif not line and event:
+            return event
+    return event
+
+
+def test_the_stream_says_only_that_the_game_changed(server) -> None:
+    url, _ = server
+    with client(url) as alice, httpx.Client(base_url=url, timeout=httpx.Timeout(30, read=20)) as watcher:
+        game_id = create(alice, opponent="screen")
+        watcher.cookies = alice.cookies
+        # A page older than the game hears of it at once; then of each move as it is made.
+        with watcher.stream("GET", f"/games/{game_id}/events", params={"version": "-1"}) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            lines = stream.iter_lines()
+            assert next_event(lines) == ["event: changed", 'data: "0"']
+            x, y = covered(api(alice, game_id))[0]
+            assert move(alice, game_id, x, y).status_code == 200
+            assert next_event(lines) == ["event: changed", 'data: "1"']
+        assert alice.get(f"/games/{game_id}/watch/not-the-key/events").status_code == 404
+
+
+def test_the_computer_answers_each_move_until_the_game_ends(server) -> None:
+    url, _ = server
+    with client(url) as alice:
+        game_id = create(alice, opponent="computer", level="easy")
+        assert api(alice, game_id)["two_players"]["level"] == "easy"
+        for _ in range(40):
+            game = api(alice, game_id)
+            if game["status"] != "playing":
+                break
+            assert game["two_players"]["turn"] == 0
+            version = game["version"]
+            x, y = covered(game)[0]
+            assert move(alice, game_id, x, y).status_code == 200
+
+            def my_turn_again() -> bool:
+                now = api(alice, game_id)
+                return now["status"] != "playing" or now["two_players"]["turn"] == 0
+
+            wait_until(my_turn_again, 30, "the computer did not move within 30 s")
+            assert api(alice, game_id)["version"] > version
+        game = api(alice, game_id)
+        assert game["status"] == "won"
+        # The computer's moves went through the rules: Red found some of the mines, or none.
+        assert sum(game["two_players"]["scores"]) <= 9
+
+
+def test_a_move_on_the_computers_turn_is_refused(tmp_path) -> None:
+    # The computer takes its time (ten seconds): its turn stays open while the player tries to move.
+    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
+        game_id = create(alice, opponent="computer", level="hard")
+        game = api(alice, game_id)
+        while game["two_players"]["turn"] == 0 and game["status"] == "playing":
+            x, y = covered(game)[0]
+            assert move(alice, game_id, x, y).status_code == 200
+            game = api(alice, game_id)
+        assert game["status"] == "playing", "the seeded board hands the turn over before the end"
+        x, y = covered(game)[0]
+        refused = move(alice, game_id, x, y)
+        assert refused.status_code == 409 and "It is Red&#39;s turn" in refused.text
+        page = alice.get(f"/games/{game_id}")
+        assert "The computer (Red) is moving" in page.text
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"opponent": "robot"}, "Unknown opponent &#39;robot&#39;"),
+        ({"opponent": "computer", "level": "expert"}, "Unknown level &#39;expert&#39;"),
+    ],
+)
+def test_a_bad_opponent_or_level_is_refused_with_a_message(server, form: dict, message: str) -> None:
+    url, _ = server
+    with client(url) as alice:
+        response = alice.post("/games", data={"mode": "flags", "preset": "msn", **form})
+        assert response.status_code in (409, 422) and message in response.text
+
+
+def test_the_api_plays_flags_and_refuses_an_opponent_for_one_player_games(server) -> None:
+    url, _ = server
+    with client(url) as alice:
+        made = alice.post("/api/games", json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen", "bomb": False})
+        assert made.status_code == 201, made.text
+        game = made.json()
+        assert game["two_players"]["turn"] == 0 and game["options"] == {"bomb": False, "uncover_all": False}
+        x, y = covered(game)[0]
+        moved = alice.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": x, "y": y})
+        assert moved.status_code == 200 and moved.json()["version"] == 1
+        bomb = alice.post(f"/api/games/{game['id']}/moves", json={"action": "bomb", "x": 2, "y": 2})
+        assert bomb.status_code == 409 and "turned off" in bomb.json()["detail"]
+        refused = alice.post("/api/games", json={"mode": "classic", "width": 9, "height": 9, "mines": 10, "opponent": "computer"})
+        assert refused.status_code == 422 and "one player" in refused.json()["detail"]
+
+
+def test_no_answer_shows_a_mine_nobody_found_before_the_end(server) -> None:
+    url, database = server
+    with client(url) as alice, client(url) as bob, client(url) as carol:
+        game_id = create(alice, opponent="invite")
+        link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+        key = link.rsplit("/", 1)[1]
+        bob.get(link)
+        carol.get(link)
+        players = (alice, bob)
+        for _ in range(40):
+            data = stored(database, game_id)
+            if data["status"] != "playing":
+                break
+            layout = set(data["hidden"]["layout"])
+            found = {index for cells in data["state"]["found"] for index in cells}
+            answers = [
+                alice.get(f"/games/{game_id}"), bob.get(f"/api/games/{game_id}"), carol.get(f"/games/{game_id}/watch/{key}"),
+                bob.get(f"/games/{game_id}/live", params={"version": "0"}), carol.get(f"/games/{game_id}/watch/{key}/live", params={"version": "0"}),
+            ]
+            for answer in answers:
+                assert answer.status_code == 200
+                assert json.dumps(data["hidden"]["layout"]) not in answer.text and json.dumps(sorted(layout)) not in answer.text
+                if answer.headers["content-type"].startswith("application/json"):
+                    shown = {y * 6 + x for y, row in enumerate(answer.json()["board"]) for x, symbol in enumerate(row) if symbol == "*"}
+                    assert shown == found
+                else:
+                    assert 'class="c m"' not in answer.text
+                    assert len(re.findall(r'class="c f s[01]', answer.text)) == len(found)
+            mover = players[data["state"]["turn"]]
+            x, y = covered(api(mover, game_id))[0]
+            assert move(mover, game_id, x, y).status_code == 200
+        end = api(alice, game_id)
+        assert end["status"] == "won"
+        shown = {y * 6 + x for y, row in enumerate(end["board"]) for x, symbol in enumerate(row) if symbol == "*"}
+        assert shown == set(stored(database, game_id)["hidden"]["layout"]), "the end shows every mine"
