@@ -514,6 +514,7 @@ class GameService:
 
     def _set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         before = self.store.load(game_id, player)
+        modes.get_mode(before.mode).check_options(before, changes)
         after = set_options(before, changes)
         self.store.save(game_id, player, after, before.version)
         return after

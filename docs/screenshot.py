@@ -2,7 +2,7 @@
 in the light and the dark scheme, in Debian's Chromium; and the home page. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …)
+    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …, flags)
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -75,17 +75,83 @@ def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str,
     page.evaluate("window.scrollTo(0, 0)")
 
 
+def middle_covered(page) -> str:
+    """The covered cell nearest the board's middle (reading order breaks ties): a deterministic move."""
+    return page.evaluate(
+        """() => { const board = document.getElementById('board');
+        const w = Number(board.dataset.width), h = Number(board.dataset.height);
+        let best = null, far = Infinity;
+        for (const cell of document.querySelectorAll('#grid .c.u')) {
+          const [, x, y] = cell.id.split('-').map(Number);
+          const d = Math.abs(x - (w - 1) / 2) + Math.abs(y - (h - 1) / 2);
+          if (d < far) { far = d; best = cell.id; }
+        }
+        return '#' + best; }"""
+    )
+
+
+def flags_move(page) -> None:
+    # Not act(): a live page always has a request open (its stream), which act() would wait out.
+    # Cells swapped in keep their old class for htmx's settle: the board is read once it has settled.
+    page.wait_for_function("!document.querySelector('.htmx-settling')")
+    before = int(page.input_value("#version"))
+    page.eval_on_selector(middle_covered(page), "cell => cell.click()")
+    page.wait_for_function(f"Number(document.getElementById('version').value) > {before} && !document.querySelector('.htmx-settling')")
+
+
+def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, deals: Deals) -> None:
+    """Flags through an invitation, as Blue (with the link) and as Red see it after a few moves each;
+    and a game against the computer with the practice overlay on."""
+    contexts = [browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options) for _ in range(2)]
+    blue, red = (context.new_page() for context in contexts)
+    deals.reseed(9)
+    blue.goto("/")
+    blue.select_option("#new-flags select[name=opponent]", "invite")
+    blue.click("#new-flags button[value=msn]")
+    red.goto(blue.input_value("#invite-link"))
+    red.wait_for_selector("#grid")
+    for _ in range(16):
+        # The other's move reaches a page through its live updates: whichever says "Your turn" first plays.
+        mover = None
+        for _ in range(600):
+            mover = next((page for page in (blue, red) if page.inner_text("#result").startswith("Your turn")), None)
+            if mover is not None:
+                break
+            blue.wait_for_timeout(50)
+        assert mover is not None, "neither page said 'Your turn' within 30 s"
+        flags_move(mover)
+    for page in (blue, red):
+        page.wait_for_function("document.getElementById('panel').innerText.includes('is connected')")
+        page.evaluate("window.scrollTo(0, 0)")
+    blue.screenshot(path=str(OUT / f"flags-blue-{size}-{scheme}.png"))
+    red.screenshot(path=str(OUT / f"flags-red-{size}-{scheme}.png"))
+    deals.reseed(9)
+    blue.goto("/")
+    blue.select_option("#new-flags select[name=opponent]", "computer")
+    blue.select_option("#new-flags select[name=level]", "hard")
+    blue.click("#new-flags button[value=msn]")
+    act(blue, lambda: blue.check("input[name=probabilities]"))
+    for _ in range(4):
+        blue.wait_for_function("document.getElementById('result').innerText.startsWith('Your turn')")
+        flags_move(blue)
+    blue.wait_for_function("document.getElementById('result').innerText.startsWith('Your turn')")
+    blue.evaluate("window.scrollTo(0, 0)")
+    blue.screenshot(path=str(OUT / f"flags-computer-{size}-{scheme}.png"))
+    for context in contexts:
+        context.close()
+
+
 def main(presets: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
     deals = Deals(seed=9)
-    with tempfile.TemporaryDirectory() as data, live_server(Path(data) / "games.sqlite3", deals=deals, create_limit=1000) as url, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as data, live_server(Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for size, options in SIZES.items():
             for scheme in ("light", "dark"):
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in presets:
+                for name in (name for name in presets if name != "flags"):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -98,8 +164,10 @@ def main(presets: list[str]) -> None:
                 page.goto("/")
                 page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
                 context.close()
+                if "flags" in presets:
+                    flags_pictures(browser, url, size, scheme, options, deals)
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES])
+    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags"])

@@ -36,6 +36,11 @@ def version(page) -> int:
     return int(page.get_attribute("#version", "value"))
 
 
+def settle(page) -> None:
+    """Cells swapped in keep their old class for htmx's settle (20 ms): a cell is read from the board once it settled."""
+    page.wait_for_function("!document.querySelector('.htmx-settling')", timeout=SHOWN_WITHIN * 1000)
+
+
 def shows_version(page, wanted: int) -> None:
     page.wait_for_function(f"Number(document.getElementById('version').value) >= {wanted}", timeout=SHOWN_WITHIN * 1000)
 
@@ -60,8 +65,8 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         carol.goto(link)
         carol.wait_for_selector("#board[data-mode=flags]")
         assert "/watch/" in carol.url and "You are watching" in carol.inner_text("#panel")
-        # Alice's page hears that Red has joined.
-        alice.wait_for_function("document.getElementById('panel').innerText.includes('Red is connected')", timeout=SHOWN_WITHIN * 1000)
+        # Alice's page hears that Red has joined (presence is looked at every 5 s).
+        alice.wait_for_function("document.getElementById('panel').innerText.includes('Red is connected')", timeout=4 * SHOWN_WITHIN * 1000)
         delays = []
         players = {0: alice, 1: bob}
         for _ in range(64):
@@ -69,6 +74,7 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
                 break
             mover = next(seat for seat, page in players.items() if page.inner_text("#result").startswith("Your turn"))
             page, other = players[mover], players[1 - mover]
+            settle(page)
             before = version(page)
             page.click("#grid .c.u")  # the first covered cell on the mover's own page
             page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
@@ -142,6 +148,7 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
                 )
                 if page.get_attribute("#result", "data-status") != "playing":
                     break
+                settle(page)
                 before = version(page)
                 page.click("#grid .c.u")
                 page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)

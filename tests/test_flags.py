@@ -244,4 +244,4 @@ def test_hints_and_undo_are_off() -> None:
     game = game_of("*..", "...")
     with pytest.raises(Refused, match="no hints"):
         FLAGS.hint(game, None)
-    assert not game.options.undo and not game.options.probabilities and FlagsOptions.names() == ("bomb", "uncover_all")
+    assert not game.options.undo and not game.options.probabilities and FlagsOptions.names() == ("bomb", "uncover_all", "probabilities")

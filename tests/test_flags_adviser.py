@@ -117,3 +117,29 @@ def test_kaboom_move_refuses_a_malformed_or_impossible_position_in_one_line(stdi
 def test_kaboom_move_refuses_a_thinking_time_past_the_limit() -> None:
     result = kaboom_move("3 2 1\n1.1\n...\n", "--seconds", "12")
     assert result.returncode == 2 and "thinking time must be between" in result.stderr
+
+
+def test_the_adviser_weighs_boards_whose_layouts_outnumber_floats() -> None:
+    # One number on an empty 100x100 board with 2,000 mines: about 10^2100 layouts, far past a float.
+    rows = ["." * 100 for _ in range(100)]
+    rows[50] = "." * 50 + "2" + "." * 49
+    position = Position(100, 100, 2000, tuple(rows))
+    choice = FLAGS_LEVELS["hard"](FlagsView.of(position), random.Random(0))
+    assert choice.cell in covered(position) and 0 < choice.mine_probability < 1
+
+
+def test_a_level_that_fails_still_answers_a_covered_cell_and_says_why(monkeypatch, capsys) -> None:
+    import io
+
+    from app import cli
+    from app.cli import move
+
+    def broken(view, rng):
+        raise RuntimeError("a bug in the level")
+
+    monkeypatch.setitem(move.FLAGS_PLAYERS, "hard", broken)
+    out = io.StringIO()
+    assert cli.main(["move"], stdin=io.StringIO("3 2 2\n1..\n...\n"), stdout=out) == 0
+    x, y = (int(field) for field in out.getvalue().split())
+    assert (x, y) != (1, 1) and 1 <= x <= 3 and 1 <= y <= 2
+    assert "a bug in the level" in capsys.readouterr().err

@@ -107,6 +107,7 @@ def test_an_invitation_seats_its_first_opener_and_shows_the_game_to_later_ones(s
         # Red may not move on Blue's turn; Blue may.
         refused = bob.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX)
         assert refused.status_code == 409 and "It is Blue&#39;s turn" in refused.text
+        assert "Blue&#39;s turn: wait for their move" in refused.text and "Red (you)" in refused.text
         assert stored(database, game_id)["version"] == 1, "the refusal changed nothing"
         game = api(alice, game_id)
         x, y = covered(game)[0]
@@ -224,7 +225,7 @@ def test_the_api_plays_flags_and_refuses_an_opponent_for_one_player_games(server
         made = alice.post("/api/games", json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen", "bomb": False})
         assert made.status_code == 201, made.text
         game = made.json()
-        assert game["two_players"]["turn"] == 0 and game["options"] == {"bomb": False, "uncover_all": False}
+        assert game["two_players"]["turn"] == 0 and game["options"] == {"bomb": False, "uncover_all": False, "probabilities": False}
         x, y = covered(game)[0]
         moved = alice.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": x, "y": y})
         assert moved.status_code == 200 and moved.json()["version"] == 1
@@ -269,3 +270,24 @@ def test_no_answer_shows_a_mine_nobody_found_before_the_end(server) -> None:
         assert end["status"] == "won"
         shown = {y * 6 + x for y, row in enumerate(end["board"]) for x, symbol in enumerate(row) if symbol == "*"}
         assert shown == set(stored(database, game_id)["hidden"]["layout"]), "the end shows every mine"
+
+
+def test_the_probability_overlay_is_practice_against_the_computer_only(server) -> None:
+    url, _ = server
+    with client(url) as alice:
+        against_computer = create(alice, opponent="computer", level="easy")
+        between_people = create(alice, opponent="screen")
+        changed = alice.patch(f"/api/games/{against_computer}/options", json={"probabilities": True})
+        assert changed.status_code == 200 and changed.json()["options"]["probabilities"] is True
+        page = alice.get(f"/games/{against_computer}")
+        assert re.search(r'class="c u p[0-5]', page.text), "covered cells coloured by their chance"
+        refused = alice.patch(f"/api/games/{between_people}/options", json={"probabilities": True})
+        assert refused.status_code == 409 and "practice against the computer" in refused.json()["detail"]
+        assert not api(alice, between_people)["options"]["probabilities"]
+        rules = alice.post(f"/games/{against_computer}/options", data={"probabilities": "on"}, headers=HTMX)  # the bomb left out
+        assert rules.status_code == 409 and "set when it is made" in rules.text
+        assert 'class="topbar flags-bar"' in rules.text, "a refusal keeps the page a Flags page"
+        # The page's practice switch sends the rules as they are: only the overlay changes.
+        form = alice.post(f"/games/{against_computer}/options", data={"bomb": "on"}, headers=HTMX)
+        assert form.status_code == 200
+        assert api(alice, against_computer)["options"] == {"bomb": True, "uncover_all": False, "probabilities": False}

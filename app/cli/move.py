@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+import traceback
 from typing import TextIO
 
 from app.cli.errors import BadInput
 from solver import Allowance, Analyzer, Inconsistent, Interrupted, PositionError, parse_position
 from solver.position import MINE, Position
-from solver.strategy import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView
+from solver.strategy import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView, flags_random
 
 # The protocol's limit: an answer later than this loses the game.
 ANSWER_SECONDS = 10.0
@@ -50,10 +52,16 @@ def move(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     deadline = started + args.seconds
     position = read_flags_position(stdin.read(), deadline)
     view = FlagsView.of(position, deadline)
+    rng = random.Random(args.seed)
     try:
-        choice = FLAGS_PLAYERS[args.level](view, random.Random(args.seed))
+        choice = FLAGS_PLAYERS[args.level](view, rng)
     except Inconsistent as error:
         raise BadInput(f"impossible position: {error}") from None
+    except Exception:
+        # A program that fails loses its game: a failing level still answers, with a cell at random,
+        # and says why on stderr, so that the failure is seen and fixed.
+        traceback.print_exc(file=sys.stderr)
+        choice = flags_random(view, rng)
     x, y = choice.cell
     stdout.write(f"{x + 1} {y + 1}\n")
 

@@ -90,6 +90,9 @@ class Mode:
         """The seat a player moves for, in modes where players take turns; None: the game's one player."""
         return None
 
+    def check_options(self, game: Game, changes: dict[str, bool]) -> None:
+        """Refuse a change of settings the mode does not allow during a game; by default any may change."""
+
     def computer_to_move(self, game: Game) -> bool:
         """Whether the computer holds the seat to move (it then plays it, at a human pace)."""
         return False

@@ -45,15 +45,17 @@ FLAGS_PRESETS = {"msn": (16, 16, 51), "komal-20": (20, 20, 80), "komal-20x100": 
 # player opens the link, that player in seats[2].
 COMPUTER = "computer"
 LINK = "link:"
+PRACTICE_ONLY = "the probability overlay is practice against the computer: never in a game between two people"
 
 
 @dataclass
 class FlagsOptions(Switches):
     bomb: bool = setting("The bomb: once a game, a player who is behind may uncover a 5×5 area", order=1, default=True)
     uncover_all: bool = setting("Play until the board is uncovered (KöMaL rule)", order=2)
+    # Practice against the computer only: between two people, one seat alone must not see more.
+    probabilities: bool = setting("Mine probabilities (practice against the computer)", order=3)
     # What the one-player modes offer and a game between two has no place for: always off.
     debug_overlay: ClassVar[bool] = False
-    probabilities: ClassVar[bool] = False
     safe_mode: ClassVar[bool] = False
     countdown: ClassVar[bool] = False
     question_marks: ClassVar[bool] = False
@@ -112,9 +114,19 @@ class Flags(Mode):
             level = level or "normal"
             if level not in LEVELS:
                 raise Invalid(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        if game.options.probabilities and opponent != "computer":
+            raise Invalid(PRACTICE_ONLY)
         red = {"screen": player, "computer": COMPUTER, "invite": LINK + secrets.token_urlsafe(16)}[opponent]
         game.seats = [player, red]
         game.state["opponent"], game.state["level"] = opponent, level
+
+    def check_options(self, game: Game, changes: dict[str, bool]) -> None:
+        """The rules stay as the game was made; the probability overlay is practice against the computer."""
+        for name in ("bomb", "uncover_all"):
+            if name in changes and changes[name] != getattr(game.options, name):
+                raise Refused("the rules of a Flags game are set when it is made: start a new game to change them")
+        if changes.get("probabilities") and game.state["opponent"] != "computer":
+            raise Refused(PRACTICE_ONLY)
 
     @staticmethod
     def red(game: Game) -> str | None:

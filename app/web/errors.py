@@ -86,7 +86,10 @@ async def handle(request: Request, error: Exception) -> Response:
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
             return page(request, page_context(None, message=message, refused=True), status_code=answer.status)
-        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True)
+        from app.web.pages import seating_of  # the pages' routes are answered here: imported once they exist
+
+        seating = await seating_of(request, service, game_id, game, player_id(request))
+        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating)
         return blocks(request, context, "panel", status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)
     return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
