@@ -795,6 +795,34 @@ def _flags_gift(frontier: Frontier, index: int, budget: Budget) -> float:
     return gift
 
 
+# Mines a 5x5 square must be expected to hold for the hard computer to drop its bomb there (after
+# Minesweeper Flags Extreme's "bomb if many mines"): a point a move is what a good guess gets.
+BOMB_WORTH = 3.0
+BOMB_SIDE = 5  # the bomb's square (the rules in app/modes/flags.py use it too)
+
+
+def flags_bomb(view: FlagsView) -> tuple[Cell, float] | None:
+    """The centre of the 5x5 square (inside the board) expected to hold the most mines, with that
+    expectation; None when a proven mine is to be taken instead (a point, and the turn kept)."""
+    counted = _flags_counted(view)
+    if isinstance(counted, FlagsChoice):
+        return None
+    width, height = view.width, view.height
+    # Summed-area table of the mine chances: each square's expectation in four lookups.
+    table = [[0.0] * (width + 1) for _ in range(height + 1)]
+    for y in range(height):
+        for x in range(width):
+            table[y + 1][x + 1] = counted.chances.get(y * width + x, 0.0) + table[y][x + 1] + table[y + 1][x] - table[y][x]
+    best = None
+    for top in range(max(1, height - BOMB_SIDE + 1)):
+        for left in range(max(1, width - BOMB_SIDE + 1)):
+            bottom, right = min(height, top + BOMB_SIDE), min(width, left + BOMB_SIDE)
+            expected = table[bottom][right] - table[top][right] - table[bottom][left] + table[top][left]
+            if best is None or expected > best[1]:
+                best = ((min(width - 1, left + BOMB_SIDE // 2), min(height - 1, top + BOMB_SIDE // 2)), expected)
+    return best
+
+
 FLAGS_LEVELS = {"easy": flags_random, "normal": flags_local, "hard": flags_adviser}
 # Opponents to measure the levels against (kaboom tournament), beside the levels themselves.
 FLAGS_PLAYERS = {**FLAGS_LEVELS, "greedy": flags_greedy, "scorer": flags_scorer}

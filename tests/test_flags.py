@@ -245,3 +245,27 @@ def test_hints_and_undo_are_off() -> None:
     with pytest.raises(Refused, match="no hints"):
         FLAGS.hint(game, None)
     assert not game.options.undo and not game.options.probabilities and FlagsOptions.names() == ("bomb", "uncover_all", "probabilities")
+
+
+def test_the_hard_computer_drops_its_bomb_when_behind_and_a_square_is_worth_it() -> None:
+    from solver import Limits
+
+    width, height = 8, 8
+    safe = {(4, 4), (3, 3), (4, 3), (5, 3), (3, 4), (7, 7), (6, 7)}
+    mines = {y * width + x for y in range(height) for x in range(width) if (x, y) not in safe}  # 57: a dense board
+    game = FLAGS.from_layout(width, height, mines)
+    FLAGS.seat(game, "alice", "computer", "hard")
+    game, _ = move(game, "reveal", 0, 0)
+    game, _ = move(game, "reveal", 1, 0)
+    game, _ = move(game, "reveal", 4, 4)  # a 4 among 8 covered cells, which proves none: the computer's turn, 0-2 behind
+    assert game.state["turn"] == 1 and game.state["scores"] == [2, 0] and FLAGS.computer_to_move(game)
+    bomb = FLAGS.computer_move(game, random.Random(0), Limits())
+    assert bomb.action == "bomb" and bomb.seat == 1
+    bombed, _ = FLAGS.apply(game, bomb, rng=random.Random(0), now=1.0)
+    assert bombed.state["bombs"] == [False, True] and bombed.state["scores"][1] >= 3
+    # Level with Blue, or at another level, it reveals.
+    level = game.copy()
+    level.state["scores"] = [2, 2]
+    assert FLAGS.computer_move(level, random.Random(0), Limits()).action == "reveal"
+    game.state["level"] = "normal"
+    assert FLAGS.computer_move(game, random.Random(0), Limits()).action == "reveal"

@@ -30,11 +30,10 @@ from app.modes.base import Mode
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
 from solver.position import COVERED, describe
-from solver.strategy import FLAGS_LEVELS, FlagsView
+from solver.strategy import BOMB_SIDE, BOMB_WORTH, FLAGS_LEVELS, FlagsView, flags_bomb
 
 SEATS = 2
 SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines in its own
-BOMB_SIDE = 5
 OPPONENTS = ("screen", "invite", "computer")
 LEVELS = ("easy", "normal", "hard")
 # The page's sizes: MSN's board, and KöMaL's three at MSN's density (a fifth of the cells).
@@ -155,8 +154,15 @@ class Flags(Mode):
         return game.status == "playing" and game.state["opponent"] == "computer" and game.state["turn"] == 1
 
     def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
-        """The computer's move at its level, from the position both seats see, within the request's time."""
-        choice = FLAGS_LEVELS[game.state["level"]](FlagsView.of(game.position(), limits.deadline), rng)
+        """The computer's move at its level, from the position both seats see, within the request's time;
+        the hard computer drops its bomb where a square is expected to hold BOMB_WORTH mines."""
+        view = FlagsView.of(game.position(), limits.deadline)
+        state = game.state
+        if game.state["level"] == "hard" and game.options.bomb and not state["bombs"][1] and state["scores"][1] < state["scores"][0]:
+            target = flags_bomb(view)
+            if target is not None and target[1] >= BOMB_WORTH:
+                return Move("bomb", *target[0], seat=1)
+        choice = FLAGS_LEVELS[state["level"]](view, rng)
         return Move("reveal", *choice.cell, seat=1)
 
     def from_layout(self, width: int, height: int, layout: frozenset[int] | set[int], options: FlagsOptions | None = None) -> Game:
