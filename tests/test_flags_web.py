@@ -18,8 +18,8 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def server(tmp_path):
-    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=12), computer_pause=0.0) as url:
+def server(tmp_path, deal_seed):
+    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=deal_seed), computer_pause=0.0) as url:
         yield url, tmp_path / "games.sqlite3"
 
 
