@@ -50,19 +50,19 @@ def test_a_proven_mine_is_taken_first_and_a_mine_called_proven_is_one(width, hei
 def test_every_player_answers_a_covered_cell_in_thousands_of_positions() -> None:
     rng = random.Random(2007)
     positions = 0
-    for seed in range(600):
-        width, height = rng.randint(2, 12), rng.randint(2, 12)
+    for seed in range(2200):
+        width, height = rng.randint(2, 9), rng.randint(2, 9)
         mines = rng.randint(1, width * height - 1)
         position = sample_position(width, height, mines, rng.randint(0, width * height), seed)
         if not covered(position):
             continue
         positions += 1
         for name, player in FLAGS_PLAYERS.items():
-            if name == "hard" and seed % 3:
-                continue  # the costliest: every third position
+            if name in ("hard", "greedy", "scorer") and seed % 4:
+                continue  # the exact solver's players, the costliest: every fourth position
             cell = player(FlagsView.of(position), random.Random(seed)).cell
             assert cell in covered(position), f"{name} answered {cell}:\n{position.format()}"
-    assert positions >= 500
+    assert positions >= 2000
 
 
 def test_the_adviser_keeps_away_from_a_likely_zero() -> None:
