@@ -75,6 +75,8 @@ SLOW_GAMES_KEPT = 1024
 WRITE_ATTEMPTS = 8
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
 PRESENCE_SECONDS = 15.0
+# Live streams waiting at once per worker; past it a stream's wait queues (the page's poll still answers).
+LIVE_STREAMS = 200
 
 log = logging.getLogger("kaboom")
 
@@ -229,6 +231,8 @@ class GameService:
         self._thread = threading.local()  # .cheap: this thread serves cheap games
         # Live pages ask often and quickly: their store reads never wait behind game work.
         self.live_limiter = anyio.CapacityLimiter(SOLVER_THREADS)
+        # Each live page's stream waits for its game's change in a thread of its own (a wait blocks it).
+        self.waiting_limiter = anyio.CapacityLimiter(LIVE_STREAMS)
         self._computers: dict[str, asyncio.Task] = {}  # games whose computer turns this process plays
 
     def close(self) -> None:
@@ -640,8 +644,10 @@ class GameService:
             present |= {1}
         return game.version, present
 
-    async def stored_version(self, game_id: str) -> int | None:
-        return await self.offload(self.store.stored_version, game_id, limiter=self.live_limiter)
+    async def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
+        """Whether the game's stored version moved from `version` within `timeout` seconds: the store's own
+        signal (Redis pub/sub across hosts; a quick poll of SQLite), waited for in a thread of the live pages'."""
+        return await self.offload(self.store.wait_for_change, game_id, version, timeout, limiter=self.waiting_limiter)
 
     def start_computer(self, game_id: str) -> None:
         """Play the computer's turns of the game in the background, at a human pace, unless they already are here."""

@@ -6,7 +6,6 @@ from typing import Annotated
 
 from collections.abc import AsyncIterator
 
-import anyio
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -165,33 +164,26 @@ async def watch_page(request: Request, game_id: str, key: str, service: Service)
     return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
 
 
-# How often a live page's stream looks for a change: well within the second a move may take to show.
-LIVE_CHECK_SECONDS = 0.25
-# How often it renews the viewer's presence and looks at the other player's.
+# How often a live page's stream renews the viewer's presence and looks at the other player's; between
+# two looks it waits for the game to change (the store's signal: Redis pub/sub, or a quick SQLite poll).
 PRESENCE_CHECK_SECONDS = 5.0
 
 
 async def live_events(game_id: str, viewer: str, service: GameService, version: int) -> AsyncIterator[ServerSentEvent]:
     """A "changed" event whenever the game's version or who is connected differs from what the page shows;
     the page then asks for the fragment. Only these two facts travel here, never a cell."""
-    shown = (version, None)
-    checked = -PRESENCE_CHECK_SECONDS
-    present: frozenset[int] | None = None
+    shown_version, shown_present = version, None
     while True:
-        now = anyio.current_time()
-        if now - checked >= PRESENCE_CHECK_SECONDS:
+        try:
             current, present = await service.live(game_id, viewer)
-            checked = now
-        else:
-            current = await service.stored_version(game_id)
-        if current is None:
-            return  # the game is gone
-        if shown[1] is None:
-            shown = (shown[0], present)
-        if (current, present) != shown:
-            shown = (current, present)
+        except (NotFound, Corrupt, StoreUnavailable):
+            return  # the game is gone or cannot be read now: the page's poll says why
+        if shown_present is None:
+            shown_present = present
+        if (current, present) != (shown_version, shown_present):
+            shown_version, shown_present = current, present
             yield ServerSentEvent(event="changed", data=f"{current}")
-        await anyio.sleep(LIVE_CHECK_SECONDS)
+        await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS)
 
 
 async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
