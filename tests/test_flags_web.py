@@ -293,3 +293,20 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         form = alice.post(f"/games/{against_computer}/options", data={"bomb": "on"}, headers=HTMX)
         assert form.status_code == 200
         assert api(alice, against_computer)["options"] == {"bomb": True, "uncover_all": False, "probabilities": False}
+
+
+def test_a_computer_turn_cut_short_by_a_restart_is_played_when_the_page_opens(tmp_path) -> None:
+    database = tmp_path / "games.sqlite3"
+    # The first server would wait ten seconds before the computer's move; it stops before then.
+    with live_server(database, deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
+        game_id = create(alice, opponent="computer", level="easy")
+        game = api(alice, game_id)
+        while game["two_players"]["turn"] == 0 and game["status"] == "playing":
+            x, y = covered(game)[0]
+            assert move(alice, game_id, x, y).status_code == 200
+            game = api(alice, game_id)
+        cookies = dict(alice.cookies)
+    assert game["status"] == "playing" and game["two_players"]["turn"] == 1
+    with live_server(database, deals=Deals(seed=3), computer_pause=0.0) as url, httpx.Client(base_url=url, cookies=cookies, timeout=30) as alice:
+        assert alice.get(f"/games/{game_id}").status_code == 200
+        wait_until(lambda: api(alice, game_id)["version"] > game["version"], 30, "the computer did not take its turn after the restart")
