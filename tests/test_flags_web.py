@@ -190,15 +190,21 @@ def test_the_computer_answers_each_move_until_the_game_ends(server) -> None:
         assert sum(game["two_players"]["scores"]) <= 9
 
 
+def play_until_the_computers_turn(player: httpx.Client, game_id: str) -> dict:
+    """Blue opens the first covered cell until the turn passes (or the game ends); the game then."""
+    game = api(player, game_id)
+    while game["two_players"]["turn"] == 0 and game["status"] == "playing":
+        x, y = covered(game)[0]
+        assert move(player, game_id, x, y).status_code == 200
+        game = api(player, game_id)
+    return game
+
+
 def test_a_move_on_the_computers_turn_is_refused(tmp_path) -> None:
     # The computer takes its time (ten seconds): its turn stays open while the player tries to move.
     with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
         game_id = create(alice, opponent="computer", level="hard")
-        game = api(alice, game_id)
-        while game["two_players"]["turn"] == 0 and game["status"] == "playing":
-            x, y = covered(game)[0]
-            assert move(alice, game_id, x, y).status_code == 200
-            game = api(alice, game_id)
+        game = play_until_the_computers_turn(alice, game_id)
         assert game["status"] == "playing", "the seeded board hands the turn over before the end"
         x, y = covered(game)[0]
         refused = move(alice, game_id, x, y)
@@ -300,11 +306,7 @@ def test_a_computer_turn_cut_short_by_a_restart_is_played_when_the_page_opens(tm
     # The first server would wait ten seconds before the computer's move; it stops before then.
     with live_server(database, deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
         game_id = create(alice, opponent="computer", level="easy")
-        game = api(alice, game_id)
-        while game["two_players"]["turn"] == 0 and game["status"] == "playing":
-            x, y = covered(game)[0]
-            assert move(alice, game_id, x, y).status_code == 200
-            game = api(alice, game_id)
+        game = play_until_the_computers_turn(alice, game_id)
         cookies = dict(alice.cookies)
     assert game["status"] == "playing" and game["two_players"]["turn"] == 1
     with live_server(database, deals=Deals(seed=3), computer_pause=0.0) as url, httpx.Client(base_url=url, cookies=cookies, timeout=30) as alice:
