@@ -291,9 +291,6 @@ class Flags(Mode):
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise Refused("Flags games have no hints: the other player would not have them")
 
-    def first_click_hint(self, game: Game) -> str:
-        return "Any cell: a mine is a point and another move"
-
     def result_text(self, game: Game, clock: str) -> str:
         if game.status == "playing":
             return ""
@@ -303,12 +300,3 @@ class Flags(Mode):
         if winner is None:
             return f"A draw, {score}."
         return f"{SEAT_NAMES[winner]} wins, {score}."
-
-    def result_counts(self, game: Game) -> list[str]:
-        return []
-
-    def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
-        scores = game.state["scores"]
-        return [
-            (f"score-{seat}", SEAT_NAMES[seat], scores[seat], f"Mines {SEAT_NAMES[seat]} found") for seat in range(SEATS)
-        ]
