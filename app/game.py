@@ -51,9 +51,10 @@ class Invalid(Refused):
     """A request that makes no sense on this board (bad coordinates, unknown action or setting)."""
 
 
-def setting(label: str, order: int, default: bool = False) -> Any:
-    """A game setting: a switch with a label for the page; `order` places it among the others."""
-    return field(default=default, metadata={"label": label, "order": order})
+def setting(label: str, order: int, default: bool = False, at_deal: bool = False) -> Any:
+    """A game setting: a switch with a label for the page; `order` places it among the others. A setting
+    `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game."""
+    return field(default=default, metadata={"label": label, "order": order, "at_deal": at_deal})
 
 
 class Switches:
@@ -80,6 +81,11 @@ class Switches:
     def label(cls, name: str) -> str:
         return next(f.metadata["label"] for f in dataclasses.fields(cls) if f.name == name)
 
+    @classmethod
+    def at_deal(cls, name: str) -> bool:
+        """Whether the setting shapes the deal (the first click's), and so only a game not yet begun."""
+        return next(f.metadata["at_deal"] for f in dataclasses.fields(cls) if f.name == name)
+
     def as_dict(self) -> dict[str, bool]:
         return dataclasses.asdict(self)
 
@@ -93,7 +99,7 @@ class Options(Switches):
     safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
     countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
     question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
-    undo: bool = setting("Undo", order=40, default=True)
+    undo: bool = setting("Allow undo", order=40, default=True)
 
 
 def board_size(width: int, height: int, mines: int | None = None, percent: float | None = None) -> tuple[int, int, int]:
@@ -294,6 +300,7 @@ class LossReview:
     proof: list[tuple[int, int]]
     uses_count: bool
     statuses: dict  # every covered cell's status then (cell -> Status), for the debug overlay after the loss
+    by_bot: bool = False  # the losing click was the bot's (Play for me), not the player's
 
 
 # ----- what every mode's moves share --------------------------------------------

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.modes import get_mode
 from app.stored import schema
 from solver.generate import bbbv
 
@@ -38,6 +39,8 @@ class Result(TypedDict):
     hints: Annotated[StrictInt, Field(ge=0)]
     bbbv: Annotated[StrictInt, Field(ge=0)] | None
     clicks: Annotated[StrictInt, Field(ge=0)] | None
+    # Boards of another kind than the mode's usual ("no guessing"); absent from results kept before kinds.
+    kind: NotRequired[Annotated[StrictStr, Field(max_length=40)]]
 
 
 RESULT = TypeAdapter(Result)
@@ -66,6 +69,7 @@ def result_of(game: Game) -> dict[str, Any]:
         "won": game.status == "won", "seconds": game.elapsed(game.finished_at or 0.0),
         "finished_at": game.finished_at or 0.0, "deaths": game.deaths, "hints": game.hints,
         "bbbv": figures[0] if figures else None, "clicks": figures[2] if figures else None,
+        "kind": get_mode(game.mode).record_kind(game),
     }
 
 
@@ -92,6 +96,7 @@ class Record:
     width: int
     height: int
     mines: int
+    kind: str = ""  # boards apart from the mode's usual ones ("no guessing")
     games: int = 0
     wins: int = 0
     streak: int = 0  # wins in a row up to the latest game
@@ -102,7 +107,8 @@ class Record:
     def size(self) -> str:
         preset = next((name for name, size in PRESETS.items() if size == (self.width, self.height, self.mines)), None)
         described = f"{self.width}×{self.height}, {self.mines} mine{'s' * (self.mines != 1)}"
-        return f"{preset.capitalize()} ({described})" if preset else described
+        size = f"{preset.capitalize()} ({described})" if preset else described
+        return f"{size}, {self.kind}" if self.kind else size
 
     @property
     def win_rate(self) -> float:
@@ -134,8 +140,8 @@ def records_of(stored: list[str]) -> Records:
             results.append(RESULT.validate_python(json.loads(text)))
         except (ValueError, ValidationError):
             unreadable += 1
-    by_kind: dict[tuple[str, int, int, int], Record] = {}
+    by_kind: dict[tuple[str, int, int, int, str], Record] = {}
     for result in sorted(results, key=lambda result: result["finished_at"]):
-        kind = (result["mode"], result["width"], result["height"], result["mines"])
+        kind = (result["mode"], result["width"], result["height"], result["mines"], result.get("kind", ""))
         by_kind.setdefault(kind, Record(*kind)).add(result)
     return Records(list(by_kind.values()), unreadable)

@@ -1,5 +1,6 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
-in the light and the dark scheme, in Debian's Chromium; and the home page. The README shows two.
+in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
+mid-game, a win with its figures and the Flags bomb being aimed. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
     .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …, flags)
@@ -20,7 +21,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from app.game import PRESETS  # noqa: E402
 from app.service import Deals  # noqa: E402
 from tests.live import live_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, next_cell  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
+from tests.test_first_minutes import blue_behind  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 SIZES = {
@@ -48,8 +50,29 @@ def bot_playing(page) -> None:
         act(page, lambda: None)
 
 
+def open_menu(page) -> None:
+    """The New game menu, opened mid-game by a click or a tap."""
+    if page.viewport_size["width"] < 600:
+        page.tap(".new-game summary")
+    else:
+        page.click(".new-game summary")
+    page.wait_for_selector('button[value="classic expert"]')
+
+
+def win(page) -> None:
+    """Open proven-safe cells until the board is cleared (a no-guess board needs nothing else): the win's figures."""
+    for _ in range(200):
+        if page.inner_text("#state") == "Won":
+            return
+        x, y = next((x, y) for y, row in enumerate(analysis(page)) for x, status in enumerate(row) if status == "s")
+        act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
+    raise AssertionError("the no-guess board was not cleared")
+
+
 # Pictures of the modes' own controls: (mode, preset, settings ticked before the first click, what is shown after it).
 SCENES = {
+    "menu": ("cruel", "intermediate", (), open_menu),
+    "win": ("classic", "beginner", ("no_guess",), win),
     "help-probabilities": ("help", "intermediate", ("probabilities",), show_me),
     "classic-assist": ("classic", "expert", ("assist_local", "debug_overlay"), show_me),
     "classic-bot": ("classic", "intermediate", (), ask_the_bot),
@@ -59,8 +82,7 @@ SCENES = {
 
 def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str, ...] = (), then=show_me) -> None:
     page.goto("/")
-    page.select_option("select[name=mode]", mode)
-    page.click(f"button[value={preset}]")
+    page.click(f'button[value="{mode} {preset}"]')
     page.wait_for_selector("#grid")
     for name in settings:
         act(page, lambda name=name: page.check(f"input[name={name}]"))
@@ -106,8 +128,8 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
     blue, red = (context.new_page() for context in contexts)
     deals.reseed(9)
     blue.goto("/")
-    blue.select_option("#new-flags select[name=opponent]", "invite")
-    blue.click("#new-flags button[value=msn]")
+    blue.select_option("select[name=opponent]", "invite")
+    blue.click('button[value="flags msn"]')
     red.goto(blue.input_value("#invite-link"))
     red.wait_for_selector("#grid")
     for _ in range(16):
@@ -127,9 +149,9 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
     red.screenshot(path=str(OUT / f"flags-red-{size}-{scheme}.png"))
     deals.reseed(9)
     blue.goto("/")
-    blue.select_option("#new-flags select[name=opponent]", "computer")
-    blue.select_option("#new-flags select[name=level]", "hard")
-    blue.click("#new-flags button[value=msn]")
+    blue.select_option("select[name=opponent]", "computer")
+    blue.select_option("select[name=level]", "hard")
+    blue.click('button[value="flags msn"]')
     act(blue, lambda: blue.check("input[name=probabilities]"))
     for _ in range(4):
         blue.wait_for_function("document.getElementById('result').innerText.startsWith('Your turn')")
@@ -141,10 +163,22 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
         context.close()
 
 
+def bomb_aimed(page, database: Path, size: str) -> None:
+    """Flags on one screen, Blue behind and aiming the bomb: its square outlined where it would fall."""
+    blue_behind(page, database)
+    if size == "phone":
+        page.tap("#bomb-mode")
+        page.tap("#c-6-2")
+    else:
+        page.click("#bomb-mode")
+        page.hover("#c-6-2")
+    page.wait_for_selector("#grid .c.aim")
+
+
 def main(presets: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
     deals = Deals(seed=9)
-    with tempfile.TemporaryDirectory() as data, live_server(Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3) as url, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as data, live_server(database := Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for size, options in SIZES.items():
             for scheme in ("light", "dark"):
@@ -163,6 +197,11 @@ def main(presets: list[str]) -> None:
                         page.click("#play-button")  # stopped before the next picture's game
                 page.goto("/")
                 page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
+                page.goto("/rules#classic")
+                page.screenshot(path=str(OUT / f"rules-{size}-{scheme}.png"))
+                if "flags" in presets:
+                    bomb_aimed(page, database, size)
+                    page.screenshot(path=str(OUT / f"flags-bomb-{size}-{scheme}.png"))
                 context.close()
                 if "flags" in presets:
                     flags_pictures(browser, url, size, scheme, options, deals)

@@ -1,15 +1,26 @@
 // Kaboom's one small script: turns mouse, touch and keyboard input on the board
-// into moves, and keeps the cursor, the timer and hint highlights alive across
-// swaps. The server decides everything; this file only asks.
+// into moves, sizes the board's cells for the window, and keeps the cursor, the
+// timer and hint highlights alive across swaps. The server decides everything;
+// this file only asks. It never names a mode: the board says which actions it
+// takes (data-actions) and what else it needs (data-*).
 (function () {
   "use strict";
 
   const LONG_PRESS_MS = 450;
   const PAGE_ROWS = 10;
+  const NOTE_MS = 3000;
+  // Cell sizes in CSS pixels: what fits is clamped to these; a fingertip needs FINGER past a fit of FINGER_FIT.
+  const MIN_CELL = 18;
+  const MAX_CELL = 44;
+  const FINGER = 24;
+  const FINGER_FIT = 20;
+  const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 1.75, 2, 2.5, 3];
+  const ZOOMED_MIN = 8;
+  const ZOOMED_MAX = 72;
 
   function cellOf(target) {
     const cell = target && target.closest ? target.closest(".c") : null;
-    if (!cell) return null;
+    if (!cell || !cell.id.startsWith("c-")) return null;
     const [, x, y] = cell.id.split("-");
     return { cell, x: Number(x), y: Number(y) };
   }
@@ -43,44 +54,213 @@
     return flags === numberOf(cell) && covered > 0;
   }
 
+  // ----- every page -------------------------------------------------------------------------
+
+  // F2: a new game like this one (or, on the home page, like the latest).
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "F2") return;
+    const again = document.getElementById("again");
+    if (!again) return;
+    event.preventDefault();
+    again.requestSubmit();
+  });
+
+  // The New game menu during a game: Escape or a click elsewhere folds it.
+  function openMenu() {
+    return document.querySelector("details.new-game[open]");
+  }
+  document.addEventListener("keydown", (event) => {
+    const menu = openMenu();
+    if (event.key !== "Escape" || !menu) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+  document.addEventListener("click", (event) => {
+    const menu = openMenu();
+    if (menu && !menu.contains(event.target)) menu.open = false;
+  });
+
+  // Times as the server knows them (UTC), shown in the player's own time zone.
+  function localTimes(root) {
+    for (const time of root.querySelectorAll("time[datetime]")) {
+      const when = new Date(time.getAttribute("datetime"));
+      if (!Number.isNaN(when.getTime())) time.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    }
+  }
+
+  // Whether the keyboard drives the page: the board's focus ring and cursor show only then.
+  // (Captured: the page is marked before the board's own handler draws the cursor.)
+  document.addEventListener("keydown", (event) => {
+    if (!event.altKey && !event.ctrlKey && !event.metaKey) document.documentElement.classList.add("keyboard");
+  }, true);
+  document.addEventListener("pointerdown", () => document.documentElement.classList.remove("keyboard"));
+
+  // A page the browser kept whole (Back, Forward) shows the game as it was then: ask again.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) location.reload();
+  });
+
+  document.addEventListener("DOMContentLoaded", () => localTimes(document));
+  document.addEventListener("DOMContentLoaded", setup);
+
+  // ----- a game -------------------------------------------------------------------------------
+
   function setup() {
     const board = document.getElementById("board");
     if (!board) return;
+    const width = Number(board.dataset.width);
+    const height = Number(board.dataset.height);
+    const takes = new Set((board.dataset.actions || "").split(" ").filter(Boolean));
+    const bombSide = Number(board.dataset.bombSide || 0);
     const flagModeButton = document.getElementById("flag-mode");
+    const tip = document.getElementById("tip");
     let flagMode = false;
-    // Flags (two players): a click uncovers, or drops the bomb once its button is pressed; no marks.
-    const twoPlayers = board.dataset.mode === "flags";
-    // The bomb's button is in the panel, which every answer replaces: found when pressed.
     let bombMode = false;
-
-    function setBombMode(on) {
-      bombMode = on;
-      const bombButton = document.getElementById("bomb-mode");
-      if (bombButton) bombButton.setAttribute("aria-pressed", String(on));
-      board.classList.toggle("bomb-mode", on);
-    }
-    document.addEventListener("click", (event) => {
-      if (event.target.closest && event.target.closest("#bomb-mode")) setBombMode(!bombMode);
-    });
-    const copyInvite = document.getElementById("copy-invite");
-    if (copyInvite) {
-      copyInvite.addEventListener("click", () => {
-        const link = document.getElementById("invite-link");
-        link.select();
-        if (navigator.clipboard) navigator.clipboard.writeText(link.value).then(() => { copyInvite.textContent = "Copied"; }, () => {});
-      });
-    }
+    let aimed = null; // on a touch screen, the bomb's centre tapped once: a second tap there drops it
+    let gone = false; // the game was deleted elsewhere: the board takes nothing more
     let cursor = { x: 0, y: 0 };
     let suppressClick = false;
     let pressTimer = null;
+    let pressed = null;
 
-    // Each move travels as the detail of a custom event; htmx queues the
-    // requests (hx-sync="this:queue all") and fires configRequest when a queued
-    // one is finally sent, with its own triggering event, so values never mix.
+    function grid() {
+      return document.getElementById("grid");
+    }
+
+    function note(text) {
+      const line = document.getElementById("board-note");
+      if (!line) return;
+      line.textContent = text;
+      clearTimeout(note.timer);
+      note.timer = setTimeout(() => { line.textContent = ""; }, NOTE_MS);
+    }
+
+    // ----- the cells' size ----------------------------------------------------------------------
+
+    // The player's zoom, per board size on this device (storage may be refused: then it lasts the page).
+    const zoomKey = `kaboom:zoom:${width}x${height}`;
+    let zoom = 1;
+    try {
+      zoom = Number(localStorage.getItem(zoomKey)) || 1;
+    } catch (refused) { /* a private window */ }
+
+    // The largest cell that fits the room the page leaves the board (the window less the header and
+    // counters; on a wide screen, less the side column too), less the 1-px gaps and the border.
+    function fittedCell() {
+      const main = board.closest("main");
+      const side = document.querySelector(".side");
+      const style = getComputedStyle(board);
+      const wide = getComputedStyle(main).display === "grid";
+      const roomX = (wide ? main.clientWidth - side.getBoundingClientRect().width - parseFloat(getComputedStyle(main).columnGap || 0) : main.clientWidth)
+        - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      const top = board.getBoundingClientRect().top + window.scrollY;
+      const bottom = wide ? main.getBoundingClientRect().bottom + window.scrollY : window.innerHeight;
+      const roomY = bottom - top - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - (wide ? 0 : 8);
+      const fit = Math.min((roomX - width - 1) / width, (roomY - height - 1) / height);
+      if (matchMedia("(pointer: coarse)").matches) return Math.min(MAX_CELL, fit >= FINGER_FIT ? fit : FINGER);
+      return Math.max(MIN_CELL, Math.min(MAX_CELL, fit));
+    }
+
+    let baseCell = FINGER;
+    function sizeCells() {
+      baseCell = fittedCell();
+      applyZoom();
+    }
+
+    function applyZoom() {
+      const cell = zoom === 1 ? baseCell : Math.max(Math.min(ZOOMED_MIN, baseCell), Math.min(ZOOMED_MAX, baseCell * zoom));
+      board.style.setProperty("--cell", `${Math.floor(cell)}px`);
+    }
+
+    // Zoom about a point of the board (the window's coordinates), which stays where it was.
+    function setZoom(next, atX, atY) {
+      const frame = board.getBoundingClientRect();
+      const x = atX === undefined ? frame.left + board.clientWidth / 2 : atX;
+      const y = atY === undefined ? frame.top + board.clientHeight / 2 : atY;
+      const before = grid().getBoundingClientRect();
+      const share = [(x - before.left) / before.width, (y - before.top) / before.height];
+      zoom = Math.max(ZOOMS[0], Math.min(ZOOMS[ZOOMS.length - 1], next));
+      try {
+        localStorage.setItem(zoomKey, String(zoom));
+      } catch (refused) { /* a private window */ }
+      applyZoom();
+      const after = grid().getBoundingClientRect();
+      board.scrollLeft += after.left + share[0] * after.width - x;
+      board.scrollTop += after.top + share[1] * after.height - y;
+    }
+
+    function zoomStep(direction) {
+      const at = ZOOMS.findIndex((step) => step >= zoom - 1e-6);
+      const index = at === -1 ? ZOOMS.length - 1 : at;
+      setZoom(ZOOMS[Math.max(0, Math.min(ZOOMS.length - 1, index + direction))]);
+    }
+
+    document.getElementById("zoom-in")?.addEventListener("click", () => zoomStep(1));
+    document.getElementById("zoom-out")?.addEventListener("click", () => zoomStep(-1));
+    let resizing = null;
+    window.addEventListener("resize", () => {
+      cancelAnimationFrame(resizing);
+      resizing = requestAnimationFrame(sizeCells);
+    });
+    sizeCells();
+
+    // Two fingers on the board zoom it, about the point between them (the page itself keeps its scale,
+    // and with it the counters). Touch events, as a pinch's second finger must be able to stop the pan.
+    let pinch = null;
+    function spread(touches) {
+      return Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY);
+    }
+    board.addEventListener("touchstart", (event) => {
+      if (event.touches.length !== 2) return;
+      cancelPress();
+      pinch = { spread: spread(event.touches), zoom, frame: null };
+    }, { passive: true });
+    board.addEventListener("touchmove", (event) => {
+      if (!pinch || event.touches.length !== 2) return;
+      if (event.cancelable) event.preventDefault();
+      const [a, b] = event.touches;
+      const next = pinch.zoom * spread(event.touches) / pinch.spread;
+      const at = [(a.clientX + b.clientX) / 2, (a.clientY + b.clientY) / 2];
+      cancelAnimationFrame(pinch.frame);
+      pinch.frame = requestAnimationFrame(() => setZoom(next, ...at));
+    }, { passive: false });
+    board.addEventListener("touchend", (event) => {
+      if (pinch && event.touches.length < 2) {
+        pinch = null;
+        suppressClick = true; // the lifted fingers are not a tap
+        setTimeout(() => { suppressClick = false; }, 400);
+      }
+    });
+
+    // ----- where a pointer is -----------------------------------------------------------------
+
+    // The cell under a pointer event; in the 1-px gaps between cells, the nearest cell's centre.
+    function cellAt(event) {
+      const hit = cellOf(event.target);
+      if (hit || !grid().contains(event.target)) return hit;
+      const first = document.getElementById("c-0-0").getBoundingClientRect();
+      const pitch = first.width + 1;
+      const x = Math.round((event.clientX - first.left - first.width / 2) / pitch);
+      const y = Math.round((event.clientY - first.top - first.height / 2) / pitch);
+      if (x < 0 || y < 0 || x >= width || y >= height) return null;
+      return cellOf(document.getElementById(`c-${x}-${y}`));
+    }
+
+    // ----- moves ----------------------------------------------------------------------------------
+
+    // Each move travels as the detail of a custom event; htmx queues the requests
+    // (hx-sync="this:queue all") and fires configRequest when a queued one is finally
+    // sent, with its own triggering event, so values never mix. A reveal or chord of a
+    // cell already on its way is not sent twice (a double click by habit).
+    const pending = new Set();
     function send(action, x, y) {
+      if (gone) return;
+      const key = `${action} ${x} ${y}`;
+      if ((action === "reveal" || action === "chord") && pending.has(key)) return;
+      if (action === "reveal" || action === "chord") pending.add(key);
       clearHint();
       stopBot();
-      htmx.trigger(board, "kaboom:move", { action, x, y });
+      htmx.trigger(board, "kaboom:move", { action, x, y, key });
     }
 
     board.addEventListener("htmx:configRequest", (event) => {
@@ -92,51 +272,109 @@
         event.detail.parameters.y = detail.y;
       }
     });
+    board.addEventListener("htmx:afterRequest", (event) => {
+      const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+      if (trigger && trigger.detail && trigger.detail.key) pending.delete(trigger.detail.key);
+    });
 
-    function primary(target) {
-      const hit = cellOf(target);
-      if (!hit) return;
-      moveCursor(hit.x, hit.y, false);
-      if (twoPlayers) {
-        if (bombMode) {
-          setBombMode(false);
-          send("bomb", hit.x, hit.y);
-        } else if (hit.cell.classList.contains("u")) {
-          send("reveal", hit.x, hit.y);
+    function setBombMode(on) {
+      bombMode = on && takes.has("bomb");
+      aimed = null;
+      const bombButton = document.getElementById("bomb-mode");
+      if (bombButton) bombButton.setAttribute("aria-pressed", String(bombMode));
+      board.classList.toggle("bomb-mode", bombMode);
+      // Aimed at once only where the keys drive the cursor; a pointer aims where it goes.
+      aim(bombMode && document.documentElement.classList.contains("keyboard") ? cursor : null);
+    }
+    document.addEventListener("click", (event) => {
+      if (event.target.closest && event.target.closest("#bomb-mode")) setBombMode(!bombMode);
+    });
+
+    // The bomb's square around a cell, moved inside the board as the rules move it.
+    const AIM = ["aim", "aim-t", "aim-b", "aim-l", "aim-r"];
+    function aim(at) {
+      for (const old of board.querySelectorAll(".aim")) old.classList.remove(...AIM);
+      if (!at || !bombSide) return;
+      const left = Math.max(0, Math.min(at.x - Math.floor(bombSide / 2), width - bombSide));
+      const top = Math.max(0, Math.min(at.y - Math.floor(bombSide / 2), height - bombSide));
+      const right = Math.min(width, left + bombSide) - 1;
+      const bottom = Math.min(height, top + bombSide) - 1;
+      for (let y = top; y <= bottom; y++) {
+        for (let x = left; x <= right; x++) {
+          const cell = document.getElementById(`c-${x}-${y}`);
+          if (!cell) continue;
+          cell.classList.add("aim");
+          cell.classList.toggle("aim-t", y === top);
+          cell.classList.toggle("aim-b", y === bottom);
+          cell.classList.toggle("aim-l", x === left);
+          cell.classList.toggle("aim-r", x === right);
         }
-      } else if (flagMode && isCovered(hit.cell)) {
+      }
+    }
+    board.addEventListener("pointermove", (event) => {
+      if (!bombMode || event.pointerType !== "mouse") return;
+      const hit = cellAt(event);
+      if (hit) aim(hit);
+    });
+
+    function primary(hit, touch) {
+      moveCursor(hit.x, hit.y, false);
+      if (bombMode) {
+        // A finger cannot hover: its first tap aims, a second on the same cell drops.
+        if (touch && !(aimed && aimed.x === hit.x && aimed.y === hit.y)) {
+          aimed = { x: hit.x, y: hit.y };
+          aim(aimed);
+          note("Tap the same cell again to drop the bomb there.");
+          return;
+        }
+        setBombMode(false);
+        send("bomb", hit.x, hit.y);
+      } else if (flagMode && takes.has("flag") && isCovered(hit.cell)) {
         send("flag", hit.x, hit.y);
       } else if (isNumber(hit.cell)) {
-        if (isSatisfied(hit.cell, hit.x, hit.y)) send("chord", hit.x, hit.y);
+        if (takes.has("chord") && isSatisfied(hit.cell, hit.x, hit.y)) send("chord", hit.x, hit.y);
       } else if (hit.cell.classList.contains("u")) {
         send("reveal", hit.x, hit.y);
       }
     }
 
+    let lastPointer = "mouse";
+    board.addEventListener("pointerdown", (event) => {
+      lastPointer = event.pointerType;
+    });
+
     board.addEventListener("click", (event) => {
-      if (cellOf(event.target)) stopBot();
+      const hit = takes.size ? cellAt(event) : null;
+      if (hit) stopBot();
       if (suppressClick) {
         suppressClick = false;
         return;
       }
-      if (event.button !== 0) return;
-      const hit = cellOf(event.target);
+      if (event.button !== 0 || !hit) return;
       // Safe mode: a single click on a covered cell does nothing, a double click reveals.
-      if (grid().classList.contains("safe-mode") && hit && hit.cell.classList.contains("u") && !flagMode) return;
-      primary(event.target);
+      if (grid().classList.contains("safe-mode") && hit.cell.classList.contains("u") && !flagMode && !bombMode) {
+        note(lastPointer === "mouse" ? "Safe mode: double-click to reveal." : "Safe mode: double-tap to reveal.");
+        return;
+      }
+      primary(hit, lastPointer !== "mouse");
     });
 
     board.addEventListener("dblclick", (event) => {
       if (!grid().classList.contains("safe-mode")) return;
-      const hit = cellOf(event.target);
-      if (hit && hit.cell.classList.contains("u")) send("reveal", hit.x, hit.y);
+      const hit = cellAt(event);
+      if (hit && hit.cell.classList.contains("u")) {
+        note("");
+        send("reveal", hit.x, hit.y);
+      }
     });
 
     // The browser's menu never opens on the board: a right click is a flag.
     board.addEventListener("contextmenu", (event) => {
       event.preventDefault();
-      const hit = cellOf(event.target);
-      if (hit && isCovered(hit.cell) && !twoPlayers) {
+      // A finger's long press is the timer's below (Android would flag a second time, to a question mark).
+      if (lastPointer === "touch") return;
+      const hit = cellAt(event);
+      if (hit && takes.has("flag") && isCovered(hit.cell)) {
         moveCursor(hit.x, hit.y, false);
         send("flag", hit.x, hit.y);
       }
@@ -149,17 +387,27 @@
     board.addEventListener("auxclick", (event) => {
       if (event.button !== 1) return;
       event.preventDefault();
-      const hit = cellOf(event.target);
-      if (hit && isNumber(hit.cell)) send("chord", hit.x, hit.y);
+      const hit = cellAt(event);
+      if (hit && takes.has("chord") && isNumber(hit.cell)) send("chord", hit.x, hit.y);
     });
 
-    // Touch: iOS has no long-press contextmenu, so a held finger flags on a timer.
+    // Touch: iOS has no long-press contextmenu, so a held finger flags on a timer; the cell fills as it
+    // is held, so the player sees the flag coming (and can slide away to cancel it).
+    function cancelPress() {
+      clearTimeout(pressTimer);
+      pressTimer = null;
+      if (pressed) pressed.classList.remove("pressing");
+      pressed = null;
+    }
     board.addEventListener("pointerdown", (event) => {
-      if (event.pointerType === "mouse" || twoPlayers) return;
-      const hit = cellOf(event.target);
+      if (event.pointerType === "mouse" || !takes.has("flag") || pinch) return;
+      const hit = cellAt(event);
       if (!hit || !isCovered(hit.cell)) return;
+      cancelPress();
+      pressed = hit.cell;
+      pressed.classList.add("pressing");
       pressTimer = setTimeout(() => {
-        pressTimer = null;
+        cancelPress();
         suppressClick = true;
         send("flag", hit.x, hit.y);
         if (navigator.vibrate) navigator.vibrate(20);
@@ -168,17 +416,16 @@
     for (const type of ["pointerup", "pointercancel", "pointerleave", "pointermove"]) {
       board.addEventListener(type, (event) => {
         if (type === "pointermove" && Math.abs(event.movementX) + Math.abs(event.movementY) < 4) return;
-        if (pressTimer) {
-          clearTimeout(pressTimer);
-          pressTimer = null;
-        }
+        if (pressTimer) cancelPress();
       });
     }
 
-    // Play for me: the bot's moves one at a time, at the chosen pace. A step is sent only once the
-    // answer to the one before is on the page, through the board's queue (behind any move in flight),
-    // with a deadline; the bot stops on Stop, at the end of the game, on any answer that is not a move
-    // and when the player moves or clicks a cell.
+    // ----- Play for me --------------------------------------------------------------------------
+
+    // The bot's moves one at a time, at the chosen pace. A step is sent only once the answer to the one
+    // before is on the page, through the board's queue (behind any move in flight), with a deadline;
+    // the bot stops on Stop, at the end of the game, on any answer that is not a move and when the
+    // player moves or clicks a cell.
     const playButton = document.getElementById("play-button");
     const STEP_DEADLINE_MS = 15000;
     let playing = false;
@@ -200,7 +447,7 @@
 
     function botStep() {
       nextStep = null;
-      if (!playing || stepInFlight) return;
+      if (!playing || stepInFlight || gone) return;
       stepInFlight = true;
       stepSentAt = Date.now();
       clearHint();
@@ -237,15 +484,11 @@
       });
     }
 
-    // Keyboard: focus stays on the grid container (it is never swapped by a
-    // move); the cursor is aria-activedescendant plus a class.
-    function grid() {
-      return document.getElementById("grid");
-    }
+    // ----- the keyboard's cursor --------------------------------------------------------------
 
+    // Focus stays on the grid container (it is never swapped by a move); the cursor is
+    // aria-activedescendant plus a class, shown while the keyboard drives the page (.keyboard).
     function moveCursor(x, y, focus) {
-      const width = Number(board.dataset.width);
-      const height = Number(board.dataset.height);
       cursor = { x: Math.max(0, Math.min(width - 1, x)), y: Math.max(0, Math.min(height - 1, y)) };
       paintCursor(true);
       if (focus) grid().focus({ preventScroll: true });
@@ -255,20 +498,21 @@
     // land elsewhere: the press focused the board, the board scrolled to an old cursor,
     // and the release fell on another cell, so nothing was revealed.
     function paintCursor(scroll) {
+      if (!takes.size) return; // a spectator's board has no cursor
       for (const old of board.querySelectorAll(".cur")) old.classList.remove("cur");
       const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
       if (!cell) return;
       cell.classList.add("cur");
       grid().setAttribute("aria-activedescendant", cell.id);
-      if (scroll === true && document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+      const keys = document.documentElement.classList.contains("keyboard");
+      if (scroll === true && keys && document.activeElement === grid()) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (keys) showTip(cell);
     }
 
     // Where a navigation key takes the cursor (moveCursor keeps it on the board), as grids do:
     // Home and End go to the ends of the row, with Ctrl to the corners of the board; Page Up
     // and Page Down move by ten rows.
     function cursorTarget(event) {
-      const width = Number(board.dataset.width);
-      const height = Number(board.dataset.height);
       const { x, y } = cursor;
       switch (event.key) {
         case "ArrowLeft": return [x - 1, y];
@@ -284,23 +528,22 @@
     }
 
     board.addEventListener("keydown", (event) => {
-      if (event.target !== grid()) return;
+      if (event.target !== grid() || !takes.size) return;
       const target = cursorTarget(event);
       if (target) {
         event.preventDefault();
         moveCursor(target[0], target[1], false);
+        if (bombMode) aim(cursor);
         return;
       }
       const cell = document.getElementById(`c-${cursor.x}-${cursor.y}`);
       if (!cell) return;
-      if (event.key === "Enter" && twoPlayers) {
+      if (event.key === "Enter") {
         event.preventDefault();
-        primary(cell);
-      } else if (event.key === "Enter") {
-        event.preventDefault();
-        if (isNumber(cell)) send("chord", cursor.x, cursor.y);
+        if (bombMode || !takes.has("chord")) primary({ cell, x: cursor.x, y: cursor.y }, false);
+        else if (isNumber(cell)) send("chord", cursor.x, cursor.y);
         else if (cell.classList.contains("u")) send("reveal", cursor.x, cursor.y);
-      } else if (event.key === " " && !twoPlayers) {
+      } else if (event.key === " " && takes.has("flag")) {
         event.preventDefault();
         if (isCovered(cell)) send("flag", cursor.x, cursor.y);
       }
@@ -309,24 +552,27 @@
     grid().addEventListener("focus", () => paintCursor(false));
 
     function undo() {
-      if (undoButton) send("undo");
+      const button = document.getElementById("undo");
+      if (button && !button.disabled) send("undo");
     }
 
     function hint(which) {
       const button = document.getElementById(which);
-      if (button) htmx.trigger(button, "click");
+      if (button && !gone) htmx.trigger(button, "click");
     }
 
-    const undoButton = document.getElementById("undo");
-    if (undoButton) undoButton.addEventListener("click", undo);
+    // The Undo button comes anew with every answer (enabled only while there is something to take back).
+    document.addEventListener("click", (event) => {
+      if (event.target.closest && event.target.closest("#undo")) undo();
+    });
     const helpButton = document.getElementById("help-button");
     if (helpButton) helpButton.addEventListener("click", () => send("help"));
 
     // After a setting or a button is clicked with a mouse or a finger (a keyboard's click has
     // detail 0), the keys go back to the board: Space on a focused button would press it again.
     document.addEventListener("click", (event) => {
-      const control = event.target.closest && event.target.closest("#options input, .toolbar button, #face");
-      if (control && event.detail > 0 && grid()) grid().focus({ preventScroll: true });
+      const control = event.target.closest && event.target.closest("#options input, .toolbar button, .board-tools button, #face, #bomb-mode");
+      if (control && event.detail > 0 && grid() && takes.size) grid().focus({ preventScroll: true });
     });
 
     document.addEventListener("keydown", (event) => {
@@ -334,14 +580,11 @@
       const typing = event.target.closest && event.target.closest(
         "input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]), select, textarea, [contenteditable]"
       );
-      if (event.key === "F2") {
-        event.preventDefault();
-        document.getElementById("again").requestSubmit();
-      } else if (event.key === "F3") {
+      if (event.key === "F3") {
         // The Pestov-Shalyto program's key: a proven-safe cell marked, or "I don't know".
         event.preventDefault();
         hint("show-button");
-      } else if (typing || event.altKey || event.metaKey) {
+      } else if (typing || event.altKey || event.metaKey || openMenu()) {
         return;
       } else if ((event.key === "z" || event.key === "Z") && event.ctrlKey) {
         event.preventDefault();
@@ -358,8 +601,14 @@
         send("help");
       } else if ((event.key === "b" || event.key === "B") && document.getElementById("bomb-mode")) {
         setBombMode(!bombMode);
+      } else if (event.key === "+" || event.key === "=") {
+        zoomStep(1);
+      } else if (event.key === "-") {
+        zoomStep(-1);
       }
     });
+
+    // ----- what the panel points at on the board ------------------------------------------------
 
     // Hints: the server names a cell and the numbers that prove it; they stay
     // highlighted until the next move.
@@ -399,14 +648,45 @@
       }
     }
 
+    // The chance of a mine over the cell under the pointer or the cursor, inside the board's frame:
+    // above the cell, or below it where the frame's top would cut it off, and never past a side.
+    function showTip(cell) {
+      const chance = cell && cell.dataset.p;
+      if (!tip) return;
+      if (!chance) {
+        tip.hidden = true;
+        return;
+      }
+      tip.textContent = chance;
+      tip.hidden = false;
+      const frame = board.getBoundingClientRect();
+      const box = cell.getBoundingClientRect();
+      const size = tip.getBoundingClientRect();
+      const left = Math.max(frame.left, Math.min(frame.right - size.width, box.left + box.width / 2 - size.width / 2));
+      const above = box.top - size.height - 3;
+      tip.style.left = `${left}px`;
+      tip.style.top = `${above >= frame.top ? above : box.bottom + 3}px`;
+    }
+    board.addEventListener("pointerover", (event) => {
+      if (event.pointerType !== "mouse") return;
+      const hit = cellOf(event.target);
+      showTip(hit && hit.cell);
+    });
+    board.addEventListener("pointerleave", () => showTip(null));
+    board.addEventListener("scroll", () => showTip(null), { passive: true });
+
+    // ----- the clock, and answers that are not moves ----------------------------------------------
+
     // The timer runs on the client from the server's count, and stops with the game.
     let timerBase = null;
     function resetTimer() {
       const timer = document.getElementById("timer");
-      timerBase = timer ? { elapsed: Number(timer.dataset.elapsed), at: Date.now(), running: timer.dataset.running === "yes" } : null;
+      timerBase = timer && !gone ? { timer, elapsed: Number(timer.dataset.elapsed), at: Date.now(), running: timer.dataset.running === "yes" } : null;
     }
     setInterval(() => {
       const timer = document.getElementById("timer");
+      // A timer just swapped in (a won game's, in tenths) is read before it is written over.
+      if (timerBase && timer !== timerBase.timer) resetTimer();
       if (!timer || !timerBase || !timerBase.running) return;
       const seconds = timerBase.elapsed + Math.floor((Date.now() - timerBase.at) / 1000);
       timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
@@ -414,43 +694,46 @@
 
     document.body.addEventListener("htmx:afterSettle", () => {
       // A swapped grid (a setting changed) took the focus with it: give it back, or Space would scroll the page.
-      if (document.activeElement === document.body && grid()) grid().focus({ preventScroll: true });
+      if (document.activeElement === document.body && grid() && takes.size) grid().focus({ preventScroll: true });
       resetTimer();
       paintCursor();
       showHint();
+      if (bombMode) aim(aimed || cursor);
     });
 
-    // Errors the server could not render as a fragment still get a visible line.
-    document.body.addEventListener("htmx:responseError", (event) => {
+    function panelLine(text) {
       const panel = document.getElementById("panel");
       if (!panel) return;
       let line = document.getElementById("message");
       if (!line) {
         line = document.createElement("p");
         line.id = "message";
-        line.className = "message refused";
-        line.setAttribute("role", "alert");
         panel.appendChild(line);
       }
-      line.textContent = `The server could not apply that (${event.detail.xhr.status}). Reload the page to see the game as stored.`;
+      line.className = "message refused";
+      line.setAttribute("role", "alert");
+      line.textContent = text;
+    }
+
+    // Errors the server could not render as a fragment still get a visible line: its own words when
+    // it sent a page that says them. A game gone (deleted in another tab, expired) stops here: the
+    // clock stops, and the board takes nothing more.
+    document.body.addEventListener("htmx:responseError", (event) => {
+      const xhr = event.detail.xhr;
+      const said = new DOMParser().parseFromString(xhr.responseText || "", "text/html").getElementById("message");
+      panelLine(said ? said.textContent.trim() : `The server could not apply that (${xhr.status}). Reload the page to see the game as stored.`);
+      if (xhr.status === 404) {
+        gone = true;
+        stopBot();
+        timerBase = null;
+        board.classList.add("gone");
+        board.removeAttribute("hx-trigger");
+      }
     });
-    document.body.addEventListener("htmx:sendError", () => {
-      const panel = document.getElementById("panel");
-      if (panel) panel.insertAdjacentHTML("beforeend", '<p class="message refused" role="alert">The server cannot be reached.</p>');
-    });
+    document.body.addEventListener("htmx:sendError", () => panelLine("The server cannot be reached."));
 
     resetTimer();
     paintCursor();
-    showHint();  // a page loaded after a loss shows what could have been known
+    showHint(); // a page loaded after a loss shows what could have been known
   }
-
-  // A link to a folded section (the rules) unfolds it: the browser only scrolls to it.
-  function openLinkedDetails() {
-    const target = location.hash && document.getElementById(location.hash.slice(1));
-    if (target && target.tagName === "DETAILS") target.open = true;
-  }
-  window.addEventListener("hashchange", openLinkedDetails);
-  document.addEventListener("DOMContentLoaded", openLinkedDetails);
-
-  document.addEventListener("DOMContentLoaded", setup);
 })();

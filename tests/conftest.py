@@ -82,3 +82,23 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def open_page(browser, server):
+    """Opens pages, each in a fresh browser context of the given size (and other context options: a
+    colour scheme, a time zone); the page's script must raise nothing."""
+    contexts, errors = [], []
+
+    def open_(size: dict, scheme: str = "light", **options):
+        # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
+        context = browser.new_context(base_url=server, color_scheme=scheme, bypass_csp=True, **size, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not errors, errors

@@ -4,7 +4,9 @@ and every move acts on cells read from the answers, so nothing depends on a deal
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 
 import httpx
 import pytest
@@ -192,3 +194,22 @@ def test_the_pages_show_the_bots_cell_and_play_it_as_a_click(client, database):
         return re.sub(r'\s+', " ", re.sub(r'data-elapsed="\d+"|id="timer"([^>]*)>[^<]*<', "TIME", text))
 
     assert same(stepped.text, game_id) == same(clicked.text, twin)
+
+
+def test_a_loss_the_bot_played_is_reviewed_as_the_bots(client, database):
+    """Issue 22 #12: after the bot's losing click, the review said "When you clicked". The bot's guess is read
+    first; then the layout is set, at the same version (the guess is the same), with a mine under it."""
+    game_id = on_layout(client, database, ["o*.", "...", "..*"])
+    choice = suggestion(client, game_id)
+    assert not choice["safe"], choice
+    x, y = choice["x"], choice["y"]
+    beside = {(1, 0), (0, 1), (1, 1)}
+    other = (2, 2) if (x, y) in beside else (1, 0)  # the 1 in the corner keeps its one mine
+    with sqlite3.connect(database) as connection:
+        data = json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+        data["hidden"]["mines"] = sorted(row * 3 + column for column, row in ((x, y), other))
+        connection.execute("UPDATE games SET data = ? WHERE id = ?", (json.dumps(data), game_id))
+    played = client.post(f"/api/games/{game_id}/bot")
+    assert played.status_code == 200 and played.json()["status"] == "lost", played.text
+    page = client.get(f"/games/{game_id}").text
+    assert f"When the bot clicked column {x + 1}, row {y + 1}" in page and "When you clicked" not in page

@@ -54,12 +54,13 @@ def page(browser, server):
 
 def start(page, preset="beginner"):
     page.goto("/")
-    page.click(f"button[value={preset}]")
+    page.click(f'button[value="cruel {preset}"]')
     page.wait_for_selector("#grid")
 
 
 def start_custom(page, width: int, height: int, mines: int) -> None:
     page.goto("/")
+    page.select_option("select[name=mode]", "cruel")
     page.fill("input[name=width]", str(width))
     page.fill("input[name=height]", str(height))
     page.fill("input[name=mines]", str(mines))
@@ -322,7 +323,7 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     page.on("console", lambda message: complaints.append(message.text) if "Content Security Policy" in message.text else None)
     page.on("pageerror", lambda error: complaints.append(str(error)))
     page.goto("/")
-    page.click("button[value=beginner]")
+    page.click('button[value="cruel beginner"]')
     page.wait_for_selector("#grid")
     def wait_for_version(expected: str) -> None:
         # Also until htmx has settled: swapped cells keep their old class for a moment.

@@ -61,10 +61,10 @@ def test_on_one_screen_one_player_moves_for_both_seats_in_turn(server) -> None:
     url, _ = server
     with client(url) as player:
         home = player.get("/")
-        assert 'id="new-flags"' in home.text and 'name="opponent"' in home.text
+        assert 'name="choice" value="flags msn"' in home.text and 'name="opponent"' in home.text
         game_id = create(player, opponent="screen")  # the form's custom size: 6x6 with 9 mines
         page = player.get(f"/games/{game_id}")
-        assert lines(page.text)[0] == "Blue to move" and 'data-mode="flags"' in page.text
+        assert lines(page.text)[0] == "Blue to move" and 'data-actions="reveal bomb"' in page.text
         for _ in range(40):
             game = api(player, game_id)
             if game["status"] != "playing":

@@ -336,7 +336,7 @@ def test_swagger_ui_renders_and_calls_the_api_without_breaking_the_policy(strict
 def test_the_page_settings_form_is_what_the_route_takes(strict_page):
     page, complaints = strict_page
     page.goto("/")
-    page.click("button[value=beginner]")
+    page.click('button[value="cruel beginner"]')
     page.wait_for_selector("#grid")
     game_id = page.url.rsplit("/", 1)[1]
 

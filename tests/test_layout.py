@@ -20,25 +20,6 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 ESSENTIALS = ["#grid", "#mines-left", "#face", "#timer", "#undo", "#hint-button", "#show-button", "#flag-mode", "#again button"]
 
 
-@pytest.fixture
-def open_page(browser, server):
-    """A page in a fresh browser context of the given size; the page's script must raise nothing."""
-    contexts, errors = [], []
-
-    def open_(size: dict, scheme: str = "light"):
-        # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
-        context = browser.new_context(base_url=server, color_scheme=scheme, bypass_csp=True, **size)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
-    assert not errors, errors
-
-
 def rect(page, selector: str) -> dict:
     return page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }")
 
@@ -83,10 +64,10 @@ def test_every_preset_fits_a_laptop_window_board_counters_and_buttons(open_page,
     board = page.eval_on_selector("#board", "b => [b.scrollWidth - b.clientWidth, b.scrollHeight - b.clientHeight]")
     assert board[0] <= 0 and board[1] <= 0, board
     # The new-game form is folded away during a game, and opens over the page, not above the board.
-    assert not page.is_visible("#new-game button[value=expert]")
+    assert not page.is_visible('#new-game button[value="cruel expert"]')
     before = rect(page, "#grid")
     page.click(".new-game summary")
-    assert page.is_visible("#new-game button[value=expert]") and rect(page, "#grid") == before
+    assert page.is_visible('#new-game button[value="cruel expert"]') and rect(page, "#grid") == before
 
 
 def test_a_phone_shows_every_column_of_intermediate_and_a_tap_on_the_last_reveals_it(open_page):
@@ -151,7 +132,7 @@ def test_a_preset_starts_after_a_bad_custom_field_and_a_refused_size_keeps_a_way
     page = open_page(LAPTOP)
     page.goto("/")
     page.fill("input[name=width]", "0")
-    page.click("button[value=beginner]")
+    page.click('button[value="cruel beginner"]')
     page.wait_for_selector("#grid")
     assert page.get_attribute("#board", "data-width") == "9"
     # A size the server refuses: the page says why, keeps the fields, and the presets still start a game.
@@ -161,7 +142,7 @@ def test_a_preset_starts_after_a_bad_custom_field_and_a_refused_size_keeps_a_way
     page.click("button[value=custom]")
     assert "between 2 and 100" in page.inner_text("#message")
     assert page.input_value("input[name=width]") == "500"
-    page.click("button[value=intermediate]")
+    page.click('button[value="cruel intermediate"]')
     page.wait_for_selector("#grid")
     assert page.get_attribute("#board", "data-width") == "16"
 

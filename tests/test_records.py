@@ -72,3 +72,21 @@ def test_a_result_is_what_the_game_ended_with():
     lost = play(game, "reveal", 1, 0)
     kept = result_of(lost)
     assert kept["won"] is False and kept["mode"] == "classic" and kept["bbbv"] is None and kept["clicks"] is None
+
+
+def test_no_guess_boards_are_kept_apart_from_dealt_ones_by_the_board_as_dealt():
+    """Issue 22 #13: a no-guess board's record is its own, read from the board's id (the setting may have
+    changed since the deal); results kept before kinds read as the mode's usual boards."""
+    game = classic_from(["o.", ".*"])
+    game.state["board_id"] = "2x2-1-on-1.1-0123456789abcdef"
+    won = play(play(game, "reveal", 1, 0), "reveal", 0, 1)
+    assert won.status == "won" and result_of(won)["kind"] == "no guessing"
+    game.state["board_id"] = "2x2-1-o-1.1-0123456789abcdef"
+    game.options.no_guess = True  # ticked after the deal: the board is still a dealt one
+    assert result_of(play(play(game, "reveal", 1, 0), "reveal", 0, 1))["kind"] == ""
+    no_guess = json.loads(result(True, 12.0, 3))
+    no_guess["kind"] = "no guessing"
+    records = records_of([result(True, 30.0, 1), result(True, 20.0, 2), json.dumps(no_guess)])
+    dealt, solvable = records.records
+    assert (dealt.kind, dealt.games, solvable.kind, solvable.games) == ("", 2, "no guessing", 1)
+    assert solvable.size == "Beginner (9×9, 10 mines), no guessing" and dealt.size == "Beginner (9×9, 10 mines)"

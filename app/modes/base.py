@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from app.game import (
     ACTIONS,
+    PRESETS,
     BotChoice,
     Game,
     Hint,
@@ -41,6 +42,11 @@ from solver.position import COVERED, FLAG, MINE
 class Mode:
     name: ClassVar[str]
     title: ClassVar[str]  # for people
+    summary: ClassVar[str] = ""  # the mode in one line, where a player chooses it
+    # The sizes the new-game form offers, by name: (width, height, mines).
+    presets: ClassVar[dict[str, tuple[int, int, int]]] = PRESETS
+    # What the new-game form asks beyond the size, for `seat` (who plays); a one-player mode asks nothing.
+    seat_fields: ClassVar[tuple[str, ...]] = ()
     options_class: ClassVar[type[Options]] = Options
     # The shape of `state` and of `hidden` as stored (TypedDicts with app.stored's @schema; checked on every
     # load); a mode without a secret has no hidden_schema, and its games store none.
@@ -77,6 +83,9 @@ class Mode:
         self.deal(game, rng, secret)
         return game
 
+    def preset_title(self, name: str) -> str:
+        return name.capitalize()
+
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
 
@@ -85,6 +94,10 @@ class Mode:
         if opponent is not None or level is not None:
             raise Invalid(f"{self.title} games have one player: no opponent or level to choose")
         game.seats = [player]
+
+    def seating(self, game: Game) -> dict[str, str]:
+        """How a game's players were chosen, as the new-game form's `seat_fields` say it (for a game like it)."""
+        return {}
 
     def seat_of(self, game: Game, player: str) -> int | None:
         """The seat a player moves for, in modes where players take turns; None: the game's one player."""
@@ -160,6 +173,14 @@ class Mode:
 
     # Actions of this mode beyond ACTIONS (help); they name no cell, and `act` applies them.
     extra_actions: ClassVar[tuple[str, ...]] = ()
+
+    def board_actions(self) -> tuple[str, ...]:
+        """What a player of this mode may do (the page's board offers these and no others)."""
+        return ACTIONS + self.extra_actions
+
+    def board_data(self, game: Game) -> dict[str, str]:
+        """What else the page's board must know to take a move (data attributes); by default nothing."""
+        return {}
 
     def act(self, turn: Turn, move: Move) -> None:
         raise NotImplementedError
@@ -257,13 +278,19 @@ class Mode:
                 explanation = analyzer.explain(example)
             proof, uses_count = list(explanation.numbers), explanation.uses_count
         chance = probabilities.cells[clicked] if probabilities.cells is not None else None
-        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses)
+        by_bot = game.state.get("bot_moves", 0) > before.state.get("bot_moves", 0)
+        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses, by_bot)
 
     # ----- what a player sees ------------------------------------------
 
     def public_state(self, game: Game) -> dict[str, Any]:
         """The mode's state as the JSON API shows it: all of `state`, never `hidden`."""
         return dict(game.state)
+
+    def record_kind(self, game: Game) -> str:
+        """What sets a game apart in the records beside its mode and size ("no guessing"): the records
+        never rank boards of different kinds together. "" for the mode's usual boards."""
+        return ""
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         """Extra counters of the status line: (id, label, value, title)."""

@@ -37,8 +37,8 @@ GENERATION_SECONDS = 10.0
 
 @dataclass
 class ClassicOptions(Options):
-    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1)
-    no_guess: bool = setting("No guessing (boards solvable by deduction)", order=2)
+    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1, at_deal=True)
+    no_guess: bool = setting("No guessing (boards solvable by deduction)", order=2, at_deal=True)
     # Hoff's levels of automatic help; with both on, the stronger one does all.
     assist_local: bool = setting("Assist: resolve local rules", order=3)
     assist_all: bool = setting("Assist: resolve everything", order=4)
@@ -105,6 +105,7 @@ class BoardId:
 class Classic(Mode):
     name = "classic"
     title = "Classic"
+    summary = "The Minesweeper you know: one layout, dealt at your first click. No-guess boards in its settings."
     options_class = ClassicOptions
     hidden_schema = ClassicSecret
     state_schema = ClassicState
@@ -303,6 +304,11 @@ class Classic(Mode):
     def public_state(self, game: Game) -> dict[str, Any]:
         # The board seed says nothing without the server's key; the id waits for the first click.
         return {"board_id": game.state.get("board_id"), "start": game.state.get("start"), "bot_moves": game.state.get("bot_moves", 0)}
+
+    def record_kind(self, game: Game) -> str:
+        # From the board as it was dealt (its id), not the setting, which may have changed since.
+        board_id = game.state.get("board_id")
+        return "no guessing" if board_id and BoardId.parse(board_id).no_guess else ""
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         played = game.state.get("bot_moves", 0)

@@ -30,7 +30,7 @@ log = logging.getLogger("kaboom.solver")
 @dataclass
 class CruelOptions(Options):
     allow_outside: bool = setting("Allow guessing anywhere", order=0)
-    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1)
+    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1, at_deal=True)
 
 
 @schema
@@ -47,6 +47,7 @@ class CruelSecret(TypedDict):
 class Cruel(Mode):
     name = "cruel"
     title = "Cruel but fair"
+    summary = "Mines have no places: a guess you did not have to make is a mine; a forced one is safe."
     options_class = CruelOptions
     state_schema = CruelState
     hidden_schema = CruelSecret

@@ -86,10 +86,21 @@ class FlagsSecret(TypedDict):
 class Flags(Mode):
     name = "flags"
     title = "Flags (two players)"
+    summary = "Two players take turns and each mine found is a point: on one screen, by a link, or against the computer."
+    presets = FLAGS_PRESETS
+    seat_fields = ("opponent", "level")
+    # How the new-game form names each kind of opponent, and each preset.
+    opponent_words: ClassVar[dict[str, str]] = {
+        "screen": "A friend, on this screen", "invite": "A friend, through a link", "computer": "The computer",
+    }
+    levels = LEVELS
     options_class = FlagsOptions
     state_schema = FlagsState
     hidden_schema = FlagsSecret
     actions: ClassVar[tuple[str, ...]] = ("reveal", "bomb")
+
+    def preset_title(self, name: str) -> str:
+        return {"msn": "MSN"}.get(name, "KöMaL")
 
     def new_state(self) -> dict[str, Any]:
         return {
@@ -118,6 +129,16 @@ class Flags(Mode):
         red = {"screen": player, "computer": COMPUTER, "invite": LINK + secrets.token_urlsafe(16)}[opponent]
         game.seats = [player, red]
         game.state["opponent"], game.state["level"] = opponent, level
+
+    def board_actions(self) -> tuple[str, ...]:
+        return self.actions
+
+    def board_data(self, game: Game) -> dict[str, str]:
+        # The bomb's square, which the page outlines while a player aims it.
+        return {"bomb-side": str(BOMB_SIDE)} if game.options.bomb else {}
+
+    def seating(self, game: Game) -> dict[str, str]:
+        return {"opponent": game.state["opponent"], "level": game.state["level"] or ""}
 
     def check_options(self, game: Game, changes: dict[str, bool]) -> None:
         """The rules stay as the game was made; the probability overlay is practice against the computer."""
@@ -300,3 +321,6 @@ class Flags(Mode):
         if winner is None:
             return f"A draw, {score}."
         return f"{SEAT_NAMES[winner]} wins, {score}."
+
+
+assert set(Flags.opponent_words) == set(OPPONENTS)

@@ -32,6 +32,7 @@ class HelpState(ClassicState):
 class Help(Classic):
     name = "help"
     title = "Ask for help"
+    summary = "Classic with a Help button: granted when nothing can be proven, a loss when something can."
     state_schema = HelpState
     extra_actions = ("help",)
 

@@ -37,7 +37,11 @@ class Answer:
 
 
 ANSWERS: dict[type[Exception], Answer] = {
-    NotFound: Answer(404, lambda error: "No such game."),
+    NotFound: Answer(
+        404,
+        lambda error: "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
+        "Your games lists those you have; New game starts another.",
+    ),
     Corrupt: Answer(500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."),
     Conflict: Answer(
         409,
@@ -78,9 +82,13 @@ async def handle(request: Request, error: Exception) -> Response:
         if answer.htmx == "refresh":
             return Response(message, status_code=answer.status, headers={"HX-Refresh": "true"}, media_type="text/html")
         service = request.app.state.service
+        review = None
         try:
-            # The panel shows no overlay: reading the game is enough, and asks the solver nothing more.
+            # The panel shows no overlay: reading the game is enough, and asks the solver nothing more; but a
+            # lost game keeps saying why it was lost (the review is bounded by the request's deadline).
             game = await service.load(game_id, player_id(request))
+            if game.status == "lost" and kind is not StoreUnavailable:
+                game, _, review = await service.look(game_id, player_id(request))
         except (NotFound, Corrupt) as unreadable:
             return await handle(request, unreadable)
         except StoreUnavailable:
@@ -89,8 +97,9 @@ async def handle(request: Request, error: Exception) -> Response:
         from app.web.pages import seating_of  # the pages' routes are answered here: imported once they exist
 
         seating = await seating_of(request, service, game_id, game, player_id(request))
-        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating)
-        return blocks(request, context, "panel", status_code=answer.htmx_status or answer.status)
+        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating, review=review)
+        # The settings as stored come too: a box ticked for a refused change is unticked again.
+        return blocks(request, context, "panel", "settings", status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)
     return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
 

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from app.game import PRESETS, Game, Invalid, Move, board_size
+from app.game import Game, Invalid, Move, board_size
 from app.modes import MODES, get_mode
-from app.modes.flags import FLAGS_PRESETS, LINK
+from app.modes.flags import LINK
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
@@ -43,13 +43,20 @@ def api_docs() -> FileResponse:
 async def home(request: Request, player: Player, service: Service) -> Response:
     """The player's games, running and finished, to resume or delete; a welcome for a new player."""
     listings = await service.games_of(player)
-    return page(request, page_context(None, games=game_list(listings, service.clock())))
+    latest = next((listing for listing in listings if listing.game is not None), None)
+    return page(request, page_context(None, games=game_list(listings, service.clock()), latest=latest))
+
+
+@router.get("/rules")
+async def rules_page(request: Request) -> Response:
+    """Every mode's rules with a picture of its key idea, the controls and the settings."""
+    return page(request, page_context(None, rules_page=True))
 
 
 @router.get("/records")
 async def records_page(request: Request, player: Player, service: Service) -> Response:
     """The player's records per mode and size."""
-    return page(request, page_context(None, records=await service.records(player), modes_by_name=MODES, clock=clock_text))
+    return page(request, page_context(None, records=await service.records(player), clock=clock_text))
 
 
 @router.post("/games/{game_id}/delete")
@@ -70,18 +77,21 @@ async def new_game_form(
     mines: Annotated[str, Form()] = "",
     unit: Annotated[str, Form()] = "count",
     mode: Annotated[str, Form()] = "cruel",
+    choice: Annotated[str, Form()] = "",
     settings_of: Annotated[str | None, Form()] = None,
     opponent: Annotated[str | None, Form()] = None,
     level: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """A new game of a preset or custom size in a mode; its settings are those of the game `settings_of`
-    names (the player's current one) as they are now, as far as the mode has them, or the defaults."""
+    """A new game of a preset or custom size in a mode (`choice`, "MODE PRESET", names both: the page's
+    buttons); its settings are those of the game `settings_of` names (the player's current one) as they
+    are now, as far as the mode has them, or the defaults."""
+    if choice:
+        mode, _, preset = choice.partition(" ")
     # A refused form comes back filled in as it was sent (see app.web.errors).
     request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit, "mode": mode}
     rules = get_mode(mode)
-    presets = FLAGS_PRESETS if rules.name == "flags" else PRESETS
-    if preset in presets:
-        size = presets[preset]
+    if preset in rules.presets:
+        size = rules.presets[preset]
     elif preset == "custom":
         size = board_size(
             whole(width, "width"),
@@ -94,9 +104,11 @@ async def new_game_form(
     # Read from the game, not from the page: settings changed during the game are not in an old form.
     settings = await settings_from(service, settings_of, player) if settings_of else {}
     names = rules.options_class.names()
+    # The form holds every mode's fields: only the chosen mode's go to it.
+    asked = {"opponent": opponent or None, "level": (level or None) if opponent == "computer" else None}
     game_id, _ = await service.create(
         player, client, rules.name, *size, {name: on for name, on in settings.items() if name in names},
-        opponent=opponent or None, level=(level or None) if opponent == "computer" else None,
+        **{name: value for name, value in asked.items() if name in rules.seat_fields},
     )
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
@@ -302,8 +314,15 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
     await service.set_options(game_id, player, changes)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
+    # A setting that shapes the deal, changed once the board is dealt, is kept for the next game: say so.
+    waiting = [
+        options.label(name) for name, on in changes.items()
+        if on != getattr(game.options, name) and options.at_deal(name) and game.started_at is not None
+    ]
+    message = f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
     game, overlay, review = await service.look(game_id, player)
-    return blocks(request, page_context(game_id, game, overlay, now=service.clock(), review=review, oob=True), "panel", "grid")
+    context = page_context(game_id, game, overlay, now=service.clock(), review=review, oob=True, message=message)
+    return blocks(request, context, "panel", "grid", "settings")
 
 
 @router.post("/games/{game_id}/hint")

@@ -7,12 +7,12 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
-from app.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
-from app.modes.flags import FLAGS_PRESETS, OPPONENTS, LEVELS, SEAT_NAMES
-from app.web.view import Look, bot_text, cell_html, changed_cells, flags_lines, panel, review_text
+from app.modes.flags import SEAT_NAMES
+from app.web.view import Look, bot_text, cell_html, changed_cells, flags_lines, panel, probability_legend, review_text
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -23,9 +23,8 @@ OOB_ROWS = 30
 
 def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay | None = None, *, now: float = 0.0, **extra: Any) -> dict:
     context: dict[str, Any] = {
-        "game_id": game_id, "game": game, "presets": PRESETS, "max_side": MAX_BOARD_SIDE,
-        "modes": [(mode.name, mode.title) for mode in MODES.values() if mode.name != "flags"],
-        "flags_presets": FLAGS_PRESETS, "opponents": OPPONENT_WORDS, "levels": LEVELS, "seat_names": SEAT_NAMES,
+        "game_id": game_id, "game": game, "max_side": MAX_BOARD_SIDE,
+        "modes": list(MODES.values()), "modes_by_name": MODES, "seat_names": SEAT_NAMES,
     }
     review = extra.pop("review", None)
     if review is not None and game is not None:
@@ -38,14 +37,20 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
         mode = MODES[game.mode]
         context.update(
             help_offered="help" in mode.extra_actions,
+            board_actions=mode.board_actions(),
+            board_data=mode.board_data(game),
             bot_offered=mode.bot_plays,
             board_id=mode.public_state(game).get("board_id"),
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, overlay),
             # Asked for and over the counting budget: the page says so (the debug overlay still shows).
             too_complex=overlay is not None and overlay.too_complex,
+            legend=probability_legend() if overlay is not None and overlay.probabilities is not None else None,
             panel=panel(game, now),
-            settings=[(name, options.label(name), getattr(game.options, name)) for name in options.names()],
+            settings=[
+                (name, options.label(name), getattr(game.options, name), options.at_deal(name) and game.started_at is not None)
+                for name in options.names()
+            ],
         )
     seating = extra.pop("seating", None)
     if game is not None and game.mode == "flags" and seating is not None:
@@ -57,24 +62,26 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
             and not state["bombs"][mover] and state["scores"][mover] < state["scores"][1 - mover]
         )
         context.update(flags=True, seating=seating, seat_lines=flags_lines(game, seating), bomb_ready=bomb_ready)
+        if seating.watching:
+            context["board_actions"] = ()  # a spectator's board takes nothing
     context.update(extra)
     return context
 
 
-# How the new-game form names each kind of opponent.
-OPPONENT_WORDS = {"screen": "A friend, on this screen", "invite": "A friend, through a link", "computer": "The computer"}
-assert set(OPPONENT_WORDS) == set(OPPONENTS)
+# A page shows a game as it is now: Back and Forward must ask again, not show the copy of an earlier
+# visit (the browser's cache and its back-forward cache keep none).
+FRESH = {"Cache-Control": "no-store"}
 
 
 def page(request: Request, context: dict, status_code: int = 200) -> Response:
-    return templates.TemplateResponse(request, PAGE, context, status_code=status_code)
+    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, headers=FRESH)
 
 
 def blocks(request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None) -> Response:
-    """Only the named blocks of the page, for HTMX to swap. The status shows in two places, the
-    counters above the board and the panel beside it: "panel" brings both."""
-    names = tuple(part for name in names for part in (("topbar", name) if name == "panel" else (name,)))
-    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers=headers)
+    """Only the named blocks of the page, for HTMX to swap. The status shows in three places, the
+    counters above the board, the Undo button and the panel beside it: "panel" brings all three."""
+    names = tuple(part for name in names for part in (("topbar", "undo", name) if name == "panel" else (name,)))
+    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers={**FRESH, **(headers or {})})
 
 
 def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float, **extra: Any) -> Response:
@@ -84,22 +91,24 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
         game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review,
         bot=result.bot, bot_played=True, oob=True, **extra,
     )
+    # The first click dealt the board (or its undo took the deal back): the settings that shape a deal say so.
+    extra_blocks = ("settings",) if (result.before.started_at is None) != (result.after.started_at is None) else ()
     if page_version != str(result.before.version):
         # The page shows an older board than the one moved on: send all of it.
-        return blocks(request, context, "panel", "grid")
+        return blocks(request, context, "panel", "grid", *extra_blocks)
     changes = changed_cells(before, after, result.outcome.changed, max_rows=OOB_ROWS)
     if changes is None:
-        return blocks(request, context, "panel", "grid")
+        return blocks(request, context, "panel", "grid", *extra_blocks)
     if len(changes) <= OOB_CELLS:
         ripple = result.outcome.ripple
         context.update(
             changes=[cell_html(cell, look, oob=True, wave=ripple.get(result.after.index(*cell))) for cell, look in changes],
             changed_rows=[],
         )
-        return blocks(request, context, "panel", "changes")
+        return blocks(request, context, "panel", "changes", *extra_blocks)
     # htmx settles out-of-band swaps in quadratic time: a big change goes as whole rows.
     rows = sorted({y for (_, y), _ in changes})
     if len(rows) > OOB_ROWS:
-        return blocks(request, context, "panel", "grid")
+        return blocks(request, context, "panel", "grid", *extra_blocks)
     context.update(changes=[], changed_rows=[(y, after.row_html(y)) for y in rows])
-    return blocks(request, context, "panel", "changes")
+    return blocks(request, context, "panel", "changes", *extra_blocks)

@@ -212,6 +212,7 @@ class RecordOut(BaseModel):
     width: int
     height: int
     mines: int
+    kind: str = Field("", description='boards kept apart from the mode\'s usual ones: "no guessing" (classic and help), or ""')
     games: int
     wins: int
     win_rate: float
@@ -222,7 +223,7 @@ class RecordOut(BaseModel):
     @classmethod
     def of(cls, record: Record) -> RecordOut:
         return cls(
-            mode=record.mode, width=record.width, height=record.height, mines=record.mines, games=record.games,
+            mode=record.mode, width=record.width, height=record.height, mines=record.mines, kind=record.kind, games=record.games,
             wins=record.wins, win_rate=record.win_rate, streak=record.streak, best_streak=record.best_streak,
             best_times=[
                 BestOut(seconds=best.seconds, finished_at=best.finished_at, bbbv=best.bbbv, bbbv_per_second=best.bbbv_per_second)

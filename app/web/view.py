@@ -15,6 +15,7 @@ from markupsafe import Markup
 from app.game import PRESETS, QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
 from app.modes.flags import SEAT_NAMES
+from app.records import fixed_layout_figures
 from app.service import Overlay
 from app.store import Listing
 from solver.position import COVERED, FLAG, MINE, describe
@@ -119,6 +120,12 @@ class Look:
 PROBABILITY_STEPS = (Fraction(0), Fraction(15, 100), Fraction(30, 100), Fraction(1, 2))
 
 
+def probability_legend() -> list[tuple[int, str]]:
+    """What each colour step of the probability overlay means, for the legend beside the board."""
+    tops = PROBABILITY_STEPS
+    return [(0, "0 %"), *((step, f"≤ {percent(tops[step])}") for step in range(1, len(tops))), (len(tops), f"> {percent(tops[-1])}"), (len(tops) + 1, "100 %")]
+
+
 def probability_step(chance: Fraction) -> int:
     if chance == 1:
         return 5
@@ -192,6 +199,8 @@ class Panel:
     clock: str  # the time as shown: tenths once the game is won
     result: str
     undo_offered: bool  # a loss the player may take back (the page says how)
+    undoable: bool  # there is an action to take back, and the rules allow it (the Undo button is enabled)
+    win_figures: list[tuple[str, str, str]]  # a won fixed board's statistics: (label, value, what it means)
 
 
 def panel(game: Game, now: float) -> Panel:
@@ -209,7 +218,25 @@ def panel(game: Game, now: float) -> Panel:
         clock=clock,
         result=mode.result_text(game, clock),
         undo_offered=game.status == "lost" and game.options.undo,
+        undoable=bool(game.options.undo and game.history and game.status != "won"),
+        win_figures=win_figures(game, clock),
     )
+
+
+def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
+    """What a win on a fixed board shows, as minesweeper.online does: time, 3BV, 3BV/s, clicks, efficiency.
+    None for a cruel-but-fair win: its board took shape as it was played, so it has no 3BV to measure."""
+    figures = fixed_layout_figures(game)
+    if figures is None:
+        return []
+    bbbv, per_second, clicks = figures
+    return [
+        ("Time", clock, "From the first click to the last"),
+        ("3BV", str(bbbv), "The board's value: the fewest clicks that clear it"),
+        ("3BV/s", f"{per_second:.2f}", "3BV per second"),
+        ("Clicks", str(clicks), "The reveals, chords and flags you used"),
+        ("Efficiency", f"{round(100 * bbbv / clicks)} %" if clicks else "–", "3BV per click: 100 % clears the board in as few clicks as it can be"),
+    ]
 
 
 @dataclass(frozen=True)
@@ -244,7 +271,11 @@ def flags_lines(game: Game, seating: Seating) -> list[SeatLine]:
     lines = []
     if game.status != "playing":
         winner = state["winner"]
-        lines.append(SeatLine(winner, get_mode(game.mode).result_text(game, "")))
+        result = get_mode(game.mode).result_text(game, "")
+        if seating.seat is not None and winner is not None:
+            # The player's own seat first: whether they won, then the score as everyone reads it.
+            result = f"{'You win' if winner == seating.seat else 'You lose'}: {result}"
+        lines.append(SeatLine(winner, result))
     else:
         mover = SEAT_NAMES[turn]
         if seating.seat == turn:
@@ -274,7 +305,8 @@ def review_text(review: LossReview, game: Game) -> str:
     x, y = review.clicked
     parts = []
     if review.mine_probability is not None:
-        parts.append(f"When you clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what you saw.")
+        who, seen = ("the bot", "it") if review.by_bot else ("you", "you")
+        parts.append(f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what {seen} saw.")
     if review.example is not None:
         count = len(review.safe)
         ex, ey = review.example
@@ -323,28 +355,35 @@ class ListedGame:
     """A row of the player's game list."""
 
     game_id: str
-    title: str  # "Expert 30×16, 99 mines · Cruel but fair"
+    title: str  # "Expert 30×16, 99 mines"
+    mode: str  # "Cruel but fair"
     state: str  # "Playing", "Won in 3:05", "Lost", "Damaged"
-    played: str  # when it was last played, in UTC
+    status: str  # playing, won, lost or damaged: the row's colour
+    played: str  # when it was last played, in UTC (the page shows it in the player's time zone)
+    played_at: str  # the same, as ISO 8601
 
 
 def game_list(listings: list[Listing], now: float) -> list[ListedGame]:
     rows = []
     for listing in listings:
-        played = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(listing.updated_at))
+        moment = time.gmtime(listing.updated_at)
+        played, played_at = time.strftime("%Y-%m-%d %H:%M UTC", moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
         game = listing.game
         if game is None:
-            rows.append(ListedGame(listing.game_id, "A game whose stored data is damaged", "Damaged", played))
+            rows.append(ListedGame(listing.game_id, "A game whose stored data is damaged", "", "Damaged", "damaged", played, played_at))
             continue
-        size = next((name.capitalize() + " " for name, preset in PRESETS.items() if preset == (game.width, game.height, game.mines)), "")
-        title = f"{size}{game.width}×{game.height}, {game.mines} mines · {get_mode(game.mode).title}"
+        mode = get_mode(game.mode)
+        size = next((mode.preset_title(name) + " " for name, preset in mode.presets.items() if preset == (game.width, game.height, game.mines)), "")
+        title = f"{size}{game.width}×{game.height}, {game.mines} mines"
+        kind = mode.record_kind(game)
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
         state = {"playing": f"Playing, {clock}" if game.started_at is not None else "Not started", "won": f"Won in {clock}", "lost": f"Lost after {clock}"}[game.status]
-        if game.mode == "flags":
-            state = get_mode(game.mode).result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
+        if mode.seat_fields:
+            # A game of two: its result, or whose turn it is.
+            state = mode.result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
-        rows.append(ListedGame(listing.game_id, title, state, played))
+        rows.append(ListedGame(listing.game_id, title, f"{mode.title}, {kind}" if kind else mode.title, state, game.status, played, played_at))
     return rows
 
 
