@@ -156,6 +156,8 @@
       const top = board.getBoundingClientRect().top + window.scrollY;
       const bottom = wide ? main.getBoundingClientRect().bottom + window.scrollY : window.innerHeight;
       const roomY = bottom - top - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - (wide ? 0 : 8);
+      // On a narrow screen the page scrolls on to the buttons: the board's frame keeps to the window below the counters.
+      board.style.maxHeight = wide ? "" : `${Math.floor(roomY + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom))}px`;
       const fit = Math.min((roomX - width - 1) / width, (roomY - height - 1) / height);
       if (matchMedia("(pointer: coarse)").matches) return Math.min(MAX_CELL, fit >= FINGER_FIT ? fit : FINGER);
       return Math.max(MIN_CELL, Math.min(MAX_CELL, fit));
@@ -701,6 +703,15 @@
       if (bombMode) aim(aimed || cursor);
     });
 
+    // A live page's poll that crossed a move of its own on the way brings the board the move's answer
+    // brought already, without what the move said: it is not swapped in over it.
+    document.body.addEventListener("htmx:beforeSwap", (event) => {
+      if (!event.detail.elt.closest || !event.detail.elt.closest("#live")) return;
+      const shown = document.getElementById("version");
+      const brought = /id="version" name="version" value="(\d+)"/.exec(event.detail.serverResponse || "");
+      if (shown && brought && Number(brought[1]) <= Number(shown.value)) event.detail.shouldSwap = false;
+    });
+
     function panelLine(text) {
       const panel = document.getElementById("panel");
       if (!panel) return;
@@ -735,5 +746,7 @@
     resetTimer();
     paintCursor();
     showHint(); // a page loaded after a loss shows what could have been known
+    // The board has the keys as soon as the page opens, with the page left where it is.
+    if (takes.size) grid().focus({ preventScroll: true });
   }
 })();

@@ -19,8 +19,8 @@ from app.modes.flags import Flags
 from app.store.sqlite import SQLiteStore
 from solver.generate import bbbv
 from tests.live import put_layout, put_position
-from tests.test_browser import act, analysis, classes, settled
-from tests.test_layout import LAPTOP, PHONE, rect, swipe_left
+from tests.test_browser import act, analysis, classes, settled, start_custom
+from tests.test_layout import LAPTOP, PHONE, rect
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -54,8 +54,10 @@ def win(page) -> None:
 
 
 def pause(page) -> None:
-    """Stop the page's clock (installed by the test) where it is: its timers then run only when the test says."""
-    page.clock.pause_at(datetime.datetime.fromtimestamp(page.evaluate("Date.now()") / 1000, datetime.timezone.utc))
+    """Stop the page's clock (installed by the test) a second ahead of where it is (it runs on meanwhile,
+    and cannot be stopped in its past): its timers then run only when the test says."""
+    ahead = page.evaluate("Date.now()") / 1000 + 1
+    page.clock.pause_at(datetime.datetime.fromtimestamp(ahead, datetime.timezone.utc))
 
 
 def tap(page, selector: str, touch: bool) -> None:
@@ -312,12 +314,7 @@ def test_the_rules_open_in_view_at_the_games_mode_with_a_picture_of_each_mode(op
 
 def test_a_wheel_past_a_big_boards_edge_keeps_the_counters_in_view(open_page):
     page = open_page(LAPTOP)
-    page.goto("/")
-    page.select_option("select[name=mode]", "cruel")
-    for name, value in (("width", "100"), ("height", "100"), ("mines", "2000")):
-        page.fill(f"input[name={name}]", value)
-    page.click("button[value=custom]")
-    page.wait_for_selector("#grid")
+    start_custom(page, 100, 100, 2000)
     # The board at its bottom edge, halfway across: a wheel down has nowhere to go on the board.
     page.eval_on_selector("#board", "b => { b.scrollTop = b.scrollHeight; b.scrollLeft = b.scrollWidth / 3; }")
     left = page.eval_on_selector("#board", "b => b.scrollLeft")
@@ -329,15 +326,31 @@ def test_a_wheel_past_a_big_boards_edge_keeps_the_counters_in_view(open_page):
     assert page.evaluate("window.scrollY") == 0 and in_view(page, "#mines-left")
 
 
+def swipe(page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger drawn from `start` to `end` through Chromium's input pipeline, held still at the end so that
+    the board does not fling on after it."""
+    session = page.context.new_cdp_session(page)
+    session.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for step in [*range(1, 31), *[30] * 5]:
+        x, y = (start[i] + (end[i] - start[i]) * step / 30 for i in (0, 1))
+        session.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    session.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    session.detach()
+
+
 def test_a_swipe_past_a_boards_edge_on_a_phone_leaves_the_page_where_it_was(open_page):
     page = open_page(PHONE)
-    new_game(page, "cruel", "expert")
-    y = rect(page, "#board")["top"] + 60
-    swipe_left(page, y)
-    swipe_left(page, y)
-    swipe_left(page, y)  # the board is at its right edge by now: this one would have moved the page
-    page.wait_for_function("document.getElementById('board').scrollLeft > 0")
-    assert page.evaluate("[window.scrollX, window.visualViewport.scale]") == [0, 1]
+    start_custom(page, 100, 100, 2000)
+    # The board at its bottom edge, a third of the way across; the page below it has the buttons to scroll to.
+    page.eval_on_selector("#board", "b => { b.scrollTop = b.scrollHeight; b.scrollLeft = b.scrollWidth / 3; }")
+    left = page.eval_on_selector("#board", "b => b.scrollLeft")
+    frame = rect(page, "#board")
+    middle = ((frame["left"] + frame["right"]) / 2, (frame["top"] + frame["bottom"]) / 2)
+    swipe(page, (middle[0], middle[1] + 150), (middle[0], middle[1] - 150))  # up: the board has no more below
+    # Gestures are taken in turn: once a sideways one has moved the board, the one before it is done.
+    swipe(page, (middle[0] + 60, middle[1]), (middle[0] - 60, middle[1]))
+    page.wait_for_function(f"document.getElementById('board').scrollLeft > {left}")
+    assert page.evaluate("[window.scrollY, window.visualViewport.scale]") == [0, 1]
     assert in_view(page, "#mines-left")
 
 
@@ -461,7 +474,7 @@ def blue_behind(page, database: Path) -> str:
 @SIZES
 def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, database, size):
     page = open_page(size)
-    blue_behind(page, database)
+    game_id = blue_behind(page, database)
     tap(page, "#bomb-mode", size is PHONE)
     aimed = lambda: sorted(page.evaluate("[...document.querySelectorAll('#grid .c.aim')].map(c => c.id)"))  # noqa: E731
     corner = sorted(f"c-{x}-{y}" for x in range(3, 8) for y in range(3, 8))
@@ -479,7 +492,11 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
         assert aimed() == sorted(f"c-{x}-{y}" for x in range(0, 5) for y in range(0, 5))
         page.click("#c-7-7")
     settled(page, f"Number(document.getElementById('version').value) > {version}")
-    assert "dropped the bomb" in page.inner_text("#panel") and aimed() == []
+    bombed = api(page, game_id)
+    assert bombed["two_players"]["bombs_used"] == [True, False] and aimed() == []
+    # The square the page outlined is the one uncovered.
+    assert all(bombed["board"][y][x] not in ".F" for x in range(3, 8) for y in range(3, 8))
+    assert "dropped the bomb" in page.inner_text("#panel")
 
 
 def test_flags_news_is_in_the_text_colour_and_a_spectator_has_no_cursor(open_page, database):
