@@ -225,7 +225,7 @@ def panel(game: Game, now: float) -> Panel:
 
 def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
     """What a win on a fixed board shows, as minesweeper.online does: time, 3BV, 3BV/s, clicks, efficiency.
-    None for a cruel-but-fair win: its board took shape as it was played, so it has no 3BV to measure."""
+    Nothing for a cruel-but-fair win: its board took shape as it was played, so it has no 3BV to measure."""
     figures = fixed_layout_figures(game)
     if figures is None:
         return []
