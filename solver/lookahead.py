@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from math import comb
 
 from solver.counting import Budget, Combination, ComponentCounts, convolve
@@ -48,6 +48,11 @@ class Frontier:
         return _by_mines([part.counts for part in self.parts])
 
     @cached_property
+    def _outside_cells(self) -> frozenset[int]:
+        # A 100x100 board's outside has thousands of cells; the cells a question fixes are a handful.
+        return frozenset(self.outside)
+
+    @cached_property
     def layouts(self) -> int:
         """How many layouts agree with everything shown (an exact integer)."""
         return _with_outside(*self._by_mines, len(self.outside), self.mines_left)
@@ -65,7 +70,7 @@ class Frontier:
         mines, safe = mines - proven_mine - self.safe, safe - proven_mine - self.safe
         fixed = mines | safe
         mines_left = self.mines_left - len(mines)
-        outside = len(self.outside) - sum(1 for index in self.outside if index in fixed)
+        outside = len(self.outside) - len(fixed & self._outside_cells)
         if not any(part.cells & fixed for part in self.parts):  # the outside only: no component to count again
             return _with_outside(*self._by_mines, outside, mines_left) if mines_left >= 0 else 0
         counts = []
@@ -193,10 +198,15 @@ def _by_mines(counts: list[ComponentCounts]) -> tuple[list[int], int]:
     return poly, low
 
 
+# On a 100x100 board one C(outside, rest) has thousands of digits and costs about a millisecond, and
+# weighing 50/50s and reveals asks for the same few of them hundreds of times a move.
+_binomial = lru_cache(maxsize=1024)(comb)
+
+
 def _with_outside(poly: list[int], low: int, outside: int, mines_left: int) -> int:
     """Layouts of the components (`poly` from `low` mines) and `outside` free cells, `mines_left` mines in all."""
     return sum(
-        count * comb(outside, mines_left - low - extra)
+        count * _binomial(outside, mines_left - low - extra)
         for extra, count in enumerate(poly)
         if count and 0 <= mines_left - low - extra <= outside
     )

@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from solver.analysis import Analyzer, Status
 from solver.limits import Allowance, Interrupted
@@ -451,7 +452,8 @@ class FiftyFifties:
                 tally = self.tally(pattern)
                 if not tally:
                     continue
-                if tally > INFLUENCE_SHARE * layouts:
+                # As a fraction: past about 10**308 layouts a count has no float to multiply a share by.
+                if Fraction(tally, layouts) > INFLUENCE_SHARE:
                     for index in pattern.sealing:
                         self._sealing_influence[index] = self._sealing_influence.get(index, 0) + tally
                     for index in pattern.cells:
