@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     )
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
     create_window: float = Field(60, gt=0)
+    no_guess_limit: int = Field(
+        20,
+        ge=1,
+        description="no-guess boards one client address may have dealt per no_guess_window seconds (each first click "
+        "of a no-guess game, and each again after undoing it, searches for a board: up to a second of processor time)",
+    )
+    no_guess_window: float = Field(60, gt=0)
     read_timeout: float = Field(
         10, gt=0, description="seconds a client has to send a whole request, from connecting or from the previous answer"
     )
@@ -83,6 +90,12 @@ class Settings(BaseSettings):
     )
     max_connections: int = Field(
         1000, ge=1, description="open connections per worker (kept under the open-files limit); past it, 503 or closed"
+    )
+    live_streams: int = Field(
+        400, ge=1, description="live pages' event streams per worker; past it a stream is refused (503) and its page polls instead"
+    )
+    live_streams_per_client: int = Field(
+        24, ge=1, description="live pages' event streams one client address may hold on one worker; past it, 429 and the page polls"
     )
 
     @field_validator("store")

@@ -51,6 +51,15 @@ class Invalid(Refused):
     """A request that makes no sense on this board (bad coordinates, unknown action or setting)."""
 
 
+class Busy(Exception):
+    """A move the server could not finish within the request's time, as a busy server may not: nothing changed,
+    and the same move may work when asked again (unlike a refusal, which the rules or the limits decide)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 def setting(label: str, order: int, default: bool = False, at_deal: bool = False) -> Any:
     """A game setting: a switch with a label for the page; `order` places it among the others. A setting
     `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game."""

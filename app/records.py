@@ -5,6 +5,20 @@ the game. A won game of a fixed layout also has its 3BV (the fewest clicks
 that clear the board), its 3BV per second and the clicks the player used.
 Results come back from the store as JSON and are checked here; one that does
 not read is left out and counted, never shown half.
+
+A board (a fixed layout, named by its board id, whatever the mode it is
+played in) counts once per player: only their first game of it to end is a
+result. Once a game of it ended, won or lost, its layout was shown, and any
+later end of another game of that board, even one started before, is no
+result (no game, no win, no time, no streak). A game without a board id
+(cruel but fair) is its own board.
+
+The store keeps what the results add up to (tallies) up to date as each
+result arrives, in the same write, so the records cost the same however
+long the history: `tally` folds one result in, `recount` counts them all
+(a player whose results were kept before tallies, a tally that does not read
+back, a result that ended before every end its group keeps), `tallied` reads
+them. They answer what `records_of` answers over every result.
 """
 
 from __future__ import annotations
@@ -58,8 +72,9 @@ def fixed_layout_figures(game: Game) -> tuple[int, float, int] | None:
 
 def counts_in_records(game: Game) -> bool:
     """Whether a game's end is a result of the player's: not once the bot played any move of it (Play for
-    me), even one undone since. Hints, Show me, the overlays and the assists leave it the player's own."""
-    return not game.state.get("bot_moves")
+    me), even one undone since, nor when the player had seen its board's layout (`layout_seen`: another
+    game of the board ended first). Hints, Show me, the overlays and the assists leave it the player's own."""
+    return not game.state.get("bot_moves") and not game.state.get("layout_seen")
 
 
 def result_of(game: Game) -> dict[str, Any]:
@@ -145,3 +160,170 @@ def records_of(stored: list[str]) -> Records:
         kind = (result["mode"], result["width"], result["height"], result["mines"], result.get("kind", ""))
         by_kind.setdefault(kind, Record(*kind)).add(result)
     return Records(list(by_kind.values()), unreadable)
+
+
+# ----- tallies: the records kept up to date as results arrive ----------------------------------
+
+# The key of a player's own tally: how many results were kept, and how many of them did not read. Every
+# other key is a group's: its mode, size and kind as JSON.
+TALLIED = ""
+# A group keeps its latest ends, so that a result written a little after later ones (two games ending at
+# once, their writes crossing) still falls in its place among the streaks without counting everything again.
+TAIL = 32
+
+Count = Annotated[StrictInt, Field(ge=0)]
+
+
+@schema
+class PlayerTally(TypedDict):
+    unreadable: Count
+    results: Count  # kept so far: the next one's place in the order they were kept
+
+
+@schema
+class GroupTally(TypedDict):
+    mode: StrictStr
+    width: StrictInt
+    height: StrictInt
+    mines: StrictInt
+    kind: StrictStr
+    games: Count
+    wins: Count
+    streak: Count
+    best_streak: Count
+    best: list[tuple[Seconds, Seconds, Count | None]]  # (seconds, finished_at, 3BV), fastest first
+    # The records list groups as records_of does, by their earliest end, then by the place among the kept
+    # results of the first result that ended then.
+    first: Seconds
+    order: Count
+    # The latest ends (finished_at, won), in order, and the (streak, best streak) just before the first of them.
+    tail: list[tuple[Seconds, StrictBool]]
+    before_tail: tuple[Count, Count]
+
+
+PLAYER_TALLY = TypeAdapter(PlayerTally)
+GROUP_TALLY = TypeAdapter(GroupTally)
+
+
+def _read_result(text: str) -> Result | None:
+    try:
+        return RESULT.validate_python(json.loads(text))
+    except (ValueError, ValidationError):
+        return None
+
+
+def _group_key(result: Result) -> str:
+    return json.dumps([result["mode"], result["width"], result["height"], result["mines"], result.get("kind", "")])
+
+
+def tally_key(text: str) -> str | None:
+    """The key of the group a stored result counts in; None for one that does not read (the player's tally
+    counts it)."""
+    result = _read_result(text)
+    return None if result is None else _group_key(result)
+
+
+def _streaks(start: tuple[int, int], ends: list[tuple[float, bool]]) -> tuple[int, int]:
+    """(streak, best streak) after these ends, from `start`: what Record.add counts, one end after another."""
+    streak, best = start
+    for _, won in ends:
+        streak = streak + 1 if won else 0
+        best = max(best, streak)
+    return streak, best
+
+
+def _row(record: Record, first: float, order: int, ends: list[tuple[float, bool]], before: tuple[int, int]) -> str:
+    """A group's tally: its record, and its ends from `before` on, of which the last TAIL are kept."""
+    cut = max(0, len(ends) - TAIL)
+    return json.dumps({
+        "mode": record.mode, "width": record.width, "height": record.height, "mines": record.mines, "kind": record.kind,
+        "games": record.games, "wins": record.wins, "streak": record.streak, "best_streak": record.best_streak,
+        "best": [[best.seconds, best.finished_at, best.bbbv] for best in record.best],
+        "first": first, "order": order, "tail": ends[cut:], "before_tail": _streaks(before, ends[:cut]),
+    })
+
+
+def _record(group: GroupTally) -> Record:
+    return Record(
+        group["mode"], group["width"], group["height"], group["mines"], group["kind"], group["games"], group["wins"],
+        group["streak"], group["best_streak"], [Best(*best) for best in group["best"]],
+    )
+
+
+def tally(rows: dict[str, str], text: str, alone: bool = False) -> dict[str, str] | None:
+    """The tallies one more stored result changes ({key: JSON}), from those it touches as kept (the player's,
+    TALLIED, and its group's, by `tally_key`; one not kept yet left out). `alone`: it is the player's only
+    result, and their tallies start with it.
+
+    None when every tally must be counted again from all the results (`recount`): the player has no tally
+    yet (their results were kept before tallies), one does not read back, or the result ended before the
+    ends its group keeps (wins in a row go by the order games ended, and it falls among those not kept)."""
+    if alone and TALLIED not in rows:
+        return recount([text])
+    try:
+        player = PLAYER_TALLY.validate_json(rows[TALLIED])
+    except (KeyError, ValidationError):
+        return None
+    place = player["results"]
+    result = _read_result(text)
+    if result is None:
+        return {TALLIED: json.dumps({"unreadable": player["unreadable"] + 1, "results": place + 1})}
+    key, end = _group_key(result), (result["finished_at"], result["won"])
+    changes = {TALLIED: json.dumps({**player, "results": place + 1})}
+    if key in rows:
+        try:
+            group = GROUP_TALLY.validate_json(rows[key])
+        except ValidationError:
+            return None
+        ends, before = list(group["tail"]), group["before_tail"]
+        if len(ends) < group["games"] and (not ends or end[0] < ends[0][0]):
+            return None
+        record, first, order = _record(group), group["first"], group["order"]
+        if end[0] < first:
+            first, order = end[0], place
+    else:
+        kind = (result["mode"], result["width"], result["height"], result["mines"], result.get("kind", ""))
+        record, first, order, ends, before = Record(*kind), end[0], place, [], (0, 0)
+    record.add(result)
+    # After the ends at the same moment or earlier, as records_of's stable sort puts a result kept later.
+    ends.insert(next((at for at, (finished_at, _) in enumerate(ends) if finished_at > end[0]), len(ends)), end)
+    record.streak, record.best_streak = _streaks(before, ends)
+    changes[key] = _row(record, first, order, ends, before)
+    return changes
+
+
+def recount(stored: list[str]) -> dict[str, str]:
+    """Every tally of a player, counted from all their stored results as `records_of` counts them."""
+    results, unreadable = [], 0
+    for place, text in enumerate(stored):
+        result = _read_result(text)
+        if result is None:
+            unreadable += 1
+        else:
+            results.append((place, result))
+    groups: dict[str, tuple[Record, int, list[tuple[float, bool]]]] = {}
+    for place, result in sorted(results, key=lambda kept: kept[1]["finished_at"]):
+        key = _group_key(result)
+        if key not in groups:
+            kind = (result["mode"], result["width"], result["height"], result["mines"], result.get("kind", ""))
+            groups[key] = (Record(*kind), place, [])
+        record, _, ends = groups[key]
+        record.add(result)
+        ends.append((result["finished_at"], result["won"]))
+    rows = {key: _row(record, ends[0][0], order, ends, (0, 0)) for key, (record, order, ends) in groups.items()}
+    rows[TALLIED] = json.dumps({"unreadable": unreadable, "results": len(stored)})
+    return rows
+
+
+def tallied(rows: dict[str, str]) -> Records | None:
+    """The records from a player's tallies (none at all: no results yet); None when one does not read back
+    (`recount` them)."""
+    if not rows:
+        return Records([], 0)
+    try:
+        player = PLAYER_TALLY.validate_json(rows[TALLIED])
+        groups = [GROUP_TALLY.validate_json(text) for key, text in rows.items() if key != TALLIED]
+    except (KeyError, ValidationError):
+        return None
+    groups.sort(key=lambda group: (group["first"], group["order"]))
+    return Records([_record(group) for group in groups], player["unreadable"])

@@ -19,6 +19,7 @@ in each worker, ties the worker's life to the supervisor's.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import ctypes.util
 import ipaddress
@@ -46,6 +47,11 @@ logger = logging.getLogger("uvicorn.error")
 # Files a worker needs beside its client connections: the listening socket, the
 # database and its journal, Redis connections, logs, the supervisor's pipes.
 RESERVED_FILES = 64
+# uvicorn's logging, and Kaboom's own lines ("kaboom": refusals, the slow lane, what a worker holds) beside its.
+LOG_CONFIG = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+LOG_CONFIG["loggers"]["kaboom"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+# Seconds a stopping worker lets open answers finish before it cuts them (Docker sends SIGKILL at ten).
+STOP_SECONDS = 5
 # How often a worker without prctl (not Linux) looks whether its supervisor is still there.
 PARENT_POLL_SECONDS = 1.0
 PR_SET_PDEATHSIG = 1
@@ -290,6 +296,10 @@ def serve(settings: Settings) -> None:
         read_timeout=settings.read_timeout,
         connections_per_client=settings.connections_per_client,
         log_level="info",
+        log_config=LOG_CONFIG,
+        # The last guard of a stop: live streams end at once (app.web), a request keeps the solver at most
+        # KABOOM_SOLVER_SECONDS; whatever is still open then is cut, well before Docker's ten seconds.
+        timeout_graceful_shutdown=STOP_SECONDS,
     )
     server = uvicorn.Server(config)
     try:

@@ -33,18 +33,20 @@ import logging
 
 import anyio
 import anyio.to_thread
-from cachetools import LRUCache
+from cachetools import LRUCache, TTLCache
 
 from app import modes
 from app.config import Settings
-from app.game import BotChoice, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.game import BotChoice, Busy, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.modes.classic import BoardId
 from app.modes.flags import COMPUTER, LINK
+from app.changes import ChangeFeed, StreamSlots
 from app.lane import Lane
-from app.records import Records, counts_in_records, records_of, result_of
+from app.records import Records, counts_in_records, result_of, tallied
 from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
 from solver.counting import BudgetExceeded
+from solver.generate import slow_search
 
 # Game work is CPU-bound Python: more threads than cores only fight over the
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
@@ -75,8 +77,9 @@ SLOW_GAMES_KEPT = 1024
 WRITE_ATTEMPTS = 8
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
 PRESENCE_SECONDS = 15.0
-# Live streams waiting at once per worker; past it a stream's wait queues (the page's poll still answers).
-LIVE_STREAMS = 200
+PRESENCE_RENEW_SECONDS = 5.0
+# Seats whose marks a worker remembers renewing (a few bytes each): far more than the live pages it may hold.
+PRESENCE_KEPT = 65536
 
 log = logging.getLogger("kaboom")
 
@@ -97,6 +100,21 @@ class RateLimited(Exception):
     def __init__(self, limit: int, window: float):
         super().__init__(f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little.")
         self.message = str(self)
+
+
+class NoGuessLimited(RateLimited):
+    """Too many no-guess boards dealt for one client address in the current window: each is a search."""
+
+    def __init__(self, limit: int, window: float):
+        # The numbers as the arguments: raised in the slow lane, it comes back to the worker pickled, rebuilt from them.
+        Exception.__init__(self, limit, window)
+        self.message = (
+            f"Too many no-guess boards from your address: at most {limit} every {window:g} seconds. "
+            "Wait a little, or turn off No guessing."
+        )
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class AnalyzerCache:
@@ -231,11 +249,39 @@ class GameService:
         self._thread = threading.local()  # .cheap: this thread serves cheap games
         # Live pages ask often and quickly: their store reads never wait behind game work.
         self.live_limiter = anyio.CapacityLimiter(SOLVER_THREADS)
-        # Each live page's stream waits for its game's change in a thread of its own (a wait blocks it).
-        self.waiting_limiter = anyio.CapacityLimiter(LIVE_STREAMS)
+        # Live streams wait on one follower of the store's changes (app.changes), within their caps.
+        self.changes = ChangeFeed(store)
+        self.streams = StreamSlots(settings.live_streams_per_client, settings.live_streams)
+        # The seats this worker marked present lately: (game id, seat) -> True, by the service's clock.
+        self._marked: TTLCache[tuple[str, int], bool] = TTLCache(PRESENCE_KEPT, ttl=PRESENCE_RENEW_SECONDS, timer=self.clock)
+        self._presence_lock = threading.Lock()
         self._computers: dict[str, asyncio.Task] = {}  # games whose computer turns this process plays
 
+    def stop_live(self) -> None:
+        """The server is stopping: live streams end now (their pages reconnect to whichever server answers
+        next), and the computer stops between turns (any worker that sees its turn due plays it later)."""
+        self.changes.close()
+        for task in list(self._computers.values()):
+            task.cancel()
+
+    def start(self) -> None:
+        """Start the slow lane's process now, in the background (the server is starting): the first slow request
+        would otherwise wait out Python and the solver loading in it, beyond its deadline."""
+        if self.lane is not None:
+            self.lane.start()
+
+    def held(self) -> str:
+        """What this worker holds in memory that grows with use, each against its bound, in words for the log."""
+        megabytes = self.settings.cache_megabytes
+        return (
+            f"held in this worker: analyzers {self.analyzers.bytes_held / 2**20:.1f} of {megabytes} MB, "
+            f"undo histories {self.store.history_bytes / 2**20:.1f} of {megabytes / 4:g} MB, "
+            f"live streams {self.streams.open} (waiting {self.changes.watched}), computer turns {len(self._computers)}, "
+            f"games known slow {len(self.slow_games)}, presence marks {len(self._marked)}"
+        )
+
     def close(self) -> None:
+        self.stop_live()
         if self.lane is not None:
             self.lane.close()
         self.store.close()
@@ -304,6 +350,9 @@ class GameService:
             game = rules.new_game(width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret)
         else:
             game = rules.from_board(BoardId.parse(board_id), options, [player], self.board_secret)
+            if await self.offload(self.store.board_seen_in, player, game.state["board_id"]) is not None:
+                # Known from the start: the page says so all along (app.records.counts_in_records).
+                game.state["layout_seen"] = True
         rules.seat(game, player, opponent, level)
         limit, window = self.settings.create_limit, self.settings.create_window
         if not await self.offload(self.store.allow, f"create:{client}", limit, window):
@@ -320,24 +369,43 @@ class GameService:
         return await self.create(player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id)
 
     async def records(self, player: str) -> Records:
-        return records_of(await self.offload(self.store.results_of, player))
+        """What the store's tallies say: the same cost however many results the player has."""
+        records = tallied(await self.offload(self.store.tallies_of, player))
+        if records is None:
+            # A tally that does not read back: counted again from the results, which stay.
+            records = tallied(await self.offload(self.store.retally, player))
+        return records or Records([], 0)
 
     async def games_of(self, player: str) -> list[Listing]:
         return await self.offload(self.store.games_of, player)
 
-    async def delete(self, game_id: str, player: str) -> None:
-        """Delete one of the player's games, after any move on it in flight here."""
-        await self._one_at_a_time(game_id, self._delete, player)
+    async def delete(self, game_id: str, player: str) -> bool:
+        """Delete a game for everyone when its maker asks (the one player of a one-player game); anyone
+        else only leaves it: it goes from their list, and their seat stays as played. True when the game
+        is gone. After any move on it in flight here."""
+        return await self._one_at_a_time(game_id, self._delete, player)
 
-    def _delete(self, game_id: str, player: str) -> None:
+    def _delete(self, game_id: str, player: str) -> bool:
+        try:
+            maker = self.store.load(game_id, player).seats[0]
+        except Corrupt:
+            # A damaged game cannot say who made it; the store lets only a seated player take it away.
+            maker = player
+        if player != maker:
+            self.store.leave(game_id, player)
+            return False
         self.store.delete(game_id, player)
         self.analyzers.drop(game_id)
+        return True
 
     async def expire_idle(self) -> int:
         return await self.offload(self.store.expire, self.clock() - self.settings.idle_days * 86400)
 
     async def load(self, game_id: str, player: str) -> Game:
-        return await self.offload(self.store.load, game_id, player)
+        """The game as stored; one whose turn is the computer's has it played (see start_computer)."""
+        game = await self.offload(self.store.load, game_id, player)
+        self._computer_if_due(game_id, game)
+        return game
 
     def forget(self, game_id: str) -> None:
         self.analyzers.drop(game_id)
@@ -446,8 +514,7 @@ class GameService:
         """The game; the overlays it has turned on; when it is lost, what could have been known.
         A game waiting on the computer (its process stopped mid-turn, say) has the computer move now."""
         looked = await self._one_at_a_time(game_id, self._look, player)
-        if modes.get_mode(looked[0].mode).computer_to_move(looked[0]):
-            self.start_computer(game_id)
+        self._computer_if_due(game_id, looked[0])
         return looked
 
     def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
@@ -471,20 +538,24 @@ class GameService:
         except Interrupted:
             return None
 
-    async def move(self, game_id: str, player: str, move: Move) -> MoveResult:
-        result = await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock())
-        if modes.get_mode(result.after.mode).computer_to_move(result.after):
-            self.start_computer(game_id)
+    async def move(self, game_id: str, player: str, move: Move, client: str | None = None) -> MoveResult:
+        """Apply a move; `client` (the address key) is what no-guess deals are limited by (None: not limited)."""
+        result = await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock(), client)
+        self._computer_if_due(game_id, result.after)
         return result
 
-    async def bot_move(self, game_id: str, player: str) -> MoveResult:
+    async def bot_move(self, game_id: str, player: str, client: str | None = None) -> MoveResult:
         """The bot's next cell (bot_choice) revealed, as a move of the player's: the same turn, checks and answer."""
-        return await self._one_at_a_time(game_id, self._move, player, None, self.deals.next(), self.clock())
+        return await self._one_at_a_time(game_id, self._move, player, None, self.deals.next(), self.clock(), client)
 
-    def _move(self, game_id: str, player: str, move: Move | None, rng: random.Random, now: float) -> MoveResult:
+    def _move(
+        self, game_id: str, player: str, move: Move | None, rng: random.Random, now: float, client: str | None = None
+    ) -> MoveResult:
         """Apply `move`, or with None the bot's choice on the game as loaded."""
         limits = self.limits()
         before = self.store.load(game_id, player)
+        if (move is None or move.action == "reveal") and modes.get_mode(before.mode).no_guess_deal(before):
+            self._before_no_guess_deal(game_id, before, client)
         analyzer = self._analyzer(game_id, before)
         overlay_before = self._overlay_shown(analyzer, before, limits)
         choice = None
@@ -496,15 +567,23 @@ class GameService:
                 choice = self._choose(game_id, before, analyzer, limits)
                 move = Move(choice.action, *choice.cell, bot=True)
             after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
-        except (Refused, TooComplex):
+        except (Refused, TooComplex, Busy):
             # A refused move changed nothing, not even the analyzer.
             self.analyzers.put(game_id, before, analyzer)
             raise
+        ended = before.status == "playing" and after.status != "playing" and len(after.seats) == 1
+        board = after.state.get("board_id") if ended else None
+        seen_in = self.store.board_seen_in(after.seats[0], board) if board and not after.state.get("layout_seen") else None
+        if seen_in not in (None, game_id):
+            # Another game of this board ended first, since this one started: no result, and the page says
+            # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
+            after.state["layout_seen"] = True
         self.store.save(game_id, player, after, before.version)
-        if before.status == "playing" and after.status != "playing" and len(after.seats) == 1 and counts_in_records(after):
+        if ended and (board or counts_in_records(after)):
             # The game's first end is its result (the store keeps only the first): a loss undone and
-            # played on to a win is still a loss in the records.
-            self.store.record_result(after.seats[0], game_id, result_of(after))
+            # played on to a win is still a loss in the records. A game that is no result still shows its board.
+            result = result_of(after) if counts_in_records(after) else None
+            self.store.record_result(after.seats[0], game_id, result, board)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
         overlay_after = self._overlay(fresh, after, limits)
@@ -513,6 +592,18 @@ class GameService:
             overlay_after = self._overlay_after_loss(after, review)
         return MoveResult(before, after, outcome, overlay_before, overlay_after, review, choice)
 
+    def _before_no_guess_deal(self, game_id: str, game: Game, client: str | None) -> None:
+        """A no-guess deal is a search of up to the request's whole allowance. A big board's leaves the cheap
+        threads before it starts (SlowGame: the lane, or the slow thread), by a rule of size alone, so a
+        board that happens to be quick goes the same way; and each client address may have so many dealt
+        per window, counted where the search runs (once, unless a conflicting write makes it run again)."""
+        if getattr(self._thread, "cheap", False) and slow_search(game.width, game.height, game.mines):
+            raise SlowGame(game_id)
+        if client is not None:
+            limit, window = self.settings.no_guess_limit, self.settings.no_guess_window
+            if not self.store.allow(f"no-guess:{client}", limit, window):
+                raise NoGuessLimited(limit, window)
+
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self._one_at_a_time(game_id, self._set_options, player, changes)
 
@@ -520,6 +611,9 @@ class GameService:
         before = self.store.load(game_id, player)
         modes.get_mode(before.mode).check_options(before, changes)
         after = set_options(before, changes)
+        if after.options == before.options:
+            # Nothing to write, and no live page to wake for nothing (the checks above still refuse a bad name).
+            return before
         self.store.save(game_id, player, after, before.version)
         return after
 
@@ -575,6 +669,7 @@ class GameService:
     def _probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
+        modes.get_mode(game.mode).check_overlay(game, "probabilities")
         analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
@@ -591,6 +686,7 @@ class GameService:
     def _analysis(self, game_id: str, player: str) -> list[str]:
         limits = self.limits()
         game = self.store.load(game_id, player)
+        modes.get_mode(game.mode).check_overlay(game, "debug_overlay")
         analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
@@ -603,8 +699,9 @@ class GameService:
     # ----- games of two: invitations, watching, presence, the computer's turns -------------
 
     async def join(self, game_id: str, key: str, player: str) -> bool:
-        """Open an invitation: the player takes Red's seat if it is free (True; also when it is already
-        theirs), or watches (False). NotFound when the key is not the game's."""
+        """Take an invitation's seat, a deliberate act (opening its link only shows the game: a link
+        preview must not take the seat): True if the player has it now (also when it was theirs), False
+        when another player has it. NotFound when the key is not the game's."""
         return await self._one_at_a_time(game_id, self._join, key, player)
 
     def _join(self, game_id: str, key: str, player: str) -> bool:
@@ -620,6 +717,17 @@ class GameService:
         self.store.save(game_id, link, joined, game.version)
         return True
 
+    async def free_seat(self, game_id: str, player: str) -> Game:
+        """The seat an invitation gave to someone who never moved, back to the player who invited, with a
+        new link (the old one opens nothing any more); refused otherwise."""
+        return await self._one_at_a_time(game_id, self._free_seat, player)
+
+    def _free_seat(self, game_id: str, player: str) -> Game:
+        before = self.store.load(game_id, player)
+        after = modes.get_mode(before.mode).reclaim_seat(before, player)
+        self.store.save(game_id, player, after, before.version)
+        return after
+
     def viewer_seat(self, game: Game, player: str) -> int | None:
         """The seat whose player is `player` (the first on one screen), for presence; None for whoever watches."""
         if player == game.seats[0]:
@@ -630,28 +738,48 @@ class GameService:
     async def live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
         """The version stored now and the seats whose players are connected; a seat's player is marked
         present as they ask. NotFound unless `player` may see the game (a seat, or an invitation's key)."""
-        return await self.offload(self._live, game_id, player, limiter=self.live_limiter)
+        game, version, present = await self.offload(self._live, game_id, player, limiter=self.live_limiter)
+        # A live page asks every few seconds: after a restart cut the computer's turn short, this plays it.
+        self._computer_if_due(game_id, game)
+        return version, present
 
-    def _live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
+    def _live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
         game = self.store.load(game_id, player)
         seat = self.viewer_seat(game, player)
         if seat is not None and game.status == "playing":
-            self.store.mark_present(game_id, seat, self.clock() + PRESENCE_SECONDS)
+            self._mark_present(game_id, seat)
             if game.state.get("opponent") == "screen":
-                self.store.mark_present(game_id, 1 - seat, self.clock() + PRESENCE_SECONDS)
+                self._mark_present(game_id, 1 - seat)
         present = frozenset(self.store.present(game_id))
         if game.state.get("opponent") == "computer":
             present |= {1}
-        return game.version, present
+        return game, game.version, present
+
+    def _mark_present(self, game_id: str, seat: int) -> None:
+        """Renew a seat's mark, at most once every PRESENCE_RENEW_SECONDS from this worker: a page's stream
+        and its poll both ask, and with hundreds of live pages these writes were much of a worker's work."""
+        with self._presence_lock:
+            if (game_id, seat) in self._marked:
+                return
+        self.store.mark_present(game_id, seat, self.clock() + PRESENCE_SECONDS)
+        with self._presence_lock:
+            self._marked[(game_id, seat)] = True
 
     async def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
-        """Whether the game's stored version moved from `version` within `timeout` seconds: the store's own
-        signal (Redis pub/sub across hosts; a quick poll of SQLite), waited for in a thread of the live pages'."""
-        return await self.offload(self.store.wait_for_change, game_id, version, timeout, limiter=self.waiting_limiter)
+        """Whether the game's stored version moved from `version` within `timeout` seconds (False at once
+        once the server is stopping): one follower of the store's changes per worker wakes every stream."""
+        return await self.changes.wait(game_id, version, timeout)
+
+    def _computer_if_due(self, game_id: str, game: Game) -> None:
+        if modes.get_mode(game.mode).computer_to_move(game):
+            self.start_computer(game_id)
 
     def start_computer(self, game_id: str) -> None:
-        """Play the computer's turns of the game in the background, at a human pace, unless they already are here."""
-        if game_id in self._computers:
+        """Play the computer's turns of the game in the background, at a human pace, unless they already are
+        here. Whichever worker sees the turn due starts it: a turn cut short by a restart is played at the
+        next look at the game (a page, its live stream or poll, an API read); two workers that both start it
+        play one move, as the store's version check lets only one through."""
+        if game_id in self._computers or self.changes.closed:
             return
         task = asyncio.get_running_loop().create_task(self._computer_turns(game_id))
         self._computers[game_id] = task

@@ -39,7 +39,41 @@ apart), games finished, CPU used by the server and by this load generator (in
 cores), and the server's memory (RSS, as psutil reads it, summed over the
 server process and all its descendants) after the warm-up, half way, at its
 peak and at the end, and whether the games file is intact after the run (PRAGMA
-integrity_check). The targets are printed under the table. Run by hand:
+integrity_check). The machine may be shared, so under the table it also says
+how much CPU other processes took while measuring, and the load average when
+measuring began. The targets are printed under the tables.
+
+With --live N, N live pages besides (issue 23): Flags games on one screen
+(16x16/51, the creator's cookie holding both seats), --pages-per-game pages
+each (default 2, as two players have), each page an open event stream
+(GET /games/{id}/events, read chunk by chunk) that fetches the /live fragment
+at each `changed` event as htmx does (one request at a time, the last one
+asked for waiting behind it), and polls /live every --live-poll seconds
+besides (default 3, as templates/game.html does; 0 turns it off). Each game
+has a client of its own that created it and moves in it (a random covered
+cell); --live-moves R moves per second in all go to the games in turn. For
+every move, from its answer to each page of its game: the time to the page's
+event of it and to a fragment showing its version (update latency; a page
+that had it before the answer counts 0). A move not announced to every page
+within 10 s is late; streams that end or fail are opened again and counted,
+refusals (429/503) apart, with a growing pause as htmx's SSE extension does.
+A game that ends is replaced by a new one once its pages have its end, and
+they move to it. The table also gives this load generator's event-loop lag,
+so that latencies near it are known for its own.
+
+--store redis starts a redis-server of its own for each run (no disk) and
+keeps the games there; --hosts H starts H `kaboom serve` processes (each with
+--workers) on the one store with one secret key: players are spread over them,
+a live game's moves go to one host and its pages to each host in turn from
+there, so its updates cross hosts.
+
+--sample SECONDS writes the RSS of every process (per host its supervisor,
+workers, slow lanes, multiprocessing's resource tracker; redis-server apart)
+that often to --samples-csv PATH as it goes, and prints per process its first,
+least, most and last RSS and its slope over the second half of the measured
+time in MB per minute: whether memory levels off over a long soak.
+
+Run by hand:
 
     .venv/bin/python bench/load.py
     .venv/bin/python bench/load.py --players 50 --seconds 20 --workers 1,2
@@ -47,16 +81,28 @@ integrity_check). The targets are printed under the table. Run by hand:
     .venv/bin/python bench/load.py --random               # random clicks: short games, many creations
     .venv/bin/python bench/load.py --seconds 600 --workers 2     # is memory flat over 10 minutes?
     .venv/bin/python bench/load.py --seconds 600 --workers 2 --think 100 --slow 8   # other players beside slow work
+    # live pages: how many streams one worker carries with players beside (update latency p95 under 1 s?)
+    .venv/bin/python bench/load.py --workers 1 --players 10 --live 300 --live-moves 5
+    .venv/bin/python bench/load.py --workers 1 --players 10 --live 300 --live-poll 0   # what the 3 s poll costs
+    # Redis, one host with 2 workers, then two hosts whose pages' updates cross between them
+    .venv/bin/python bench/load.py --workers 2 --players 10 --live 600 --store redis
+    .venv/bin/python bench/load.py --workers 1 --hosts 2 --players 10 --live 600 --store redis
+    # an hour's memory soak, players and live pages together: does each process's RSS level off?
+    .venv/bin/python bench/load.py --seconds 3600 --workers 2 --players 20 --think 100 --live 200 \\
+        --live-moves 2 --sample 30 --samples-csv /tmp/soak.csv --keep-log /tmp/soak
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import math
 import os
 import random
+import re
+import secrets
 import shutil
 import signal
 import socket
@@ -65,6 +111,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +154,17 @@ OVERLAY_ON = b'{"debug_overlay":true}'
 TARGET_SLOW_P95 = 100  # ms, the other players' client round trip beside TARGET_SLOW_CLIENTS slow clients
 TARGET_SLOW_CLIENTS = 8
 DATABASE_NAME = "load.sqlite3"
+# --live: Flags games on one screen, as the issue's pages play them.
+FLAGS_GAME = json.dumps({"mode": "flags", "width": 16, "height": 16, "mines": 51, "opponent": "screen"}).encode()
+ANNOUNCE_WITHIN = 10.0  # seconds a move has to reach every page of its game; later it counts as not announced
+REOPEN_PAUSE = 0.5  # seconds before a page opens its stream again after it ended or failed
+REFUSED_PAUSE, REFUSED_PAUSE_MAX = 1.0, 30.0  # after a refused stream; doubled at each refusal in a row
+PAGE_STAGGER = STAGGER / 4  # pages are many: 600 open their streams in 3 s
+LAG_PROBE = 0.1  # seconds: the timer that measures the load generator's own event-loop lag
+CREATING_AT_ONCE = 4  # the live games' first creations in flight at once, so they do not crowd out the players
+TARGET_UPDATE_P95 = 1000  # ms, a move answered → every page of its game showing it
+VERSION_FIELD = re.compile(rb'id="version"[^>]*value="(\d+)"')
+PRESENCE_FIELD = re.compile(rb'id="presence"[^>]*value="([0-9]*)"')
 
 
 def free_port() -> int:
@@ -127,10 +185,10 @@ def server_processes(root: int) -> list[psutil.Process]:
         return []
 
 
-def rss_mb(root: int) -> tuple[float, int]:
-    """Resident memory (MB) summed over the server process tree, and how many processes it has."""
+def rss_mb(*roots: int) -> tuple[float, int]:
+    """Resident memory (MB) summed over the server process trees (one per host), and how many processes they have."""
     total, count = 0, 0
-    for process in server_processes(root):
+    for process in (process for root in roots for process in server_processes(root)):
         try:
             total += process.memory_info().rss
         except psutil.NoSuchProcess:  # a worker that exited since the tree was listed
@@ -139,16 +197,102 @@ def rss_mb(root: int) -> tuple[float, int]:
     return total / 2**20, count
 
 
-def cpu_seconds(root: int) -> float:
-    """User + system CPU time of the live processes of the server tree."""
+def cpu_seconds(*roots: int) -> float:
+    """User + system CPU time of the live processes of the server trees."""
     total = 0.0
-    for process in server_processes(root):
+    for process in (process for root in roots for process in server_processes(root)):
         try:
             times = process.cpu_times()
         except psutil.NoSuchProcess:
             continue
         total += times.user + times.system
     return total
+
+
+def machine_busy_seconds() -> float:
+    """CPU time the whole machine spent busy (every core, every process) since it started."""
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+def process_roles(servers: Servers) -> list[tuple[psutil.Process, str]]:
+    """Every process of the run's servers with what it is: per host its supervisor (with several workers),
+    workers, their slow lanes and multiprocessing's resource trackers; and redis-server."""
+    named = []
+    workers = servers.workers
+    for host, root in enumerate(servers.roots):
+        prefix = f"host {host} " if len(servers.roots) > 1 else ""
+        for process in server_processes(root):
+            try:
+                command, parent = " ".join(process.cmdline()), process.ppid()
+            except psutil.Error:
+                continue
+            if process.pid == root:
+                role = "supervisor" if workers > 1 else "worker"
+            elif "resource_tracker" in command:
+                role = "resource tracker"
+            elif parent == root and workers > 1:
+                role = "worker"
+            else:  # spawned by a worker: app.lane's process for slow games
+                role = "slow lane"
+            named.append((process, prefix + role))
+    if servers.redis is not None:
+        named += [(process, "redis-server") for process in server_processes(servers.redis)]
+    return named
+
+
+@dataclass
+class Series:
+    """One process's RSS samples: (seconds into the measured time, MB)."""
+
+    role: str
+    points: list[tuple[float, float]] = field(default_factory=list)
+
+    def slope(self, since: float) -> float:
+        """MB per minute from `since` on, by least squares; NaN with fewer than two samples."""
+        points = [(t, mb) for t, mb in self.points if t >= since]
+        if len(points) < 2:
+            return float("nan")
+        mean_t = sum(t for t, _ in points) / len(points)
+        mean_mb = sum(mb for _, mb in points) / len(points)
+        spread = sum((t - mean_t) ** 2 for t, _ in points)
+        if spread == 0:
+            return float("nan")
+        return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in points) / spread
+
+
+class Sampler:
+    """--sample: every process's RSS at a fixed period over the measured time, written to the CSV as it is
+    taken (a soak stopped early keeps its figures) and kept per process for the summary."""
+
+    COLUMNS = ("configuration", "seconds", "unix_time", "pid", "role", "rss_mb")
+
+    def __init__(self, every: float, path: Path):
+        self.every = every
+        self.file = open(path, "w", newline="")  # open for the whole run: main() closes it
+        self.writer = csv.writer(self.file)
+        self.writer.writerow(self.COLUMNS)
+
+    def close(self) -> None:
+        self.file.close()
+
+    async def run(self, label: str, servers: Servers, clock: Clock, series: dict[int, Series]) -> None:
+        """Sample from the start of the measured time to the deadline into `series` (by pid)."""
+        await asyncio.sleep(max(0.0, clock.measure_from - time.monotonic()))
+        while True:
+            now = time.monotonic()
+            seconds, unix_time = now - clock.measure_from, time.time()
+            for process, role in process_roles(servers):
+                try:
+                    mb = process.memory_info().rss / 2**20
+                except psutil.NoSuchProcess:
+                    continue
+                series.setdefault(process.pid, Series(role)).points.append((seconds, mb))
+                self.writer.writerow((label, f"{seconds:.1f}", f"{unix_time:.1f}", process.pid, role, f"{mb:.1f}"))
+            self.file.flush()
+            if now >= clock.deadline:
+                return
+            await asyncio.sleep(min(self.every, clock.deadline - now))
 
 
 # ----- the client -----------------------------------------------------------------
@@ -184,6 +328,23 @@ class Client:
 
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
         """Send one request and read its answer: status, headers (lower-case names) and body."""
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                # A connection the server closed while it was idle (keep-alive timeout) shows as at EOF.
+                if self.reader is None or self.reader.at_eof():
+                    self.close()
+                    self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+                status, headers = await self._exchange(method, path, body)
+                content = await self.reader.readexactly(self._length(status, headers))
+        except BaseException:  # a failed or cancelled request leaves the connection in an unknown state
+            self.close()
+            raise
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return status, headers, content
+
+    async def _exchange(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str]]:
+        """Send the request on the open connection and read the answer's status and headers."""
         cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         with_body = method in ("POST", "PATCH")
         head = (
@@ -192,22 +353,9 @@ class Client:
             + (f"Cookie: {cookie}\r\n" if cookie else "")
             + "\r\n"
         )
-        try:
-            async with asyncio.timeout(REQUEST_TIMEOUT):
-                # A connection the server closed while it was idle (keep-alive timeout) shows as at EOF.
-                if self.reader is None or self.reader.at_eof():
-                    self.close()
-                    self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
-                self.writer.write(head.encode() + body)
-                await self.writer.drain()
-                status, headers = self._head(await self.reader.readuntil(b"\r\n\r\n"))
-                content = await self.reader.readexactly(int(headers["content-length"]))
-        except BaseException:  # a failed or cancelled request leaves the connection in an unknown state
-            self.close()
-            raise
-        if headers.get("connection", "").lower() == "close":
-            self.close()
-        return status, headers, content
+        self.writer.write(head.encode() + body)
+        await self.writer.drain()
+        return self._head(await self.reader.readuntil(b"\r\n\r\n"))
 
     def _head(self, raw: bytes) -> tuple[int, dict[str, str]]:
         lines = raw.decode("latin-1").split("\r\n")
@@ -225,14 +373,72 @@ class Client:
                     cookie, equals, content = value.partition(";")[0].partition("=")
                     if equals:
                         self.cookies[cookie.strip()] = content.strip()
+        if version == "HTTP/1.0" and headers.get("connection", "").lower() != "keep-alive":
+            headers["connection"] = "close"
+        return int(code), headers
+
+    @staticmethod
+    def _length(status: int, headers: dict[str, str]) -> int:
+        """The body's length in bytes; ProtocolError unless the answer gives it as this client reads it."""
+        if status in (204, 304):  # never a body (a live page's poll answers 204 while nothing changed)
+            return 0
         if "transfer-encoding" in headers:
             encoding = headers["transfer-encoding"]
             raise ProtocolError(f"a body sent with Transfer-Encoding: {encoding}; only Content-Length is read")
         if not headers.get("content-length", "").isdigit():
-            raise ProtocolError(f"an answer without a Content-Length ({lines[0]})")
-        if version == "HTTP/1.0" and headers.get("connection", "").lower() != "keep-alive":
-            headers["connection"] = "close"
-        return int(code), headers
+            raise ProtocolError(f"an answer without a Content-Length ({status})")
+        return int(headers["content-length"])
+
+
+class EventStream(Client):
+    """A live page's server-sent event stream: a connection of its own, open as long as the stream.
+
+    The server sends it chunked (the one body Client does not read), so here it is
+    read chunk by chunk and split into events at their blank lines.
+    """
+
+    async def open(self, path: str) -> int:
+        """Ask for the stream on a new connection: the status. An answer other than 200 is read, and the
+        connection closed."""
+        self.close()
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+                status, headers = await self._exchange("GET", path, b"")
+                if status != 200:
+                    await self.reader.readexactly(self._length(status, headers))
+                    self.close()
+                elif headers.get("transfer-encoding", "").lower() != "chunked":
+                    raise ProtocolError(f"a stream that is not chunked: {headers.get('transfer-encoding')!r}")
+        except BaseException:
+            self.close()
+            raise
+        return status
+
+    async def events(self) -> AsyncIterator[tuple[str, str]]:
+        """Each event as (name, data) as it comes, until the server ends the stream; EOFError if the
+        connection ends first."""
+        pending = b""
+        while True:
+            size_line = await self.reader.readuntil(b"\r\n")
+            try:
+                size = int(size_line.split(b";")[0], 16)
+            except ValueError:
+                raise ProtocolError(f"not a chunk size: {size_line[:40]!r}") from None
+            if size == 0:
+                return
+            pending += (await self.reader.readexactly(size + 2))[:-2].replace(b"\r\n", b"\n")
+            *blocks, pending = pending.split(b"\n\n")
+            for block in blocks:
+                name, data = "message", []
+                for line in block.decode().split("\n"):
+                    key, _, value = line.partition(":")  # a comment (": ping") has no key
+                    if key == "event":
+                        name = value.removeprefix(" ")
+                    elif key == "data":
+                        data.append(value.removeprefix(" "))
+                if data:  # an event without data is not dispatched (as EventSource does)
+                    yield name, "\n".join(data)
 
 
 # ----- the players ----------------------------------------------------------------
@@ -514,6 +720,348 @@ def covered_cell(board: list[str], rng: random.Random) -> Cell | None:
     return rng.choice(covered) if covered else None
 
 
+# ----- live pages -----------------------------------------------------------------
+
+
+@dataclass
+class LiveStats:
+    """What the live pages and their games' movers saw."""
+
+    moves: Stats = field(default_factory=Stats)  # the movers' moves in the Flags games, and the games they start
+    fragments: Stats = field(default_factory=Stats)  # the pages' /live requests, for an event or their poll
+    drops: Stats = field(default_factory=Stats)  # streams that ended or failed while their page wanted them (errors)
+    event_ms: list[float] = field(default_factory=list)  # a move answered → a page's event of it, per page
+    update_ms: list[float] = field(default_factory=list)  # a move answered → a page's fragment showing it, per page
+    # Measured moves, each judged ANNOUNCE_WITHIN after its answer, or sooner once every page heard and showed it.
+    judged: int = 0
+    unannounced: int = 0  # of them, those some page had no event of in time
+    unshown: int = 0  # (move, page) pairs whose fragment did not show the move in time
+    opened: int = 0  # streams answered 200
+    refused: dict[int, int] = field(default_factory=lambda: {429: 0, 503: 0})
+    open_now: int = 0
+    open_at_end: int = 0  # streams open at the deadline
+    # How late this load generator's own event loop ran a 100 ms timer: latencies near it are the generator's.
+    loop_lag_ms: list[float] = field(default_factory=list)
+    replaced: int = 0  # games that ended and passed their pages to a new one
+    skipped: int = 0  # move slots due while every game was busy with a move or its replacement
+
+
+class Announcement:
+    """One move of a live game on its way to the game's pages: their event of it, then their fragment showing it."""
+
+    def __init__(self, version: int, answered: float, measured: bool):
+        self.version, self.answered, self.measured = version, answered, measured
+        self.heard: set[Page] = set()
+        self.shown: set[Page] = set()
+        self.settled = asyncio.Event()
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class LiveGame:
+    """One Flags game and the moves of it that not every page has shown yet."""
+
+    def __init__(self, game_id: str, version: int, pages: list[Page], stats: LiveStats):
+        self.id, self.version, self.pages, self.stats = game_id, version, pages, stats
+        self.pending: list[Announcement] = []
+        self.next: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()  # its replacement
+
+    def announce(self, version: int, answered: float, measured: bool) -> Announcement:
+        move = Announcement(version, answered, measured)
+        self.pending.append(move)
+        # The stream may beat the move's answer to a page: what a page already has counts as there at the answer.
+        for page in self.pages:
+            if page.game is self:
+                if page.heard >= version:
+                    self._record(move.heard, self.stats.event_ms, move, page, answered)
+                if page.shown >= version:
+                    self._record(move.shown, self.stats.update_ms, move, page, answered)
+        move.timer = asyncio.get_running_loop().call_later(ANNOUNCE_WITHIN, self._judge, move)
+        self._judge_if_done(move)
+        return move
+
+    def heard(self, page: Page, version: int, at: float) -> None:
+        for move in list(self.pending):
+            if move.version <= version and page not in move.heard:
+                self._record(move.heard, self.stats.event_ms, move, page, at)
+                self._judge_if_done(move)
+
+    def shown(self, page: Page, version: int, at: float) -> None:
+        for move in list(self.pending):
+            if move.version <= version and page not in move.shown:
+                self._record(move.shown, self.stats.update_ms, move, page, at)
+                self._judge_if_done(move)
+
+    def _judge_if_done(self, move: Announcement) -> None:
+        # Both, not the fragment alone: the fragment asked for at the move before may already show this one,
+        # and its own event come after.
+        if len(move.heard) == len(move.shown) == len(self.pages):
+            self._judge(move)
+
+    @staticmethod
+    def _record(pages: set[Page], times: list[float], move: Announcement, page: Page, at: float) -> None:
+        pages.add(page)
+        if move.measured:
+            times.append(max(0.0, at - move.answered) * 1000)
+
+    def _judge(self, move: Announcement) -> None:
+        if move not in self.pending:
+            return
+        self.pending.remove(move)
+        move.timer.cancel()
+        if move.measured:
+            self.stats.judged += 1
+            self.stats.unannounced += len(move.heard) < len(self.pages)
+            self.stats.unshown += len(self.pages) - len(move.shown)
+        move.settled.set()
+
+
+class LiveTable:
+    """A Flags game on one screen at a time (its creator's cookie holds both seats), the client that creates
+    it and moves in it, and the pages that follow it; when the game ends, a new one and the pages move to it."""
+
+    def __init__(self, live: LiveLoad, number: int, port: int, page_ports: list[int]):
+        self.live = live
+        self.mover = Client(port)
+        self.rng = random.Random(f"live {live.args.seed} {number}")
+        self.pages = [Page(self, page_port, f"{number} {index}") for index, page_port in enumerate(page_ports)]
+        self.game: LiveGame | None = None
+        self.board: list[str] = []
+        self.busy = False  # a move or a replacement under way: the round robin passes this table by
+
+    async def new_game(self) -> LiveGame | None:
+        """A new game of this table's, tried again after errors (counted) until the deadline; None past it."""
+        live = self.live
+        while time.monotonic() < live.clock.deadline:
+            started = time.monotonic()
+            game = await request(self.mover, "/api/games", FLAGS_GAME, live.stats.moves, live.clock, move=False)
+            if isinstance(game, dict):
+                if started >= live.clock.measure_from:
+                    live.stats.moves.created += 1
+                self.board = game["board"]
+                return LiveGame(game["id"], game["version"], self.pages, live.stats)
+            await asyncio.sleep(ERROR_PAUSE)
+        return None
+
+    async def move(self) -> None:
+        """Reveal a covered cell and announce the move to the pages; a game that ended is replaced once they
+        showed its end (or were given up on)."""
+        live, game = self.live, self.game
+        stats, clock = live.stats.moves, live.clock
+        try:
+            cell = covered_cell(self.board, self.rng)
+            if cell is None:
+                return
+            started = time.monotonic()
+            body = b'{"action":"reveal","x":%d,"y":%d}' % cell
+            answer = await request(self.mover, f"/api/games/{game.id}/moves", body, stats, clock, move=True)
+            answered = time.monotonic()
+            if answer is False:  # a 409 (counted): the board this table keeps is not the game's; read it again
+                again = await request(self.mover, f"/api/games/{game.id}", b"", stats, clock, move=False, method="GET")
+                if isinstance(again, dict):
+                    self.board = again["board"]
+                return
+            if answer is True:
+                return
+            measured = started >= clock.measure_from
+            moved = game.announce(answer["version"], answered, measured)
+            self.board = answer["board"]
+            if measured:
+                stats.moves += 1
+            if answer["status"] != "playing":
+                if measured:
+                    stats.won += answer["status"] == "won"
+                    stats.lost += answer["status"] == "lost"
+                await moved.settled.wait()
+                if (successor := await self.new_game()) is not None:
+                    self.game = successor
+                    game.next.set_result(successor)
+                    live.stats.replaced += measured
+        finally:
+            self.busy = False
+
+    def close(self) -> None:
+        self.mover.close()
+        for page in self.pages:
+            page.client.close()
+            page.stream.close()
+
+
+class Page:
+    """A Flags game's page in a browser: its event stream, and on each `changed` event (and every
+    --live-poll seconds) a request for the /live fragment, one at a time, the last one asked for waiting
+    behind the one under way (htmx's queue). It shares its table's cookie, on connections of its own."""
+
+    def __init__(self, table: LiveTable, port: int, name: str):
+        self.table, self.live = table, table.live
+        self.client, self.stream = Client(port), EventStream(port)
+        self.client.cookies = self.stream.cookies = table.mover.cookies
+        self.rng = random.Random(f"page {self.live.args.seed} {name}")  # its poll's phase
+        self.game: LiveGame | None = None
+        self.heard = self.shown = -1  # the newest version its stream announced, and its fragments showed
+        self.presence = ""
+        self.wanted = asyncio.Event()  # a fragment is asked for
+
+    async def run(self, start: float) -> None:
+        await asyncio.sleep(start)
+        game = self.table.game
+        while game is not None:
+            # The page as loaded: the game's version when it was made, nobody shown as connected yet.
+            self.game, self.heard, self.shown, self.presence = game, game.version, game.version, ""
+            parts = [asyncio.create_task(self.follow(game)), asyncio.create_task(self.fetch(game))]
+            try:
+                game = await game.next
+            finally:
+                for part in parts:
+                    part.cancel()
+                await asyncio.gather(*parts, return_exceptions=True)
+
+    async def follow(self, game: LiveGame) -> None:
+        """Keep the game's stream open: again after it ends or fails (counted as dropped), later and later
+        after refusals (429/503, counted apart), as htmx's SSE extension does."""
+        stats = self.live.stats
+        # EventSource opens its first URL again: the version the page was loaded with.
+        path = f"/games/{game.id}/events?version={game.version}"
+        refusals = 0
+        while True:
+            try:
+                status = await self.stream.open(path)
+            except TRANSPORT_ERRORS as error:
+                stats.drops.error(f"open: {type(error).__name__}")
+                await asyncio.sleep(REOPEN_PAUSE)
+                continue
+            if status in stats.refused:
+                stats.refused[status] += 1
+                refusals += 1
+                await asyncio.sleep(min(REFUSED_PAUSE * 2 ** (refusals - 1), REFUSED_PAUSE_MAX))
+                continue
+            if status != 200:
+                stats.drops.error(f"open: HTTP {status}")
+                await asyncio.sleep(REOPEN_PAUSE)
+                continue
+            refusals = 0
+            stats.opened += 1
+            stats.open_now += 1
+            try:
+                async for name, data in self.stream.events():
+                    if name == "changed":
+                        try:
+                            version = int(data.strip('"'))
+                        except ValueError:
+                            raise ProtocolError(f"a changed event without a version: {data[:40]!r}") from None
+                        self.heard = max(self.heard, version)
+                        game.heard(self, version, time.monotonic())
+                        self.wanted.set()
+                stats.drops.error("ended")
+            except TRANSPORT_ERRORS as error:
+                stats.drops.error(type(error).__name__)
+            finally:
+                stats.open_now -= 1
+                self.stream.close()
+            await asyncio.sleep(REOPEN_PAUSE)
+
+    async def fetch(self, game: LiveGame) -> None:
+        live = self.live
+        poll = live.args.live_poll
+        due = time.monotonic() + self.rng.uniform(0, poll) if poll else math.inf
+        while True:
+            try:
+                async with asyncio.timeout_at(due if poll else None):
+                    await self.wanted.wait()
+            except TimeoutError:
+                pass
+            now = time.monotonic()
+            if now >= due:
+                due = now + poll
+            self.wanted.clear()
+            path = f"/games/{game.id}/live?version={self.shown}&presence={self.presence}"
+            answer = await send(self.client, "GET", path, b"", live.stats.fragments, live.clock, timed=True)
+            if answer is None or answer[0] != 200:  # counted; a 204 is a page up to date
+                await asyncio.sleep(ERROR_PAUSE if answer is None else 0)
+                continue
+            content = answer[1]
+            if (shown := VERSION_FIELD.search(content)) is not None:
+                version = int(shown.group(1))
+                self.shown = max(self.shown, version)
+                game.shown(self, version, time.monotonic())
+            if (present := PRESENCE_FIELD.search(content)) is not None:
+                self.presence = present.group(1).decode()
+
+
+class LiveLoad:
+    """--live: the live pages, --pages-per-game to a Flags game, and the moves in those games, --live-moves
+    per second in all, each by its game's own client, the games taken in turn. A game's moves go to one
+    host and its pages to each host in turn from there, so with --hosts 2 its updates cross hosts."""
+
+    def __init__(self, ports: list[int], args: argparse.Namespace, clock: Clock):
+        self.args, self.clock = args, clock
+        self.stats = LiveStats()
+        per_game = args.pages_per_game
+        self.tables = [
+            LiveTable(self, number, ports[number % len(ports)], [
+                ports[(number + index) % len(ports)] for index in range(min(per_game, args.live - number * per_game))
+            ])
+            for number in range(math.ceil(args.live / per_game))
+        ]
+
+    async def run(self) -> None:
+        creating = asyncio.Semaphore(CREATING_AT_ONCE)
+
+        async def first_game(table: LiveTable) -> None:
+            async with creating:
+                table.game = await table.new_game()
+
+        await asyncio.gather(*(first_game(table) for table in self.tables))
+        # Page by page, a game's pages a round apart, so that each worker accepts its share of the streams.
+        per_game = self.args.pages_per_game
+        pages = [page for index in range(per_game) for table in self.tables for page in table.pages[index : index + 1]]
+        running = [asyncio.create_task(page.run(number * PAGE_STAGGER)) for number, page in enumerate(pages)]
+        running.append(asyncio.create_task(self.loop_lag()))
+        try:
+            await self.moves()
+            # Every move gets its verdict: at most ANNOUNCE_WITHIN after its answer.
+            waiting = [move.settled.wait() for table in self.tables if table.game for move in table.game.pending]
+            await asyncio.gather(*waiting)
+        finally:
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            for table in self.tables:
+                table.close()
+
+    async def loop_lag(self) -> None:
+        clock = self.clock
+        while True:
+            asked = time.monotonic()
+            await asyncio.sleep(LAG_PROBE)
+            if clock.measure_from <= asked < clock.deadline:
+                self.stats.loop_lag_ms.append((time.monotonic() - asked - LAG_PROBE) * 1000)
+
+    async def moves(self) -> None:
+        """--live-moves per second until the deadline, each to the next table not busy; then those under way end."""
+        rate, clock = self.args.live_moves, self.clock
+        under_way: set[asyncio.Task] = set()
+        turn, due = 0, time.monotonic()
+        while (now := time.monotonic()) < clock.deadline:
+            if rate <= 0 or due > now:
+                await asyncio.sleep((min(due, clock.deadline) if rate > 0 else clock.deadline) - now)
+                continue
+            # Behind by more than a second (a stalled machine): start again from now, rather than a burst.
+            due = max(due + 1 / rate, now - 1)
+            for _ in range(len(self.tables)):
+                table = self.tables[turn]
+                turn = (turn + 1) % len(self.tables)
+                if table.game is not None and not table.busy:
+                    table.busy = True
+                    task = asyncio.create_task(table.move())
+                    under_way.add(task)
+                    task.add_done_callback(under_way.discard)
+                    break
+            else:
+                self.stats.skipped += now >= clock.measure_from
+        self.stats.open_at_end = self.stats.open_now
+        await asyncio.gather(*under_way)
+
+
 # ----- one configuration ----------------------------------------------------------
 
 
@@ -531,23 +1079,49 @@ class Result:
     client_cpu: float  # cores
     slow: SlowStats | None  # the slow clients' numbers; None without --slow
     integrity: str = "not checked"  # SQLite's PRAGMA integrity_check of the games file once the server stopped
+    hosts: int = 1
+    redis_cpu: float | None = None  # cores; None without --store redis
+    live: LiveStats | None = None  # None without --live
+    memory: dict[int, Series] | None = None  # per pid; None without --sample
+    # The machine is shared: what everything else took during the measured time, and the load when it began.
+    others_cpu: float = float("nan")  # cores
+    load_average: float = float("nan")  # the 1-minute one
 
 
-def start_server(workers: int, data: Path, port: int) -> tuple[subprocess.Popen, Path]:
+@dataclass
+class Servers:
+    """What one configuration runs: `kaboom serve` per host, and the redis-server they share if any."""
+
+    workers: int
+    ports: list[int]
+    roots: list[int]  # each host's server process
+    redis: int | None = None
+
+
+def start_server(
+    workers: int, data: Path, port: int, store: str | None = None, secret: str | None = None,
+    log_name: str = "server.log",
+) -> tuple[subprocess.Popen, Path]:
     env = {
         **os.environ,
         "KABOOM_HOST": HOST,
         "KABOOM_PORT": str(port),
         "KABOOM_DATABASE": str(data / DATABASE_NAME),
         "KABOOM_WORKERS": str(workers),
-        # Every simulated player comes from 127.0.0.1: the per-client limits on new games and on open
-        # connections (50 players and 8 slow clients on one worker are 58) must not bite.
+        # Every simulated player and page comes from 127.0.0.1: the per-client limits on new games, on open
+        # connections (50 players and 8 slow clients on one worker are 58) and on live streams must not bite.
         "KABOOM_CREATE_LIMIT": str(10**9),
         "KABOOM_CONNECTIONS_PER_CLIENT": str(10**6),
+        "KABOOM_LIVE_STREAMS_PER_CLIENT": str(10**6),
         "KABOOM_GAMES_PER_PLAYER": "20",
     }
-    env.pop("KABOOM_STORE", None)  # always the temporary SQLite file
-    log = data / "server.log"
+    if store is None:
+        env.pop("KABOOM_STORE", None)  # the temporary SQLite file
+    else:
+        env["KABOOM_STORE"] = store
+    if secret is not None:  # hosts that share it take each other's cookies
+        env["KABOOM_SECRET_KEY"] = secret
+    log = data / log_name
     kaboom = Path(sys.executable).with_name("kaboom")
     with open(log, "wb") as output:
         # Its own session, so the whole tree can be stopped by its group id if it ignores SIGTERM;
@@ -556,6 +1130,33 @@ def start_server(workers: int, data: Path, port: int) -> tuple[subprocess.Popen,
             [str(kaboom), "serve"], env=env, cwd=data, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
         )
     return server, log
+
+
+def start_redis(data: Path) -> tuple[subprocess.Popen, str]:
+    """A redis-server of the run's own on a free loopback port, writing nothing to disk: its process and its
+    URL, once it answers."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("--store redis needs redis-server on the PATH (Debian: apt-get install redis-server)")
+    port = free_port()
+    log = data / "redis.log"
+    command = [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--daemonize", "no"]
+    with open(log, "wb") as output:
+        redis = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=data, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection((HOST, port), timeout=1) as probe:
+                probe.sendall(b"PING\r\n")
+                if probe.recv(64).startswith(b"+PONG"):
+                    return redis, f"redis://{HOST}:{port}/0"
+        except OSError:
+            pass
+        if redis.poll() is not None or time.monotonic() > deadline:
+            stop_server(redis)
+            tail = log.read_text(errors="replace").strip().splitlines()[-10:]
+            raise SystemExit("redis-server did not start:\n" + "\n".join(tail))
+        time.sleep(0.05)
 
 
 async def wait_until_up(server: subprocess.Popen, port: int, log: Path) -> None:
@@ -597,30 +1198,51 @@ def stop_server(server: subprocess.Popen) -> None:
         time.sleep(0.1)
 
 
+def configuration_name(servers: Servers) -> str:
+    hosts = f"{len(servers.ports)} hosts × " if len(servers.ports) > 1 else ""
+    return f"{hosts}{servers.workers} worker(s)"
+
+
 async def run_load(
-    port: int, server_pid: int, database: Path, args: argparse.Namespace, workers: int, progress: Progress
+    servers: Servers, database: Path, args: argparse.Namespace, progress: Progress, sampler: Sampler | None
 ) -> Result:
     now = time.monotonic()
     clock = Clock(measure_from=now + args.warmup, deadline=now + args.warmup + args.seconds)
     stats = Stats()
     slow = SlowStats() if args.slow else None
-    clients: list[Player] = [Player(port, number, args, stats, clock) for number in range(args.players)]
+    ports, roots, workers = servers.ports, servers.roots, servers.workers
+    clients: list[Player] = [
+        Player(ports[number % len(ports)], number, args, stats, clock) for number in range(args.players)
+    ]
     if slow is not None:
-        clients += [SlowClient(port, number, args, slow, clock, database) for number in range(args.slow)]
+        clients += [
+            SlowClient(ports[number % len(ports)], number, args, slow, clock, database) for number in range(args.slow)
+        ]
     tasks = [asyncio.create_task(client.run()) for client in clients]
-    task = progress.add_task(f"{workers} worker(s): warm-up", total=args.warmup + args.seconds)
+    live = LiveLoad(ports, args, clock) if args.live else None
+    # The live pages go on after the deadline until every move has its verdict (ANNOUNCE_WITHIN), not longer.
+    extra = [asyncio.create_task(live.run())] if live is not None else []
+    name = configuration_name(servers)
+    memory: dict[int, Series] | None = None
+    if sampler is not None:
+        memory = {}
+        extra.append(asyncio.create_task(sampler.run(name, servers, clock, memory)))
+    task = progress.add_task(f"{name}: warm-up", total=args.warmup + args.seconds)
     samples: list[float] = []
     rss_mid = None  # the first sample past half the measured time: growth after it is what a leak looks like
-    rss_start, processes, cpu_start, client_start = 0.0, 0, 0.0, 0.0
+    rss_start, processes, cpu_start, client_start, redis_start, machine_start = 0.0, 0, 0.0, 0.0, 0.0, 0.0
+    load_average = float("nan")
     try:
         while (now := time.monotonic()) < clock.deadline:
             if not samples and now >= clock.measure_from:
-                rss_start, processes = rss_mb(server_pid)
+                rss_start, processes = rss_mb(*roots)
                 samples.append(rss_start)
-                cpu_start, client_start = cpu_seconds(server_pid), time.process_time()
-                progress.update(task, description=f"{workers} worker(s): measuring")
+                cpu_start, client_start = cpu_seconds(*roots), time.process_time()
+                redis_start = cpu_seconds(servers.redis) if servers.redis else 0.0
+                machine_start, load_average = machine_busy_seconds(), os.getloadavg()[0]
+                progress.update(task, description=f"{name}: measuring")
             elif samples:
-                samples.append(rss_mb(server_pid)[0])
+                samples.append(rss_mb(*roots)[0])
                 if rss_mid is None and now >= clock.measure_from + args.seconds / 2:
                     rss_mid = samples[-1]
             progress.update(task, completed=min(now - (clock.measure_from - args.warmup), args.warmup + args.seconds))
@@ -628,25 +1250,35 @@ async def run_load(
                 await asyncio.sleep(min(MEMORY_EVERY, max(0.01, clock.deadline - now)))
             else:
                 await asyncio.sleep(min(0.2, clock.measure_from - now + 0.01))
-        rss_end, _ = rss_mb(server_pid)
-        server_cpu = (cpu_seconds(server_pid) - cpu_start) / args.seconds
+        rss_end, _ = rss_mb(*roots)
+        server_cpu = (cpu_seconds(*roots) - cpu_start) / args.seconds
         client_cpu = (time.process_time() - client_start) / args.seconds
+        redis_cpu = (cpu_seconds(servers.redis) - redis_start) / args.seconds if servers.redis else None
+        machine_cpu = (machine_busy_seconds() - machine_start) / args.seconds
+        others_cpu = machine_cpu - server_cpu - client_cpu - (redis_cpu or 0.0)
         samples.append(rss_end)
-        progress.update(task, description=f"{workers} worker(s): finishing", completed=args.warmup + args.seconds)
-        done, pending = await asyncio.wait(tasks, timeout=GRACE)
+        progress.update(task, description=f"{name}: finishing", completed=args.warmup + args.seconds)
+        done, pending = await asyncio.wait(tasks + extra, timeout=GRACE + (ANNOUNCE_WITHIN if live else 0))
         for stuck in pending:
             stuck.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         for client, finished in zip(clients, tasks):
             if finished in done and (error := finished.exception()) is not None:
                 client.stats.error(type(error).__name__)
+        for finished in extra:
+            if finished in done and (error := finished.exception()) is not None:
+                raise error  # a fault of this load generator's, not the server's
     finally:
-        for running in tasks:
+        for running in tasks + extra:
             running.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, *extra, return_exceptions=True)
         progress.remove_task(task)
     rss = (rss_start, rss_end if rss_mid is None else rss_mid, max(samples), rss_end)
-    return Result(workers, args.seconds, stats, *rss, processes, server_cpu, client_cpu, slow)
+    result = Result(workers, args.seconds, stats, *rss, processes, server_cpu, client_cpu, slow)
+    result.hosts, result.redis_cpu, result.memory = len(ports), redis_cpu, memory
+    result.others_cpu, result.load_average = others_cpu, load_average
+    result.live = live.stats if live is not None else None
+    return result
 
 
 def new_event_loop():
@@ -658,25 +1290,42 @@ def new_event_loop():
     return uvloop.new_event_loop
 
 
-def run_configuration(workers: int, args: argparse.Namespace, progress: Progress) -> Result:
-    port = free_port()
+def run_configuration(workers: int, args: argparse.Namespace, progress: Progress, sampler: Sampler | None) -> Result:
     with tempfile.TemporaryDirectory(prefix="kaboom-load-") as data:
-        server, log = start_server(workers, Path(data), port)
-        database = Path(data) / DATABASE_NAME
+        data = Path(data)
+        database = data / DATABASE_NAME
+        redis, store = start_redis(data) if args.store == "redis" else (None, None)
+        ports: list[int] = []
+        while len(ports) < args.hosts:
+            if (port := free_port()) not in ports:
+                ports.append(port)
+        secret = secrets.token_urlsafe(32)
+        started: list[tuple[subprocess.Popen, Path]] = []
         try:
+            for host, port in enumerate(ports):
+                log_name = "server.log" if host == 0 else f"server-host{host}.log"
+                started.append(start_server(workers, data, port, store, secret, log_name))
+            servers = Servers(workers, ports, [server.pid for server, _ in started], redis.pid if redis else None)
             with asyncio.Runner(loop_factory=new_event_loop()) as runner:
-                runner.run(wait_until_up(server, port, log))
-                result = runner.run(run_load(port, server.pid, database, args, workers, progress))
+                for (server, log), port in zip(started, ports):
+                    runner.run(wait_until_up(server, port, log))
+                result = runner.run(run_load(servers, database, args, progress, sampler))
         finally:
-            stop_server(server)
-            if args.keep_log:
+            for server, _ in started:
+                stop_server(server)
+            if redis is not None:
+                stop_server(redis)
+            for host, (_, log) in enumerate(started if args.keep_log else ()):
                 # The server's own account of errors the table counts; the temporary directory goes.
-                kept = Path(args.keep_log).with_suffix(f".{workers}-workers.log")
+                suffix = f".{workers}-workers.log" if host == 0 else f".{workers}-workers.host{host}.log"
+                kept = Path(args.keep_log).with_suffix(suffix)
                 shutil.copyfile(log, kept)
-                print(f"server log of the {workers}-worker run: {kept}", file=sys.stderr)
-        # Many processes wrote the file at once for the whole run: is it still sound?
-        with closing(sqlite3.connect(database)) as connection:
-            result.integrity = "; ".join(row[0] for row in connection.execute("PRAGMA integrity_check"))
+                which = f" (host {host})" if host else ""
+                print(f"server log of the {workers}-worker run{which}: {kept}", file=sys.stderr)
+        if store is None:
+            # Many processes wrote the file at once for the whole run: is it still sound?
+            with closing(sqlite3.connect(database)) as connection:
+                result.integrity = "; ".join(row[0] for row in connection.execute("PRAGMA integrity_check"))
         return result
 
 
@@ -710,20 +1359,23 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     play = "random covered cell" if args.random else "solver-guided (safe cell, else forced guess)"
     think = f"think {args.think:g} ms mean (exponential)" if args.think > 0 else "no think time"
     beside = f", beside {args.slow} slow clients" if args.slow else ""
+    beside += f", beside {args.live} live pages" if args.live else ""
+    where = f", {args.hosts} hosts on one store" if args.hosts > 1 else ""
+    where += ", games in Redis" if args.store == "redis" else ""
     table = Table(
-        title=f"{args.players} players, Expert {WIDTH}x{HEIGHT}/{MINES} cruel, {play}, {think}{beside}, "
+        title=f"{args.players} players, Expert {WIDTH}x{HEIGHT}/{MINES} cruel, {play}, {think}{beside}{where}, "
         f"{args.seconds:g} s measured after {args.warmup:g} s warm-up; ms are p50 / p95 / p99"
     )
     columns = (
         "workers", "moves/s", "moves", "client ms", "server ms", "errors", "409", "games won/lost", "new games/s",
-        "CPU server/client", "RSS MB start / mid / peak / end",
+        "CPU server/client" + ("/redis" if args.store == "redis" else ""), "RSS MB start / mid / peak / end",
     )
     for column in columns:
         table.add_column(column, justify="right")
     for r in results:
         s = r.stats
         table.add_row(
-            str(r.workers),
+            workers_text(r),
             f"{s.moves / r.seconds:.0f}",
             str(s.moves),
             latencies(s.client_ms),
@@ -732,12 +1384,21 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
             str(s.refused),
             f"{s.won + s.lost} ({s.won}/{s.lost})",
             f"{s.created / r.seconds:.0f}",
-            f"{r.server_cpu:.2f} / {r.client_cpu:.2f}",
+            f"{r.server_cpu:.2f} / {r.client_cpu:.2f}" + (f" / {r.redis_cpu:.2f}" if r.redis_cpu is not None else ""),
             f"{r.rss_start:.0f} / {r.rss_mid:.0f} / {r.rss_peak:.0f} / {r.rss_end:.0f} ({r.processes} proc)",
         )
     console.print(table)
+    for r in results:
+        console.print(
+            f"  {workers_text(r)} worker(s): {psutil.cpu_count()} cores; other processes used {r.others_cpu:.2f} of "
+            f"them while measuring; load average {r.load_average:.2f} as measuring began"
+        )
     if args.slow:
         report_slow(console, results, args)
+    if args.live:
+        report_live(console, results, args)
+    if args.sample:
+        report_memory(console, results, args)
     console.print("Targets:")
 
     def verdict(ok: bool) -> str:
@@ -752,7 +1413,8 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     for r in results:
         p99 = percentile(r.stats.client_ms, 99)
         ok = verdict(p99 <= TARGET_P99)
-        console.print(f"  p99 ≤ {TARGET_P99} ms (client round trip), {r.workers} worker(s): {p99:.1f} ms — {ok}")
+        who = f"{workers_text(r)} worker(s)"
+        console.print(f"  p99 ≤ {TARGET_P99} ms (client round trip), {who}: {p99:.1f} ms — {ok}")
     target = f"p95 of the other players ≤ {TARGET_SLOW_P95} ms with --slow {TARGET_SLOW_CLIENTS}"
     if not args.slow:
         console.print(f"  {target}: not measured (add --slow {TARGET_SLOW_CLIENTS})")
@@ -760,17 +1422,24 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         p95 = percentile(r.stats.client_ms, 95)
         # Fewer slow clients than the target's is an easier run: its figure is shown, with no verdict.
         ok = verdict(p95 <= TARGET_SLOW_P95) if args.slow >= TARGET_SLOW_CLIENTS else f"with --slow {args.slow} only"
-        console.print(f"  {target}, {r.workers} worker(s): {p95:.1f} ms — {ok}")
+        console.print(f"  {target}, {workers_text(r)} worker(s): {p95:.1f} ms — {ok}")
+    for r in results if args.live else ():
+        p95 = percentile(r.live.update_ms, 95)
+        console.print(
+            f"  update latency p95 ≤ {TARGET_UPDATE_P95} ms with {args.live} live pages, "
+            f"{workers_text(r)} worker(s): {p95:.1f} ms — {verdict(p95 <= TARGET_UPDATE_P95)}"
+        )
     for r in results:
-        console.print(f"  0 errors, {r.workers} worker(s): {r.stats.errors} — {verdict(r.stats.errors == 0)}")
-    for r in results:
-        console.print(f"  the games file intact after the run, {r.workers} worker(s): {r.integrity} — {verdict(r.integrity == 'ok')}")
+        console.print(f"  0 errors, {workers_text(r)} worker(s): {r.stats.errors} — {verdict(r.stats.errors == 0)}")
+    for r in results if args.store == "sqlite" else ():
+        intact = verdict(r.integrity == "ok")
+        console.print(f"  the games file intact after the run, {workers_text(r)} worker(s): {r.integrity} — {intact}")
     for r in results:
         growth = r.rss_end - r.rss_start
         share = growth / r.rss_start if r.rss_start else float("nan")
         flat = verdict(abs(share) <= MEMORY_FLAT)
         change = f"{r.rss_start:.0f} → {r.rss_end:.0f} MB, {growth:+.1f} MB ({share:+.1%}) over {r.seconds:g} s"
-        target = f"memory flat (end within {MEMORY_FLAT:.0%} of start), {r.workers} worker(s)"
+        target = f"memory flat (end within {MEMORY_FLAT:.0%} of start), {workers_text(r)} worker(s)"
         console.print(f"  {target}: {change} — {flat}")
         console.print(f"      {r.rss_end - r.rss_mid:+.1f} MB in the second half", end="")
         console.print(f"; the target is over 10 minutes: --seconds {MEMORY_RUN}" if r.seconds < MEMORY_RUN else "")
@@ -808,6 +1477,63 @@ def report_slow(console: Console, results: list[Result], args: argparse.Namespac
     console.print(table)
 
 
+def workers_text(r: Result) -> str:
+    return f"{r.hosts}×{r.workers}" if r.hosts > 1 else str(r.workers)
+
+
+def report_live(console: Console, results: list[Result], args: argparse.Namespace) -> None:
+    """The live pages' table: how soon a move reached each page of its game; then what became of the streams."""
+    poll = f", and a poll every {args.live_poll:g} s" if args.live_poll else ", no poll"
+    table = Table(
+        title=f"{args.live} live pages, {args.pages_per_game} per Flags game 16x16/51 (a stream each, the /live "
+        f"fragment at each event{poll}), {args.live_moves:g} moves/s in those games. From a move's answer to each "
+        "page of its game: its event (event ms) and a fragment showing it (update ms); late events: moves some page "
+        f"had no event of within {ANNOUNCE_WITHIN:g} s; late fragments: (move, page) pairs not shown within it; "
+        "ms are p50 / p95 / p99"
+    )
+    columns = (
+        "workers", "moves", "event ms", "update ms", "late events", "late fragments", "/live ms", "Flags move ms",
+    )
+    for column in columns:
+        table.add_column(column, justify="right")
+    for r in results:
+        live = r.live
+        table.add_row(
+            workers_text(r), str(live.judged), latencies(live.event_ms), latencies(live.update_ms),
+            str(live.unannounced), str(live.unshown), latencies(live.fragments.client_ms),
+            latencies(live.moves.client_ms),
+        )
+    console.print(table)
+    for r in results:
+        live = r.live
+        console.print(
+            f"  {workers_text(r)} worker(s), over the whole run: streams open at the end {live.open_at_end} of "
+            f"{args.live}, opened {live.opened}, ended or failed unexpectedly (reopened) {errors_text(live.drops)}, "
+            f"refused 429: {live.refused[429]}, 503: {live.refused[503]}; measured: errors of moves and /live "
+            f"{errors_text(live.moves, live.fragments)}, 409 {live.moves.refused}, games ended and replaced "
+            f"{live.replaced}, moves not made (every game busy) {live.skipped}; this load generator's event-loop lag "
+            f"ms p50 / p99 / max {latencies(live.loop_lag_ms, (50, 99, 100))}"
+        )
+
+
+def report_memory(console: Console, results: list[Result], args: argparse.Namespace) -> None:
+    """Per process: its RSS over the measured time, and its trend over the second half (whether it levels off)."""
+    for r in results:
+        table = Table(
+            title=f"RSS per process (MB), {workers_text(r)} worker(s), sampled every {args.sample:g} s into "
+            f"{args.samples_csv}; slope by least squares over the second half of the {r.seconds:g} s"
+        )
+        for column in ("pid", "role", "samples", "first", "min", "max", "last", "MB/min, second half"):
+            table.add_column(column, justify="left" if column == "role" else "right")
+        for pid, series in sorted(r.memory.items(), key=lambda item: (item[1].role, item[0])):
+            values = [mb for _, mb in series.points]
+            table.add_row(
+                str(pid), series.role, str(len(values)), f"{values[0]:.1f}", f"{min(values):.1f}",
+                f"{max(values):.1f}", f"{values[-1]:.1f}", f"{series.slope(r.seconds / 2):+.2f}",
+            )
+        console.print(table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50, help="simulated players at once (default %(default)s)")
@@ -824,6 +1550,34 @@ def main() -> None:
         help="N more clients asking for slow work without a pause: the page of a slow position with the debug "
         "overlay on, and reveals in it (default 0: none)",
     )
+    parser.add_argument(
+        "--live", type=int, default=0, metavar="N",
+        help="N live pages of Flags games besides: each an event stream, the /live fragment at each event "
+        "(default 0: none)",
+    )
+    parser.add_argument(
+        "--live-moves", type=float, default=5, metavar="R",
+        help="moves per second in all in the live pages' games, the games in turn (default %(default)s)",
+    )
+    parser.add_argument("--pages-per-game", type=int, default=2, help="live pages per game (default %(default)s)")
+    parser.add_argument(
+        "--live-poll", type=float, default=3, metavar="SECONDS",
+        help="a live page's fallback poll of /live, as templates/game.html's (default %(default)s; 0: none)",
+    )
+    parser.add_argument(
+        "--store", choices=("sqlite", "redis"), default="sqlite",
+        help="where the games are kept: a temporary SQLite file, or a redis-server started for each run",
+    )
+    parser.add_argument(
+        "--hosts", type=int, default=1,
+        help="kaboom serve processes on one store, each with --workers; players and pages spread over them",
+    )
+    parser.add_argument(
+        "--sample", type=float, default=0, metavar="SECONDS",
+        help="sample every server process's RSS (and redis-server's) this often into --samples-csv, and print "
+        "each one's first, least, most and last, and its slope over the second half (default 0: no)",
+    )
+    parser.add_argument("--samples-csv", metavar="PATH", help="where --sample writes its samples")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep-log", metavar="PATH", help="keep the server's log as PATH.<N>-workers.log")
     args = parser.parse_args()
@@ -831,25 +1585,34 @@ def main() -> None:
         worker_counts = [int(part) for part in args.workers.split(",") if part.strip()]
     except ValueError:
         parser.error(f"--workers: expected a comma list of numbers, got {args.workers!r}")
-    too_small = args.players < 1 or args.seconds <= 0 or args.warmup < 0 or args.think < 0 or args.slow < 0
-    if not worker_counts or min(worker_counts) < 1 or too_small:
+    # Live pages alone (--players 0) measure what the streams cost by themselves.
+    too_small = args.players < (0 if args.live else 1) or args.seconds <= 0 or args.warmup < 0 or args.think < 0
+    too_small |= args.slow < 0 or args.live < 0 or args.live_moves < 0 or args.live_poll < 0 or args.sample < 0
+    if not worker_counts or min(worker_counts) < 1 or args.hosts < 1 or args.pages_per_game < 1 or too_small:
         parser.error(
-            "--players and every --workers count must be at least 1, --seconds above 0, "
-            "--warmup, --think and --slow at least 0"
+            "--players (but with --live), --hosts, --pages-per-game and every --workers count must be at least 1, "
+            "--seconds above 0, --warmup, --think, --slow, --live, --live-moves, --live-poll and --sample at least 0"
         )
+    if args.slow and args.store != "sqlite":
+        parser.error("--slow places its positions in the SQLite file: it needs --store sqlite")
+    if args.sample and not args.samples_csv:
+        parser.error("--sample needs --samples-csv PATH")
+    sampler = Sampler(args.sample, Path(args.samples_csv)) if args.sample else None
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())
     try:
         with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
             for workers in worker_counts:
-                results.append(run_configuration(workers, args, progress))
+                results.append(run_configuration(workers, args, progress, sampler))
     except KeyboardInterrupt:
         print("interrupted; the server is stopped", file=sys.stderr)
         if results:
             report(results, args)
         sys.exit(130)
+    finally:
+        if sampler is not None:
+            sampler.close()
     report(results, args)
-
 
 if __name__ == "__main__":
     main()

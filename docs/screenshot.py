@@ -131,7 +131,15 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
     blue.select_option("select[name=opponent]", "invite")
     blue.click('button[value="flags msn"]')
     red.goto(blue.input_value("#invite-link"))
+    red.wait_for_selector("form.join button")
+    red.screenshot(path=str(OUT / f"flags-join-{size}-{scheme}.png"))  # the link opens the game; the seat takes a press
+    red.click("form.join button")  # Play as Red
+    red.wait_for_url(lambda address: "/watch/" not in address)
     red.wait_for_selector("#grid")
+    # Blue's page hears that Red sat down; until Red moves, Blue may free the seat.
+    blue.wait_for_selector("form.free-seat button", timeout=20_000)
+    blue.locator("form.free-seat").scroll_into_view_if_needed()
+    blue.screenshot(path=str(OUT / f"flags-seated-{size}-{scheme}.png"))
     for _ in range(16):
         # The other's move reaches a page through its live updates: whichever says "Your turn" first plays.
         mover = None

@@ -9,6 +9,8 @@
   const LONG_PRESS_MS = 450;
   const PAGE_ROWS = 10;
   const NOTE_MS = 3000;
+  // How often a live page polls while its stream is open (every 3 s, as the page says, while it is not).
+  const POLL_BESIDE_STREAM_MS = 30000;
   // Cell sizes in CSS pixels: what fits is clamped to these; a fingertip needs FINGER past a fit of FINGER_FIT.
   const MIN_CELL = 18;
   const MAX_CELL = 44;
@@ -710,6 +712,28 @@
       const shown = document.getElementById("version");
       const brought = /id="version" name="version" value="(\d+)"/.exec(event.detail.serverResponse || "");
       if (shown && brought && Number(brought[1]) <= Number(shown.value)) event.detail.shouldSwap = false;
+    });
+
+    // The poll stands in for the stream: while the stream is open it looks only now and then (in case a
+    // proxy holds the events back). Each poll costs the server a look at the game, and with hundreds of
+    // live pages the polls, not the streams, were most of its work (bench/load.py --live).
+    let streamOpen = false;
+    let lastLook = Date.now();
+    function streamIs(open, event) {
+      streamOpen = open;
+      // Said on the element too, for whoever looks at the page (the tests do).
+      if (event.target && event.target.id === "live") event.target.dataset.stream = open ? "open" : "down";
+    }
+    document.body.addEventListener("htmx:sseOpen", (event) => streamIs(true, event));
+    document.body.addEventListener("htmx:sseError", (event) => streamIs(false, event));
+    document.body.addEventListener("htmx:confirm", (event) => {
+      if (!event.detail.elt.closest || !event.detail.elt.closest("#live")) return;
+      const told = event.detail.triggeringEvent && String(event.detail.triggeringEvent.type).startsWith("sse:");
+      if (told || !streamOpen || Date.now() - lastLook >= POLL_BESIDE_STREAM_MS) {
+        lastLook = Date.now();
+        return;
+      }
+      event.preventDefault();
     });
 
     function panelLine(text) {

@@ -120,6 +120,28 @@ def test_analysis_hint_and_options(client, database):
     assert client.get(url).json()["hints"] == 3
 
 
+def test_a_settings_change_that_changes_nothing_writes_nothing(client, database):
+    game = new_game(client)
+    url = f"/api/games/{game['id']}"
+    for unchanged in ({}, {"countdown": False}, dict(game["options"])):
+        answer = client.patch(f"{url}/options", json=unchanged)
+        assert answer.status_code == 200 and answer.json()["version"] == game["version"] == 0, unchanged
+    assert stored_version(database, game["id"]) == 0, "no write, so no live page woken for nothing"
+    options = client.patch(f"{url}/options", json={"countdown": True}).json()
+    assert options["version"] == 1
+    # The page's form sends every ticked box: the boxes as they are are no change either.
+    ticked = {name: "on" for name, on in options["options"].items() if on}
+    form = client.post(f"/games/{game['id']}/options", data=ticked, headers={"HX-Request": "true"})
+    assert form.status_code == 200 and stored_version(database, game["id"]) == 1
+
+
+def stored_version(database, game_id: str) -> int:
+    import sqlite3
+
+    with sqlite3.connect(database) as connection:
+        return connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()[0]
+
+
 def test_a_new_game_from_the_page_keeps_the_settings_the_game_has_now(client):
     first = client.post("/games", data={"preset": "beginner"}, follow_redirects=False).headers["location"]
     first_id = first.rsplit("/", 1)[1]
@@ -471,3 +493,48 @@ def test_a_won_classic_game_has_its_3bv_and_the_records_count_each_game_once(cli
     # A game deleted keeps its result.
     assert client.delete(f"/api/games/{game_id}").status_code == 204
     assert [r["games"] for r in client.get("/api/records").json() if r["width"] == 2] == [2]
+
+
+def dealt_layout(database, game_id: str) -> frozenset[int]:
+    """The mines a board id deals, worked out from the game's stored secret before its first click."""
+    import sqlite3
+
+    from app.modes import MODES, get_mode
+    from app.modes.classic import BoardId
+    from app.stored import read_state
+
+    with sqlite3.connect(database) as connection:
+        game = read_state(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0], MODES)
+    board = BoardId.parse(game.state["board_id"])
+    return get_mode(game.mode).layout(game, game.state["start"], board.safe_only, board.no_guess)
+
+
+def test_a_board_replayed_after_its_layout_was_shown_counts_in_no_record(client, database):
+    """Issue 23 #4: lose a board, play it again by Restart this board and by its link, win: no win in the records."""
+    board_id = "8x7-9-o-3.3-00000000000000a4"  # a size no other test plays: its record is this test's alone
+
+    def opened(response: httpx.Response) -> str:
+        assert response.status_code == 303, response.text
+        return response.headers["location"].rsplit("/", 1)[-1]
+
+    def cleared(game_id: str) -> dict:
+        game = client.get(f"/api/games/{game_id}").json()
+        while game["status"] == "playing":
+            x, y = next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == "." and y * 8 + x not in mines)
+            game = move(client, game_id, action="reveal", x=x, y=y)
+        return game
+
+    lost = opened(client.get(f"/play/{board_id}", follow_redirects=False))
+    mines = dealt_layout(database, lost)
+    # Any first click deals the id's layout: one on a mine loses, and shows the layout.
+    assert move(client, lost, action="reveal", x=min(mines) % 8, y=min(mines) // 8)["status"] == "lost"
+    assert 'id="layout-seen"' not in client.get(f"/games/{lost}").text
+    restarted = opened(client.post(f"/games/{lost}/restart", follow_redirects=False))
+    # Said from the start, and still once it is won.
+    assert "You had seen this board's layout" in client.get(f"/games/{restarted}").text
+    assert cleared(restarted)["status"] == "won"
+    assert 'id="layout-seen"' in client.get(f"/games/{restarted}").text
+    shared = opened(client.get(f"/play/{board_id}", follow_redirects=False))
+    assert cleared(shared)["status"] == "won"
+    (record,) = [r for r in client.get("/api/records").json() if (r["width"], r["height"], r["mines"]) == (8, 7, 9)]
+    assert (record["games"], record["wins"], record["streak"], record["best_streak"], record["best_times"]) == (1, 0, 0, 0, [])

@@ -61,10 +61,15 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         link = alice.input_value("#invite-link")
         bob.goto(link)
         bob.wait_for_selector("#board[data-actions]")
-        assert bob.url.endswith(f"/games/{made['id']}"), "the first opener takes Red's seat"
+        assert "/watch/" in bob.url, "opening the link takes no seat"
+        bob.click("form.join button")
+        bob.wait_for_url(f"**/games/{made['id']}")
+        bob.wait_for_selector("#board[data-actions]")
+        assert "Red (you)" in bob.inner_text(".topbar"), "Play as Red takes the seat"
         carol.goto(link)
         carol.wait_for_selector("#board[data-actions]")
         assert "/watch/" in carol.url and "You are watching" in carol.inner_text("#panel")
+        assert carol.locator("form.join").count() == 0, "the seat is taken: nothing to join"
         # Alice's page hears that Red has joined (presence is looked at every 5 s).
         alice.wait_for_function("document.getElementById('panel').innerText.includes('Red is connected')", timeout=4 * SHOWN_WITHIN * 1000)
         delays = []

@@ -147,7 +147,7 @@ def live_game(alice: httpx.Client, bob: httpx.Client) -> str:
     game_id = new_game(alice, mode="flags", preset="custom", width="6", height="6", mines="9", opponent="invite")
     page = alice.get(f"/games/{game_id}").text
     link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page).group(1)
-    assert bob.get(link).status_code == 303
+    assert bob.post(link).status_code == 303  # Play as Red
     return game_id
 
 

@@ -84,19 +84,35 @@ def test_on_one_screen_one_player_moves_for_both_seats_in_turn(server) -> None:
         assert max(scores) * 2 > 9 or sum(scores) == 9
 
 
-def test_an_invitation_seats_its_first_opener_and_shows_the_game_to_later_ones(server) -> None:
+def join_form(page: str) -> str | None:
+    """Where the page's Play as Red button posts, if it has one."""
+    found = re.search(r'<form class="join" method="post" action="([^"]+)"', page)
+    return found.group(1) if found else None
+
+
+def test_an_invitation_seats_the_first_who_asks_for_the_seat_and_shows_the_game_to_later_ones(server) -> None:
     url, database = server
-    with client(url) as alice, client(url) as bob, client(url) as carol:
+    with client(url) as alice, client(url) as bob, client(url) as carol, client(url) as preview:
         game_id = create(alice, opponent="invite")
         page = alice.get(f"/games/{game_id}")
         assert "Red has not joined yet" in page.text
         link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page.text).group(1)
         key = link.rsplit("/", 1)[1]
         assert len(key) >= 22, "128 bits, URL-safe"
-        joined = bob.get(link)
+        # A chat app draws its preview: a cookie-less GET that follows the redirect. It takes no seat.
+        shown = preview.get(link, follow_redirects=True)
+        assert shown.status_code == 200 and join_form(shown.text) == f"/games/{game_id}/join/{key}"
+        assert "Red&#39;s seat is free" in shown.text
+        assert len(stored(database, game_id)["seats"]) == 2 and stored(database, game_id)["version"] == 0
+        opened = bob.get(link)
+        assert opened.status_code == 303 and opened.headers["location"] == f"/games/{game_id}/watch/{key}"
+        joined = bob.post(join_form(bob.get(opened.headers["location"]).text))
         assert joined.status_code == 303 and joined.headers["location"] == f"/games/{game_id}"
-        watching = carol.get(link)
-        assert watching.status_code == 303 and watching.headers["location"] == f"/games/{game_id}/watch/{key}"
+        assert "Red (you)" in bob.get(f"/games/{game_id}").text
+        watching = carol.get(link, follow_redirects=True)
+        assert str(watching.url).endswith(f"/games/{game_id}/watch/{key}") and join_form(watching.text) is None
+        late = carol.post(f"/games/{game_id}/join/{key}")
+        assert late.status_code == 303 and late.headers["location"] == f"/games/{game_id}/watch/{key}", "the seat is Bob's"
         assert bob.get(link).headers["location"] == f"/games/{game_id}", "Red comes back by the same link"
         # The spectator's page has nothing to click, and their own cookie holds no seat.
         view = carol.get(f"/games/{game_id}/watch/{key}")
@@ -122,7 +138,7 @@ def test_the_poll_answers_204_until_something_changes_and_then_the_cells_that_di
     with client(url) as alice, client(url) as bob:
         game_id = create(alice, opponent="invite")
         link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
-        bob.get(link)
+        assert bob.post(link).status_code == 303
         page = bob.get(f"/games/{game_id}")
         version = re.search(r'id="version" name="version" value="(\d+)"', page.text).group(1)
         presence = re.search(r'id="presence" name="presence" value="(\d*)"', page.text).group(1)
@@ -249,7 +265,7 @@ def test_no_answer_shows_a_mine_nobody_found_before_the_end(server) -> None:
         game_id = create(alice, opponent="invite")
         link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
         key = link.rsplit("/", 1)[1]
-        bob.get(link)
+        assert bob.post(link).status_code == 303
         carol.get(link)
         players = (alice, bob)
         for _ in range(40):
@@ -301,7 +317,9 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         assert api(alice, against_computer)["options"] == {"bomb": True, "uncover_all": False, "probabilities": False}
 
 
-def test_a_computer_turn_cut_short_by_a_restart_is_played_when_the_page_opens(tmp_path) -> None:
+@pytest.mark.parametrize("look", ["page", "stream", "poll", "api"])
+def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_due(tmp_path, look) -> None:
+    """The page, its reconnected stream, its poll or a script's read: any look at the game starts the turn."""
     database = tmp_path / "games.sqlite3"
     # The first server would wait ten seconds before the computer's move; it stops before then.
     with live_server(database, deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
@@ -309,6 +327,107 @@ def test_a_computer_turn_cut_short_by_a_restart_is_played_when_the_page_opens(tm
         game = play_until_the_computers_turn(alice, game_id)
         cookies = dict(alice.cookies)
     assert game["status"] == "playing" and game["two_players"]["turn"] == 1
-    with live_server(database, deals=Deals(seed=3), computer_pause=0.0) as url, httpx.Client(base_url=url, cookies=cookies, timeout=30) as alice:
-        assert alice.get(f"/games/{game_id}").status_code == 200
-        wait_until(lambda: api(alice, game_id)["version"] > game["version"], 30, "the computer did not take its turn after the restart")
+    played = lambda: stored(database, game_id)["version"] > game["version"]  # noqa: E731  (read from the file: a look of its own would start it)
+    with live_server(database, deals=Deals(seed=3), computer_pause=0.0) as url:
+        with httpx.Client(base_url=url, cookies=cookies, timeout=httpx.Timeout(30, read=20)) as alice:
+            if look == "page":
+                assert alice.get(f"/games/{game_id}").status_code == 200
+                wait_until(played, 30, "the computer did not take its turn after the restart")
+            elif look == "stream":
+                with alice.stream("GET", f"/games/{game_id}/events", params={"version": str(game["version"])}) as stream:
+                    assert stream.status_code == 200
+                    wait_until(played, 30, "the computer did not move while its page's stream was open")
+            elif look == "poll":
+                answer = alice.get(f"/games/{game_id}/live", params={"version": str(game["version"]), "presence": "01"})
+                assert answer.status_code in (200, 204)
+                wait_until(played, 30, "the computer did not move after the page's poll")
+            else:
+                assert alice.get(f"/api/games/{game_id}").status_code == 200
+                wait_until(played, 30, "the computer did not move after an API read")
+
+
+def invite(alice: httpx.Client) -> tuple[str, str]:
+    """A Flags game Alice made with an invitation; its id and the link."""
+    game_id = create(alice, opponent="invite")
+    return game_id, re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+
+
+def test_the_inviter_frees_the_seat_of_someone_who_took_it_and_never_moved(server) -> None:
+    url, database = server
+    with client(url) as alice, client(url) as mallory, client(url) as bob:
+        game_id, link = invite(alice)
+        assert 'class="free-seat"' not in alice.get(f"/games/{game_id}").text, "nobody to free yet"
+        assert mallory.post(link).headers["location"] == f"/games/{game_id}"
+        page = alice.get(f"/games/{game_id}").text
+        assert 'class="free-seat"' in page and "Red has not moved yet" in page
+        refused = mallory.post(f"/games/{game_id}/free-seat")
+        assert refused.status_code == 409 and "Only the player who sent an invitation" in refused.text
+        freed = alice.post(f"/games/{game_id}/free-seat")
+        assert freed.status_code == 303 and freed.headers["location"] == f"/games/{game_id}"
+        page = alice.get(f"/games/{game_id}").text
+        new_link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page).group(1)
+        assert new_link != link and "Red has not joined yet" in page
+        # Whoever held the seat or the old link is out.
+        assert mallory.get(f"/games/{game_id}").status_code == 404 and mallory.get(link).status_code == 404
+        assert mallory.post(link).status_code == 404
+        assert len(stored(database, game_id)["seats"]) == 2
+        assert bob.post(new_link).headers["location"] == f"/games/{game_id}"
+        # Once Red has moved, the seat is theirs.
+        game = api(alice, game_id)
+        while game["status"] == "playing" and game["two_players"]["turn"] == 0:
+            x, y = covered(game)[0]
+            assert move(alice, game_id, x, y).status_code == 200
+            game = api(alice, game_id)
+        assert game["status"] == "playing", "the seeded 6x6 board hands the turn to Red"
+        x, y = covered(game)[0]
+        assert move(bob, game_id, x, y).status_code == 200
+        assert 'class="free-seat"' not in alice.get(f"/games/{game_id}").text
+        late = alice.post(f"/games/{game_id}/free-seat")
+        assert late.status_code == 409 and "Red has moved" in late.text
+        assert api(bob, game_id)["version"] == api(alice, game_id)["version"]
+
+
+def test_only_the_maker_deletes_a_game_of_two_and_anyone_else_leaves_it(server) -> None:
+    url, database = server
+    with client(url) as alice, client(url) as bob:
+        game_id, link = invite(alice)
+        assert bob.post(link).status_code == 303
+        assert "Leave this game" in bob.get("/").text and "Delete this game" in alice.get("/").text
+        assert bob.delete(f"/api/games/{game_id}").status_code == 204
+        assert game_id not in [listed["id"] for listed in bob.get("/api/games").json()], "gone from Red's list"
+        assert game_id in [listed["id"] for listed in alice.get("/api/games").json()], "still Alice's"
+        # Red's seat stays as played: the game goes on for both, and a later save does not list it again for Red.
+        game = api(alice, game_id)
+        x, y = covered(game)[0]
+        assert move(alice, game_id, x, y).status_code == 200
+        assert api(bob, game_id)["version"] == game["version"] + 1
+        assert game_id not in [listed["id"] for listed in bob.get("/api/games").json()]
+        assert len(stored(database, game_id)["seats"]) == 3
+        # The page's form leaves too, for a player who is not the maker.
+        assert bob.post(f"/games/{game_id}/delete").status_code == 303 and api(alice, game_id)["id"] == game_id
+        # The maker deletes it for everyone.
+        assert alice.delete(f"/api/games/{game_id}").status_code == 204
+        assert alice.get(f"/api/games/{game_id}").status_code == 404 and bob.get(f"/api/games/{game_id}").status_code == 404
+
+
+@pytest.mark.parametrize("opponent", ["screen", "invite", "computer"])
+def test_between_two_people_no_route_shows_one_seat_the_chances_or_the_proofs(server, opponent: str) -> None:
+    url, _ = server
+    with client(url) as alice, client(url) as bob:
+        if opponent == "invite":
+            game_id, link = invite(alice)
+            assert bob.post(link).status_code == 303
+            seats = [alice, bob]
+        else:
+            game_id = create(alice, opponent=opponent, **({"level": "easy"} if opponent == "computer" else {}))
+            seats = [alice]
+        x, y = covered(api(alice, game_id))[0]
+        assert move(alice, game_id, x, y).status_code == 200
+        for player in seats:
+            analysis = player.get(f"/api/games/{game_id}/analysis")
+            assert analysis.status_code == 409 and "no debug overlay" in analysis.json()["detail"]
+            chances = player.get(f"/api/games/{game_id}/probabilities")
+            if opponent == "computer":
+                assert chances.status_code == 200, "the practice overlay against the computer, as the page allows"
+            else:
+                assert chances.status_code == 409 and "practice against the computer" in chances.json()["detail"]

@@ -174,6 +174,9 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
         settings = Settings(database=database)
         service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, slow_lane=lane)
         try:
+            # As a server does when it starts: slow games play in a thread until the lane's process has loaded.
+            service.start()
+            assert not lane or service.lane.ready(timeout=120)
             game_id = service.store.latest("alice") or ""
             played = []
             cell = (4, 4)

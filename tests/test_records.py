@@ -1,13 +1,24 @@
-"""Records (issue 10 #8): 3BV on hand-made boards, and what a player's results add up to."""
+"""Records (issue 10 #8): 3BV on hand-made boards, and what a player's results add up to; tallied as results
+arrive, and a board counted once (issue 23 #4, #10)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.config import Settings
 from app.game import Move
-from app.modes import apply_move
-from app.records import BEST_TIMES, fixed_layout_figures, records_of, result_of
+from app.modes import apply_move, get_mode
+from app.modes.classic import BoardId
+from app import records
+from app.records import BEST_TIMES, TAIL, TALLIED, fixed_layout_figures, records_of, recount, result_of, tallied, tally, tally_key
+from app.service import Deals, GameService
+from app.store import MemoryStore, SQLiteStore
 from solver.generate import bbbv
 from tests.boards import classic_from, play
 
@@ -90,3 +101,179 @@ def test_no_guess_boards_are_kept_apart_from_dealt_ones_by_the_board_as_dealt():
     dealt, solvable = records.records
     assert (dealt.kind, dealt.games, solvable.kind, solvable.games) == ("", 2, "no guessing", 1)
     assert solvable.size == "Beginner (9×9, 10 mines), no guessing" and dealt.size == "Beginner (9×9, 10 mines)"
+
+
+# ----- tallies: the records kept up to date as results arrive (issue 23 #10) -----------------------
+
+
+@st.composite
+def stored_results(draw) -> str:
+    """A stored result as varied as the store holds: modes, sizes, kinds (and none, as kept before kinds),
+    ends out of order and at the same moment, and now and then one that does not read."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.sampled_from(["not JSON", json.dumps({"won": "yes"}), result(True, -1.0, 1)]))
+    won = draw(st.booleans())
+    text = json.loads(result(won, draw(st.sampled_from([0.5, 3.0, 9.25, 30.0, 41.5])), draw(st.integers(0, 25)),
+                             mode=draw(st.sampled_from(["classic", "cruel"])), size=draw(st.sampled_from([(9, 9, 10), (16, 16, 40)]))))
+    kind = draw(st.sampled_from([None, "", "no guessing"]))
+    if kind is not None:
+        text["kind"] = kind
+    if won:
+        text["bbbv"] = draw(st.sampled_from([None, 7, 20]))
+    return json.dumps(text)
+
+
+def tallied_as_they_arrive(stored: list[str]) -> tuple[dict[str, str], int]:
+    """The tallies after folding each result in as a store does (counting all again when told to), and how often it was told."""
+    rows: dict[str, str] = {}
+    recounts = 0
+    for arrived, text in enumerate(stored, 1):
+        key = tally_key(text)
+        changes = tally({name: rows[name] for name in (TALLIED, key) if name in rows}, text)
+        if changes is None:
+            rows, recounts = recount(stored[:arrived]), recounts + 1
+        else:
+            rows.update(changes)
+    return rows, recounts
+
+
+@given(st.lists(stored_results(), max_size=40), st.sampled_from([TAIL, 3, 1]))
+def test_tallies_kept_as_results_arrive_answer_what_counting_every_result_answers(stored, tail):
+    """The golden comparison: games, wins, streaks, best times, their order and the unreadable count, whatever
+    the order results arrive in (short tails, so that results later than a group keeps come up too)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(records, "TAIL", tail)
+        rows, _ = tallied_as_they_arrive(stored)
+        assert tallied(rows) == records_of(stored)
+        assert tallied(recount(stored)) == records_of(stored)
+
+
+def test_results_in_order_or_a_little_late_are_folded_in_without_counting_again():
+    stored = [result(index % 3 != 0, 10.0 + index, index, mode=("classic", "cruel")[index % 2]) for index in range(100)]
+    # Two games that ended one after the other, their results written the other way round.
+    stored[60], stored[62] = stored[62], stored[60]
+    rows, recounts = tallied_as_they_arrive(stored)
+    assert recounts == 1  # the first result: no tallies yet
+    assert tallied(rows) == records_of(stored)
+    # One that ended before every end its group keeps falls among those it does not: counted again.
+    late = result(False, 5.0, 100 - 2 * TAIL - 10.5)
+    assert tally({name: rows[name] for name in (TALLIED, tally_key(late))}, late) is None
+
+
+def test_a_tally_that_does_not_read_back_is_not_shown():
+    rows = recount([result(True, 30.0, 1), result(False, 3.0, 2)])
+    key = tally_key(result(True, 30.0, 1))
+    assert tallied({**rows, key: '{"games": -1}'}) is None
+    assert tally({**rows, key: "not JSON"}, result(True, 20.0, 3)) is None
+
+
+# ----- a board counts once: its first game to end (issue 23 #4) ----------------------------------
+
+BOARD = "9x9-10-o-5.5-0123456789abcdef"
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def service(request, tmp_path, clock):
+    settings = Settings(database=tmp_path / "games.sqlite3", secret_key="a test key, long enough")
+    store = MemoryStore(clock) if request.param == "memory" else SQLiteStore(settings.database, clock)
+    service = GameService(store, settings, Deals(seed=0), clock=clock)
+    yield service
+    service.close()
+
+
+def layout_of(service: GameService, game_id: str, player: str = "alice") -> frozenset[int]:
+    """The mines a board id deals: a function of the id and the server's key, known before the first click."""
+    game = service.store.load(game_id, player)
+    board = BoardId.parse(game.state["board_id"])
+    return get_mode(game.mode).layout(game, game.state["start"], board.safe_only, board.no_guess)
+
+
+async def lose(service: GameService, game_id: str) -> None:
+    # Wherever the first click is, a board id's layout is dealt for the id's own first click: a mine loses.
+    mine = min(layout_of(service, game_id))
+    after = (await service.move(game_id, "alice", Move("reveal", *service.store.load(game_id, "alice").cell(mine)))).after
+    assert after.status == "lost"
+
+
+async def win(service: GameService, game_id: str):
+    mines = layout_of(service, game_id)
+    game = service.store.load(game_id, "alice")
+    while game.status == "playing":
+        safe = next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in mines)
+        game = (await service.move(game_id, "alice", Move("reveal", *game.cell(safe)))).after
+    assert game.status == "won"
+    return game
+
+
+def the_record(service: GameService):
+    """The player's one record: a game of a board played again in another mode makes no record of its own."""
+    (record,) = asyncio.run(service.records("alice")).records
+    return record
+
+
+def test_a_board_replayed_after_its_layout_was_shown_is_no_win(service, clock):
+    async def play():
+        lost, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        await lose(service, lost)
+        clock.advance(60)
+        again, game = await service.restart(lost, "alice", "client")
+        # Known from the start: the page says so before the first click.
+        assert game.state.get("layout_seen") is True
+        clock.advance(30)
+        won = await win(service, again)
+        assert won.state.get("layout_seen") is True
+        # Shared by its link, the same board once more, in another mode: the layout is the same one.
+        shared, game = await service.create("alice", "client", "help", 0, 0, 0, {}, BOARD)
+        assert game.state.get("layout_seen") is True
+        await win(service, shared)
+
+    asyncio.run(play())
+    record = the_record(service)
+    assert (record.games, record.wins, record.streak, record.best_streak, record.best) == (1, 0, 0, 0, [])
+
+
+def test_of_two_games_of_a_board_played_at_once_the_first_to_end_is_the_result(service, clock):
+    async def play():
+        first, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        second, game = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        assert not game.state.get("layout_seen")  # nothing shown yet when it started
+        clock.advance(10)
+        await lose(service, second)
+        clock.advance(10)
+        won = await win(service, first)
+        # Its layout was shown when the other one ended: no result, and the page says why once it is over.
+        assert won.state.get("layout_seen") is True
+
+    asyncio.run(play())
+    record = the_record(service)
+    assert (record.games, record.wins) == (1, 0)
+
+
+def test_the_game_that_showed_a_board_stays_its_result_after_an_undo(service, clock):
+    """Its own end does not make it a replay: a loss undone and played on to a win is the loss it first was."""
+    async def play():
+        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        await lose(service, game_id)
+        await service.move(game_id, "alice", Move("undo"))
+        clock.advance(10)
+        won = await win(service, game_id)
+        assert not won.state.get("layout_seen")
+
+    asyncio.run(play())
+    record = the_record(service)
+    assert (record.games, record.wins) == (1, 0)
+
+
+def test_each_player_sees_a_board_for_themselves(service, clock):
+    async def play():
+        shown, _ = await service.create("bob", "client", "classic", 0, 0, 0, {}, BOARD)
+        mine = min(layout_of(service, shown, "bob"))
+        await service.move(shown, "bob", Move("reveal", *service.store.load(shown, "bob").cell(mine)))
+        game_id, game = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        assert not game.state.get("layout_seen")
+        await win(service, game_id)
+
+    asyncio.run(play())
+    record = the_record(service)
+    assert (record.games, record.wins) == (1, 1)
+

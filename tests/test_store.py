@@ -10,6 +10,7 @@ import json
 import random
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -248,6 +249,45 @@ class TestStoreContract:
         assert store.load(game_id, "carol").seats == ["alice", "bob", "carol"]
         assert store.latest("carol") == game_id
 
+    def test_a_seat_given_to_another_player_no_longer_lets_the_one_who_held_it_in(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice", "link:old", "mallory"))
+        game = store.load(game_id, "alice")
+        freed = game.copy()
+        freed.seats = ["alice", "link:new"]
+        freed.version += 1
+        store.save(game_id, "alice", freed, game.version)
+        for process in (store, backend.reopened()):
+            for gone in ("mallory", "link:old"):
+                with pytest.raises(NotFound):
+                    process.load(game_id, gone)
+            assert process.games_of("mallory") == [] and process.latest("mallory") is None
+            assert process.load(game_id, "link:new").seats == ["alice", "link:new"]
+
+    def test_a_player_who_leaves_a_game_keeps_the_seat_but_not_the_listing(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice", "bob"))
+        store.leave(game_id, "bob")
+        store.leave(game_id, "bob")  # twice is once
+        with pytest.raises(NotFound):
+            store.leave(game_id, "mallory")
+        with pytest.raises(NotFound):
+            store.leave("no-such-game", "bob")
+        # Played on by either seat, it stays off Bob's list, in every process.
+        game = store.load(game_id, "bob")
+        store.save(game_id, "bob", moved(game, "flag", 0, 0), game.version)
+        for process in (store, backend.reopened()):
+            assert [listing.game_id for listing in process.games_of("bob")] == [] and process.latest("bob") is None
+            assert [listing.game_id for listing in process.games_of("alice")] == [game_id]
+            assert process.load(game_id, "bob").version == game.version + 1
+        store.delete(game_id, "alice")
+        with pytest.raises(NotFound):
+            store.load(game_id, "bob")
+
+    def test_a_game_on_one_screen_is_listed_once(self, store):
+        game_id = store.create(game_for("alice", "alice"))
+        assert [listing.game_id for listing in store.games_of("alice")] == [game_id]
+
     def test_a_write_over_a_newer_version_is_refused(self, store):
         game_id = store.create(game_for("alice"))
         base = store.load(game_id, "alice")
@@ -454,28 +494,25 @@ class TestStoreContract:
         clock.advance(20)
         assert other.present(game_id) == set()
 
-    def test_a_change_is_signalled_to_whoever_waits_for_it(self, backend):
+    def test_a_follower_hears_of_saves_from_any_process_and_reads_many_versions_at_once(self, backend):
         store = backend.store
-        game_id = store.create(game_for("alice"))
-        game = store.load(game_id, "alice")
-        assert store.stored_version(game_id) == game.version and store.stored_version("no-such-game") is None
-        # Nothing changes: the wait ends at its deadline with False.
-        assert store.wait_for_change(game_id, game.version, timeout=0.05) is False
-        waiting = threading.Event()
-        answers: list[bool] = []
-
-        def wait() -> None:
-            waiting.set()
-            answers.append(backend.reopened().wait_for_change(game_id, game.version, timeout=30))
-
-        waiter = threading.Thread(target=wait)
-        waiter.start()
-        assert waiting.wait(10)
-        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)
-        waiter.join(30)
-        assert answers == [True]
-        # A version already gone by answers at once.
-        assert store.wait_for_change(game_id, game.version, timeout=30) is True
+        ids = [store.create(game_for("alice")) for _ in range(3)]
+        games = [store.load(game_id, "alice") for game_id in ids]
+        assert store.stored_versions([*ids, "no-such-game"]) == {**{game_id: 0 for game_id in ids}, "no-such-game": None}
+        assert store.stored_version(ids[0]) == 0 and store.stored_version("no-such-game") is None
+        changes = backend.reopened().changes()  # following from the moment it is made
+        try:
+            store.save(ids[1], "alice", moved(games[1], "flag", 0, 0), games[1].version)
+            heard: set[str] = set()
+            deadline = time.monotonic() + 10
+            while ids[1] not in heard:
+                assert time.monotonic() < deadline, "the save was not heard within 10 s"
+                saved = changes.next()
+                # None: a store without a push channel says "look at every game you watch".
+                heard |= set(ids) if saved is None else saved
+        finally:
+            changes.close()
+        assert store.stored_versions(ids) == {ids[0]: 0, ids[1]: 1, ids[2]: 0}
 
     def test_games_stored_before_seats_and_mode_state_still_load(self, backend):
         """An upgrade loses no game: the old shape (owner, layout, moves, forced_guesses) reads back."""

@@ -106,6 +106,14 @@ class Mode:
     def check_options(self, game: Game, changes: dict[str, bool]) -> None:
         """Refuse a change of settings the mode does not allow during a game; by default any may change."""
 
+    def check_overlay(self, game: Game, name: str) -> None:
+        """Refuse what the overlay `name` shows (the API's analysis and probabilities show the same) where
+        the player could not turn it on: a mode without it, or a game whose rules keep it off (between two
+        people, neither seat may see more than the other)."""
+        if name not in game.options.names():
+            raise Refused(f"{self.title} games have no {name.replace('_', ' ')}: neither it nor what it shows is available")
+        self.check_options(game, {name: True})
+
     def computer_to_move(self, game: Game) -> bool:
         """Whether the computer holds the seat to move (it then plays it, at a human pace)."""
         return False
@@ -117,6 +125,19 @@ class Mode:
     def red(self, game: Game) -> str | None:
         """The second player of a game of two; one-player games have none."""
         return None
+
+    def seat_reclaimable(self, game: Game, player: str) -> bool:
+        """Whether `player` may take back a seat they offered (reclaim_seat); only games of two have any."""
+        return False
+
+    def reclaim_seat(self, game: Game, player: str) -> Game:
+        """The game with an offered seat taken back from whoever took it and never moved."""
+        raise Refused(f"{self.title} games have no seat to free")
+
+    def no_guess_deal(self, game: Game) -> bool:
+        """Whether a reveal now makes the layout by a no-guess search: work the service limits per client,
+        and makes where slow work runs when the board is big. Only fixed-layout modes search."""
+        return False
 
     def from_board(self, board: Any, options: Options, seats: list[str], secret: bytes) -> Game:
         """A new game of the board a board id names (classic.BoardId); only fixed-layout modes have them."""

@@ -11,28 +11,36 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import random
 import re
-import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import StrictStr, StringConstraints
+from pydantic import StrictBool, StrictStr, StringConstraints
 from typing_extensions import NotRequired, TypedDict
 
-from app.game import BotChoice, Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
+from app.game import BotChoice, Busy, Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
 from app.modes.base import Mode, counted
 from app.stored import Cell, Count, Layout, schema
-from solver import Analyzer, Interrupted, Limits, Status
+from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
 from solver.position import COVERED, FLAG
 from solver.strategy import exact
 
+log = logging.getLogger("kaboom.solver")
 
-# What a no-guess deal may take however short the request's own limit: bench/generate.py measured
-# a p95 of 0.45 s on 100x100 with 2,000 mines and 2.6 s at most with 2,500.
-GENERATION_SECONDS = 10.0
+# A no-guess search past the request's work allowance would stop at the same point however often it is
+# asked (the allowance counts work, not time); past the deadline, it was the server that was too busy.
+NO_GUESS_OUT_OF_WORK = (
+    "No no-guess board of this size and density could be made within the server's limit: "
+    "try fewer mines, a smaller board, or turn off No guessing."
+)
+NO_GUESS_OUT_OF_TIME = (
+    "The server is too busy to make a no-guess board of this size in time, and nothing changed: "
+    "try again in a moment, or turn off No guessing."
+)
 
 
 @dataclass
@@ -65,6 +73,9 @@ class ClassicState(TypedDict):
     start: NotRequired[Cell | None]  # a board played from its id: the cell its first click was on
     clicks: NotRequired[Count]  # reveals, chords and flags: what a won game's record shows beside its 3BV
     bot_moves: NotRequired[Count]  # moves the bot played (Play for me): such a game is not the player's record
+    # Another game of this board ended before this one started or ended (the service sets it): the player
+    # had seen its layout, so this game is not in their records either.
+    layout_seen: NotRequired[StrictBool]
 
 
 BOARD_ID = re.compile(r"^(\d{1,3})x(\d{1,3})-(\d{1,5})-([os])(n?)-(\d{1,3})\.(\d{1,3})-([0-9a-f]{16})$")
@@ -183,7 +194,8 @@ class Classic(Mode):
     def layout(self, game: Game, first: int, safe_only: bool, no_guess: bool, limits: Limits | None = None) -> frozenset[int]:
         """The board a first click at `first` deals: a function of the game's seed, its size, what the
         first click promises, no guessing and the click. Refused when no board without guesses is found
-        for the density (nothing changes: the player may turn the setting off)."""
+        for the density or within the request's work allowance (nothing changes: the player may turn the
+        setting off), Busy past its deadline."""
         opening = not safe_only
         key = (
             f"{game.hidden['layout_seed']}|{game.width}x{game.height}/{game.mines}|{'opening' if opening else 'safe'}"
@@ -192,12 +204,31 @@ class Classic(Mode):
         rng = random.Random(hashlib.sha256(key.encode()).digest())
         if not no_guess:
             return first_click_layout(game.width, game.height, game.mines, first, rng, opening=opening)
-        # The request's deadline may be short; a big board's search gets its own, as a guard only.
-        deadline = time.monotonic() + max(GENERATION_SECONDS, (limits.left() or 0) if limits else 0)
+        allowance = (limits or Limits()).generating()
         try:
-            return no_guess_layout(game.width, game.height, game.mines, first, rng, opening=opening, deadline=deadline)
+            return no_guess_layout(
+                game.width, game.height, game.mines, first, rng, opening=opening, allowance=allowance
+            )
         except NoGuessImpossible as error:
             raise Refused(f"{str(error)[0].upper()}{str(error)[1:]}, or turn off No guessing.") from None
+        except OutOfWork:
+            raise Refused(NO_GUESS_OUT_OF_WORK) from None
+        except OutOfTime:
+            # Where the deadline fires depends on the machine's load, so it is logged, as a verdict it decides is.
+            log.warning(
+                "a no-guess %dx%d board with %d mines ran out of time after %d work units",
+                game.width, game.height, game.mines, allowance.spent,
+            )
+            raise Busy(NO_GUESS_OUT_OF_TIME) from None
+
+    def no_guess_deal(self, game: Game) -> bool:
+        """Whether a reveal now deals a no-guess board: the first click, or the first again after undoing it."""
+        if game.started_at is not None:
+            return False
+        start = game.state.get("start")
+        if start is not None and game.hidden["mines"] is not None:
+            return False  # a layout given whole (the bot's) is not dealt
+        return game.options.no_guess if start is None else BoardId.parse(game.state["board_id"]).no_guess
 
     def after_action(self, turn: Turn) -> None:
         """The assists: after each action, what the chosen level proves is done for the player."""

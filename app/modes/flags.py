@@ -160,6 +160,29 @@ class Flags(Mode):
         """The invitation's key, which its link carries; None in a game without one."""
         return game.seats[1][len(LINK):] if len(game.seats) > 1 and game.seats[1].startswith(LINK) else None
 
+    def seat_reclaimable(self, game: Game, player: str) -> bool:
+        """Blue may free Red's seat while whoever took it by the invitation has not moved: the wrong person
+        may have opened the link first (a forwarded message, a shared screen)."""
+        return (
+            game.status == "playing" and player == game.seats[0] and self.link_key(game) is not None
+            and self.red(game) is not None and not any(record["state"]["turn"] == 1 for record in game.history)
+        )
+
+    def reclaim_seat(self, game: Game, player: str) -> Game:
+        """Red's seat free again, behind a new link: the old link, which the wrong person holds, opens nothing."""
+        if not self.seat_reclaimable(game, player):
+            if player != game.seats[0] or self.link_key(game) is None:
+                raise Refused("only the player who sent an invitation can free its seat")
+            if game.status != "playing":
+                raise Refused(f"the game is {game.status}: its seats stay as they were played")
+            if self.red(game) is None:
+                raise Refused("Red's seat is free: send the link")
+            raise Refused("Red has moved in this game: the seat is theirs until it ends")
+        freed = game.copy()
+        freed.seats = [game.seats[0], LINK + secrets.token_urlsafe(16)]
+        freed.version += 1  # the pages that show the game hear of it
+        return freed
+
     def seat_of(self, game: Game, player: str) -> int | None:
         """The seat `player` moves for: None on one screen (both seats are theirs: whoever's turn it is);
         refused for whoever only watches."""

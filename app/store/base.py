@@ -9,19 +9,27 @@ set of tests run against each (tests/test_store.py):
   check of its schema (app.stored), undo records included, or whose stored
   version disagrees with its data, is Corrupt, and only that game is.
 - `save` writes all of a game or nothing, and only over the version it was
-  read at (Conflict otherwise); new seats in the game are indexed with it.
-  A game that would not read back is not written (Corrupt).
-- `games_of` lists the games a player holds a seat in, the most recently
-  played first, damaged ones included (without their game); `delete` takes a
-  game and its history away, for a player with a seat only.
-- `wait_for_change` returns once a game's stored version differs from the
-  one given: the signal live updates will listen to.
+  read at (Conflict otherwise); its seats are stored as the game has them: a
+  new player is indexed with it, and one whose seat went to another (an
+  invitation's seat freed) no longer gets in. A game that would not read
+  back is not written (Corrupt).
+- `games_of` lists the games a player holds a seat in and has not left, the
+  most recently played first, damaged ones included (without their game);
+  `delete` takes a game and its history away, for a player with a seat only;
+  `leave` takes it off one player's list for good, their seat kept as played.
+- `stored_versions` says the versions stored now, and `changes` follows which
+  games were saved (app.changes: one follower per worker for all live pages).
 - `allow` counts events per key in fixed windows of the store's clock, shared
   by every process using the store.
 - `mark_present` notes that a seat of a game is watching it until a time of the
   store's clock; `present` names the seats noted for now (live Flags games show
   whether the other player is connected, whichever process serves them).
 - `lease` keeps other processes off a game while a move is worked out.
+- `record_result` keeps a game's first end for its player's records, in one
+  write with the player's tallies (what the records show, app.records), and
+  notes the board it showed; only the player's first game of a board to end
+  is a result. `tallies_of` reads the tallies without the results, however
+  many; results kept before tallies are counted once, when next needed.
 - A store that cannot be reached, or cannot write (a full or read-only disk),
   raises StoreUnavailable, and works again once the fault is gone, without a restart.
 Times (last update, expiry, rate windows) come from `clock`, so tests can
@@ -125,6 +133,12 @@ class Store:
                 max_bytes, getsizeof=lambda entry: history_footprint(entry[1])
             )
 
+    @property
+    def history_bytes(self) -> int:
+        """About how many bytes the decoded histories kept in memory hold now."""
+        with self._cache_lock:
+            return int(self._histories.currsize)
+
     def create(self, game: Game, keep: int = 100) -> str:
         raise NotImplementedError
 
@@ -147,6 +161,11 @@ class Store:
         """Delete a game the player holds a seat in, with its history; NotFound otherwise."""
         raise NotImplementedError
 
+    def leave(self, game_id: str, player: str) -> None:
+        """Take a game off the player's list (games_of, latest) for good, however it goes on; their seat stays
+        as played, so its address still opens it for them. NotFound unless they hold a seat."""
+        raise NotImplementedError
+
     @staticmethod
     def _listing(game_id: str, version: Any, data: str | bytes | None, updated_at: Any) -> Listing:
         """A game as the list shows it; a game that does not read back is listed as damaged (game None)."""
@@ -162,13 +181,32 @@ class Store:
         """Delete games nobody touched since `idle_before` (the store clock's seconds); returns how many."""
         raise NotImplementedError
 
-    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+    def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         """Keep a finished game's result for the player's records, once: a game's first end counts, and a
-        result outlives its game (deleted, expired or pushed out by newer ones)."""
+        result outlives its game (deleted, expired or pushed out by newer ones). The player's tallies
+        (app.records.tally) take it in the same write, all or nothing.
+
+        `board` names the layout the game showed at its end (a board id; None for a game that is its own
+        board): once a game of a board ended, the player has seen its layout, and the end of any other game
+        of that board is no result, whenever that game started. `result` None: the game ended but is not the
+        player's (the bot played in it); its board is seen all the same."""
+        raise NotImplementedError
+
+    def board_seen_in(self, player: str, board: str) -> str | None:
+        """The game whose end first showed the player this board's layout; None while none has ended."""
         raise NotImplementedError
 
     def results_of(self, player: str) -> list[str]:
         """The player's results as stored (JSON text, app.records reads them), in the order they were kept."""
+        raise NotImplementedError
+
+    def tallies_of(self, player: str) -> dict[str, str]:
+        """The player's tallies as stored (key: JSON text, app.records.tallied reads them), {} for a player
+        without results; a player whose results were kept before tallies has them counted now, once."""
+        raise NotImplementedError
+
+    def retally(self, player: str) -> dict[str, str]:
+        """Count the player's tallies again from all their results (one that does not read back), and keep them."""
         raise NotImplementedError
 
     def allow(self, key: str, limit: int, window: float) -> bool:
@@ -187,18 +225,14 @@ class Store:
         """The seats of the game whose players are connected now."""
         raise NotImplementedError
 
-    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
-        """Block until the stored version is not `version` (True), or `timeout` seconds pass (False).
+    def stored_versions(self, game_ids: list[str]) -> dict[str, int | None]:
+        """stored_version of each game, in as few reads as the store allows."""
+        return {game_id: self.stored_version(game_id) for game_id in game_ids}
 
-        Polls the stored version; stores with a push channel do better."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.stored_version(game_id) != version:
-                return True
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(0.05, left))
+    def changes(self) -> Changes:
+        """Where one follower (app.changes) hears which games were saved. Without a push channel it
+        hears "any of them" every CHANGES_POLL_SECONDS, and looks at all it watches in one read."""
+        return PolledChanges(CHANGES_POLL_SECONDS)
 
     def check(self) -> None:
         """Raise StoreUnavailable when games could not be read or saved right now (for /healthz)."""
@@ -272,6 +306,36 @@ class Store:
             game.seats = [player]
         self._remember_history(game_id, game)
         return game
+
+
+# How often a store without a push channel is asked for the versions of the watched games: one read for
+# all of them, so a live page hears of a move within this (plus its own round trip for the fragment).
+CHANGES_POLL_SECONDS = 0.05
+
+
+class Changes:
+    """The saves a store reports, for one follower thread."""
+
+    def next(self) -> set[str] | None:
+        """Block a moment (a fraction of a second), then the ids of the games saved meanwhile; None when
+        the store cannot say which (look at every watched game). StoreUnavailable when it cannot be reached."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class PolledChanges(Changes):
+    def __init__(self, every: float):
+        self.every = every
+        self._closed = threading.Event()
+
+    def next(self) -> set[str] | None:
+        self._closed.wait(self.every)
+        return None
+
+    def close(self) -> None:
+        self._closed.set()
 
 
 def encode(game: Game, game_id: str = "new") -> str:

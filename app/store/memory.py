@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from app.game import Game
+from app.records import TALLIED, recount, tally, tally_key
 from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 
 
@@ -17,6 +18,8 @@ class MemoryStore(Store):
         self._games: dict[str, dict[str, Any]] = {}
         self._counters: dict[str, tuple[float, int]] = {}
         self._results: dict[str, dict[str, str]] = {}  # player -> game id -> result, in the order kept
+        self._tallies: dict[str, dict[str, str]] = {}  # player -> app.records tally key -> JSON
+        self._boards: dict[str, dict[str, str]] = {}  # player -> board id -> the game whose end first showed it
         self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
@@ -55,14 +58,17 @@ class MemoryStore(Store):
                 raise Conflict(game_id)
             row.update(
                 data=data, history=records, updated=self.clock(), status=game.status, version=game.version,
-                seats=list(dict.fromkeys(row["seats"] + game.seats)),
+                seats=list(game.seats or row["seats"]),
             )
             self._changed.notify_all()
         self._remember_history(game_id, game)
 
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         with self._changed:
-            mine = [(row["updated"], game_id, row["version"], row["data"]) for game_id, row in self._games.items() if player in row["seats"]]
+            mine = [
+                (row["updated"], game_id, row["version"], row["data"]) for game_id, row in self._games.items()
+                if player in row["seats"] and player not in row.get("departed", ())
+            ]
         mine.sort(reverse=True)
         return [self._listing(game_id, version, data, updated) for updated, game_id, version, data in mine[:limit]]
 
@@ -74,6 +80,10 @@ class MemoryStore(Store):
         with self._cache_lock:
             self._histories.pop(game_id, None)
 
+    def leave(self, game_id: str, player: str) -> None:
+        with self._changed:
+            self._row(game_id, player).setdefault("departed", set()).add(player)
+
     def expire(self, idle_before: float) -> int:
         with self._changed:
             old = [game_id for game_id, row in self._games.items() if row["updated"] < idle_before]
@@ -82,13 +92,44 @@ class MemoryStore(Store):
             self._changed.notify_all()
         return len(old)
 
-    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+    def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         with self._changed:
-            self._results.setdefault(player, {}).setdefault(game_id, json.dumps(result))
+            if board is not None and self._boards.setdefault(player, {}).setdefault(board, game_id) != game_id:
+                return
+            results = self._results.setdefault(player, {})
+            if result is None or game_id in results:
+                return
+            text = results[game_id] = json.dumps(result)
+            tallies = self._tallies.setdefault(player, {})
+            key = tally_key(text)
+            rows = {name: tallies[name] for name in (TALLIED, key) if name in tallies}
+            changes = tally(rows, text, alone=len(results) == 1)
+            if changes is None:
+                tallies.clear()  # counted again from every result when next read, as the other stores do
+            else:
+                tallies.update(changes)
+
+    def board_seen_in(self, player: str, board: str) -> str | None:
+        with self._changed:
+            return self._boards.get(player, {}).get(board)
 
     def results_of(self, player: str) -> list[str]:
         with self._changed:
             return list(self._results.get(player, {}).values())
+
+    def tallies_of(self, player: str) -> dict[str, str]:
+        with self._changed:
+            tallies = dict(self._tallies.get(player, {}))
+            return tallies if TALLIED in tallies else self._retally(player)
+
+    def retally(self, player: str) -> dict[str, str]:
+        with self._changed:
+            return self._retally(player)
+
+    def _retally(self, player: str) -> dict[str, str]:
+        results = list(self._results.get(player, {}).values())
+        self._tallies[player] = recount(results) if results else {}
+        return dict(self._tallies[player])
 
     def allow(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)
@@ -112,7 +153,3 @@ class MemoryStore(Store):
         now = self.clock()
         with self._changed:
             return {seat for (game, seat), until in self._presence.items() if game == game_id and until > now}
-
-    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
-        with self._changed:
-            return self._changed.wait_for(lambda: self.stored_version(game_id) != version, timeout)

@@ -16,6 +16,9 @@ Keys, under `prefix`:
     rate:<key>:<window start>   counter of one window, expiring after it
     lease:<id>      the host working on a move of that game (redis-py's lock: a token and an expiry)
     changed:<id>    pub/sub channel: the new version after every save
+    results:<player>  hash: game id -> the game's result (JSON), kept once
+    tallies:<player>  hash: what the results add up to (app.records.tally), written in the result's transaction
+    boards:<player>   hash: board id -> the game whose end first showed the player that board
 
 Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
 """
@@ -41,8 +44,9 @@ from redis.retry import Retry
 
 from app.config import ConfigurationError
 from app.game import Game
+from app.records import TALLIED, recount, tally, tally_key
 from app.store.base import GAMES_LISTED, Clock, Conflict, Corrupt, Listing, NotFound, Store, creator, encode, new_game_id, window_start
-from app.store.base import StoreUnavailable
+from app.store.base import CHANGES_POLL_SECONDS, Changes, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -288,8 +292,8 @@ class RedisStore(Store):
         data = encode(game, game_id)
 
         def write(pipe: redis.client.Pipeline) -> None:
-            fields = ("seats", "owner", "version", "history_length")
-            seats, owner, version, stored_length = self._read_hash(key, *fields, client=pipe)
+            fields = ("seats", "owner", "version", "history_length", "departed")
+            seats, owner, version, stored_length, departed = self._read_hash(key, *fields, client=pipe)
             stored_seats = self._seats(game_id, seats, owner)
             if player not in stored_seats:
                 raise NotFound(game_id)
@@ -298,14 +302,17 @@ class RedisStore(Store):
             kept = min(_number(game_id, stored_length), len(game.history))
             # Encoded before MULTI: a record that cannot be written leaves the game as it was.
             appended = [json.dumps(record) for record in game.history[kept:]]
-            all_seats = list(dict.fromkeys(stored_seats + game.seats))
+            # The seats as the game has them now: a seat may have gone to another player.
+            all_seats = list(game.seats or stored_seats)
+            unseated = [self._key("player", gone) for gone in dict.fromkeys(stored_seats) if gone not in all_seats]
+            listed = [seated for seated in all_seats if seated not in self._departed(game_id, departed)]
             # Types are checked before MULTI: EXEC does not stop at a command on a key of another type,
             # it runs the others, and the game would be half written.
-            indexes = self._index_keys(all_seats)
-            kinds = self._kinds(history_key, *indexes)
+            indexes = self._index_keys(all_seats, listed)
+            kinds = self._kinds(history_key, *indexes, *unseated)
             if kinds[history_key] not in (b"list", b"none"):
                 raise Corrupt(f"game {game_id}: its undo records are a {kinds[history_key].decode()}, not a list")
-            self._repair_indexes(indexes, kinds)
+            self._repair_indexes(indexes + unseated, kinds)
             now = self.clock()
             pipe.multi()
             if kept == 0:
@@ -325,7 +332,10 @@ class RedisStore(Store):
                     "updated": now,
                 },
             )
-            self._index(pipe, game_id, all_seats, now)
+            for index in indexes:
+                pipe.zadd(index, {game_id: now})
+            for index in unseated:
+                pipe.zrem(index, game_id)
             pipe.publish(self._key("changed", game_id), game.version)
 
         # The history list only changes together with the hash, so watching the hash covers both.
@@ -351,18 +361,18 @@ class RedisStore(Store):
         newest = sorted(played.items(), key=lambda entry: entry[1], reverse=True)[:limit]
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id, _ in newest:
-                pipe.hmget(self._key("game", game_id), "seats", "owner", "version", "data")
+                pipe.hmget(self._key("game", game_id), "seats", "owner", "version", "data", "departed")
             rows = pipe.execute(raise_on_error=False)
         listed = []
         for (game_id, played_at), row in zip(newest, rows):
             if isinstance(row, Exception):  # a key of another type where the game should be
                 listed.append(Listing(game_id, None, played_at))
                 continue
-            seats, owner, version, data = row
+            seats, owner, version, data, departed = row
             if data is None and seats is None and owner is None:
                 continue  # gone: an index entry that expiry has not swept yet
             try:
-                if player not in self._seats(game_id, seats, owner):
+                if player not in self._seats(game_id, seats, owner) or player in self._departed(game_id, departed):
                     continue
                 listed.append(self._listing(game_id, _number(game_id, version), data, played_at))
             except Corrupt:
@@ -388,6 +398,35 @@ class RedisStore(Store):
         self._transaction([key], write)
         with self._cache_lock:
             self._histories.pop(game_id, None)
+
+    @store_faults()
+    def leave(self, game_id: str, player: str) -> None:
+        key = self._key("game", game_id)
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            seats, owner, departed = self._read_hash(key, "seats", "owner", "departed", client=pipe)
+            if player not in self._seats(game_id, seats, owner):
+                raise NotFound(game_id)
+            gone = self._departed(game_id, departed) | {player}
+            pipe.multi()
+            pipe.hset(key, "departed", json.dumps(sorted(gone)))
+            # Off the list at once; its maker's index keeps counting it towards the games they may keep.
+            pipe.zrem(self._key("player", player), game_id)
+
+        self._transaction([key], write)
+
+    @staticmethod
+    def _departed(game_id: str, departed: bytes | None) -> set[str]:
+        """The players who left the game's list."""
+        if departed is None:
+            return set()
+        try:
+            players = json.loads(departed)
+        except ValueError:
+            players = None
+        if not isinstance(players, list) or not all(isinstance(player, str) for player in players):
+            raise Corrupt(f"game {game_id}: the players who left it are not a list of players: {departed!r}")
+        return set(players)
 
     @store_faults()
     def expire(self, idle_before: float) -> int:
@@ -418,17 +457,90 @@ class RedisStore(Store):
                 return False  # played while we looked: not idle after all
 
     @store_faults()
-    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
-        # One hash per player, a field per game: HSETNX keeps a game's first result only.
-        self.redis.hsetnx(self._key("results", player), game_id, json.dumps(result))
+    def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
+        results, tallies, boards = (self._key(name, player) for name in ("results", "tallies", "boards"))
+        text = json.dumps(result) if result is not None else None
+        # Only this player's ends race here; a tally a result would miss is worse than a few more tries.
+        for _ in range(self.ATTEMPTS * 4):
+            with self.redis.pipeline() as pipe:
+                try:
+                    pipe.watch(results, tallies, boards)
+                    first = pipe.hget(boards, board) if board is not None else None
+                    if first is not None and first.decode(errors="replace") != game_id:
+                        return
+                    keep = text is not None and not pipe.hexists(results, game_id)
+                    if not keep and (board is None or first is not None):
+                        return
+                    changes, damaged = None, False
+                    if keep:
+                        names = [TALLIED, *filter(None, [tally_key(text)])]
+                        try:
+                            values = pipe.hmget(tallies, names)
+                        except redis.ResponseError:  # tallies of another type: written over
+                            values, damaged = [None] * len(names), True
+                        rows = {name: value.decode(errors="replace") for name, value in zip(names, values) if value}
+                        changes = tally(rows, text, TALLIED not in rows and pipe.hlen(results) == 0)
+                    pipe.multi()
+                    if board is not None and first is None:
+                        pipe.hset(boards, board, game_id)
+                    if keep:
+                        pipe.hset(results, game_id, text)
+                        if changes is None or damaged:
+                            pipe.delete(tallies)  # None: counted again from every result when next read (tallies_of)
+                        if changes is not None:
+                            pipe.hset(tallies, mapping=changes)
+                    pipe.execute()
+                    return
+                except redis.WatchError:
+                    continue
+        raise Conflict(f"{results}: kept changing while being written")
+
+    @store_faults()
+    def board_seen_in(self, player: str, board: str) -> str | None:
+        first = self.redis.hget(self._key("boards", player), board)
+        return None if first is None else first.decode(errors="replace")
 
     @store_faults()
     def results_of(self, player: str) -> list[str]:
         try:
-            stored = self.redis.hvals(self._key("results", player))
+            return self._stored_results(self.redis, self._key("results", player))
         except redis.ResponseError:  # a key of another type: no results to show, and nothing is changed
             return []
-        return [value.decode(errors="replace") for value in stored]
+
+    @staticmethod
+    def _stored_results(client: redis.Redis, key: str) -> list[str]:
+        return [value.decode(errors="replace") for value in client.hvals(key)]
+
+    @store_faults()
+    def tallies_of(self, player: str) -> dict[str, str]:
+        try:
+            stored = self.redis.hgetall(self._key("tallies", player))
+        except redis.ResponseError:  # a key of another type: counted again, over it
+            return self.retally(player)
+        rows = {name.decode(errors="replace"): value.decode(errors="replace") for name, value in stored.items()}
+        return rows if TALLIED in rows or not self.redis.exists(self._key("results", player)) else self.retally(player)
+
+    @store_faults()
+    def retally(self, player: str) -> dict[str, str]:
+        results, tallies = self._key("results", player), self._key("tallies", player)
+        for _ in range(self.ATTEMPTS):
+            with self.redis.pipeline() as pipe:
+                try:
+                    pipe.watch(results, tallies)
+                    try:
+                        stored = self._stored_results(pipe, results)
+                    except redis.ResponseError:  # results of another type: none to count, and they are left as they are
+                        stored = []
+                    rows = recount(stored) if stored else {}
+                    pipe.multi()
+                    pipe.delete(tallies)
+                    if rows:
+                        pipe.hset(tallies, mapping=rows)
+                    pipe.execute()
+                    return rows
+                except redis.WatchError:
+                    continue
+        raise Conflict(f"{tallies}: kept changing while being counted")
 
     @store_faults()
     def allow(self, key: str, limit: int, window: float) -> bool:
@@ -459,20 +571,21 @@ class RedisStore(Store):
         return {seat for seat, until in enumerate(marks) if until is not None and _moment(until) > now}
 
     @store_faults()
-    def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(self._key("changed", game_id))
-            # Subscribed first, then read: a save in between is seen one way or the other.
-            while self.stored_version(game_id) == version:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                pubsub.get_message(timeout=min(left, 1.0))
-            return True
-        finally:
-            pubsub.close()
+    def stored_versions(self, game_ids: list[str]) -> dict[str, int | None]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hget(self._key("game", game_id), "version")
+            stored = pipe.execute(raise_on_error=False)
+        versions: dict[str, int | None] = {}
+        for game_id, version in zip(game_ids, stored):
+            try:
+                versions[game_id] = None if version is None else _number(game_id, version)
+            except (Corrupt, redis.ResponseError, TypeError):
+                versions[game_id] = None  # unreadable: the stream wakes, and its read says why
+        return versions
+
+    def changes(self) -> Changes:
+        return RedisChanges(self)
 
     @contextmanager
     def lease(self, game_id: str) -> Iterator[None]:
@@ -515,9 +628,10 @@ class RedisStore(Store):
         for index in self._index_keys(seats):
             pipe.zadd(index, {game_id: updated})
 
-    def _index_keys(self, seats: list[str]) -> list[str]:
-        """The indexes a game with these seats is in: its maker's, every seated player's, and all games'."""
-        players = [self._key("player", player) for player in dict.fromkeys(seats)]
+    def _index_keys(self, seats: list[str], listed: list[str] | None = None) -> list[str]:
+        """The indexes a game with these seats is in: its maker's, the seated players' who list it (by
+        default every one), and all games'."""
+        players = [self._key("player", player) for player in dict.fromkeys(seats if listed is None else listed)]
         return [self._key("owner", seats[0]), *players, self._key("games")]
 
     def _kinds(self, *keys: str) -> dict[str, bytes]:
@@ -591,6 +705,37 @@ class RedisStore(Store):
                 except redis.WatchError:
                     continue
         raise Conflict(f"{watched[0]}: kept changing while being written")
+
+
+class RedisChanges(Changes):
+    """Every save publishes on its game's channel; one pattern subscription hears them all, on one connection."""
+
+    def __init__(self, store: RedisStore):
+        self._channels = store._key("changed", "")
+        self._pubsub = store.redis.pubsub()
+        with store_faults():
+            self._pubsub.psubscribe(self._channels + "*")
+            # Following once Redis says so: a save after this returns is heard.
+            confirmed = self._pubsub.get_message(timeout=store.socket_seconds)
+        if confirmed is None or confirmed["type"] != "psubscribe":
+            self.close()
+            raise StoreUnavailable(UNREACHABLE, "redis")
+
+    @store_faults()
+    def next(self) -> set[str] | None:
+        saved: set[str] = set()
+        message = self._pubsub.get_message(timeout=CHANGES_POLL_SECONDS)
+        while message is not None:
+            if message["type"] == "pmessage":
+                saved.add(message["channel"].decode(errors="replace")[len(self._channels) :])
+            message = self._pubsub.get_message(timeout=0)
+        return saved
+
+    def close(self) -> None:
+        try:
+            self._pubsub.close()
+        except redis.RedisError:
+            pass
 
 
 def _number(game_id: str, value: bytes | None) -> int:

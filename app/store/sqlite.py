@@ -22,8 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from app.game import Game
+from app.records import TALLIED, recount, tally, tally_key
 from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 from app.store.base import StoreUnavailable
+
+# Game ids per query when the live follower reads many versions at once (SQLite takes up to 32,766 parameters).
+VERSIONS_PER_QUERY = 500
 
 # How long a write waits for other processes' writes before it gives up.
 BUSY_SECONDS = 10
@@ -132,6 +136,12 @@ class SQLiteStore(Store):
             PRIMARY KEY (game_id, seat)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS seats_by_player ON seats (player, game_id);
+        -- Players who took a game off their list: their seat stays, the list no longer shows it.
+        CREATE TABLE IF NOT EXISTS departures (
+            game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            player TEXT NOT NULL,
+            PRIMARY KEY (game_id, player)
+        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS counters (
             key TEXT PRIMARY KEY,
             window_start REAL NOT NULL,
@@ -152,6 +162,21 @@ class SQLiteStore(Store):
             PRIMARY KEY (player, game_id)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS results_by_player ON results (player, kept_at);
+        -- What each player's results add up to, per group (app.records.tally; key '' is the player's own),
+        -- written with each result. A player with results and no tallies (kept before them) is counted once.
+        CREATE TABLE IF NOT EXISTS tallies (
+            player TEXT NOT NULL,
+            key TEXT NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (player, key)
+        ) WITHOUT ROWID;
+        -- The game whose end first showed a player a board (its id): later games of it are no result.
+        CREATE TABLE IF NOT EXISTS boards (
+            player TEXT NOT NULL,
+            board TEXT NOT NULL,
+            game_id TEXT NOT NULL,
+            PRIMARY KEY (player, board)
+        ) WITHOUT ROWID;
         -- Who watches a live game: a seat's player is connected until `until` (the store clock).
         CREATE TABLE IF NOT EXISTS presence (
             game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
@@ -274,8 +299,10 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _seat(connection: sqlite3.Connection, game_id: str, game: Game) -> None:
+        # The seats as the game has them now: a seat may have gone to another player, or gone.
+        connection.execute("DELETE FROM seats WHERE game_id = ? AND seat >= ?", (game_id, len(game.seats)))
         connection.executemany(
-            "INSERT OR IGNORE INTO seats (game_id, seat, player) VALUES (?, ?, ?)",
+            "INSERT OR REPLACE INTO seats (game_id, seat, player) VALUES (?, ?, ?)",
             [(game_id, seat, player) for seat, player in enumerate(game.seats)],
         )
 
@@ -324,10 +351,12 @@ class SQLiteStore(Store):
 
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         with self._connection() as connection:
+            # A game is listed once, however many of its seats are the player's (both, on one screen).
             rows = connection.execute(
-                "SELECT games.id, games.version, games.data, games.updated_at FROM seats JOIN games ON games.id = seats.game_id "
-                "WHERE seats.player = ? ORDER BY games.updated_at DESC LIMIT ?",
-                (player, limit),
+                "SELECT id, version, data, updated_at FROM games WHERE id IN (SELECT game_id FROM seats WHERE player = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM departures WHERE game_id = games.id AND player = ?) "
+                "ORDER BY updated_at DESC LIMIT ?",
+                (player, player, limit),
             ).fetchall()
         return [self._listing(*row) for row in rows]
 
@@ -342,21 +371,98 @@ class SQLiteStore(Store):
         with self._cache_lock:
             self._histories.pop(game_id, None)
 
+    def leave(self, game_id: str, player: str) -> None:
+        with self._transaction() as connection:
+            left = connection.execute(
+                "INSERT OR IGNORE INTO departures (game_id, player) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                (game_id, player, game_id, player),
+            ).rowcount
+            if not left and connection.execute("SELECT 1 FROM seats WHERE game_id = ? AND player = ?", (game_id, player)).fetchone() is None:
+                raise NotFound(game_id)
+
     def expire(self, idle_before: float) -> int:
         with self._transaction() as connection:
             return connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
 
-    def record_result(self, player: str, game_id: str, result: dict[str, Any]) -> None:
+    def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
+        text = json.dumps(result) if result is not None else None
         with self._transaction() as connection:
-            connection.execute(
+            if board is not None:
+                connection.execute("INSERT OR IGNORE INTO boards (player, board, game_id) VALUES (?, ?, ?)", (player, board, game_id))
+                first = connection.execute("SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)).fetchone()
+                if first[0] != game_id:
+                    return
+            if text is None:
+                return
+            kept = connection.execute(
                 "INSERT OR IGNORE INTO results (player, game_id, kept_at, data) VALUES (?, ?, ?, ?)",
-                (player, game_id, self.clock(), json.dumps(result)),
-            )
+                (player, game_id, self.clock(), text),
+            ).rowcount
+            if not kept:
+                return
+            key = tally_key(text)
+            rows = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ? AND key IN (?, ?)", (player, TALLIED, key or TALLIED)))
+            alone = TALLIED not in rows and connection.execute(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM results WHERE player = ? LIMIT 2)", (player,)
+            ).fetchone()[0] == 1
+            changes = tally(rows, text, alone)
+            if changes is None:
+                # Counted again from every result when next read (tallies_of), outside the write lock every move takes.
+                connection.execute("DELETE FROM tallies WHERE player = ?", (player,))
+            else:
+                connection.executemany(
+                    "INSERT OR REPLACE INTO tallies (player, key, data) VALUES (?, ?, ?)",
+                    [(player, name, data) for name, data in changes.items()],
+                )
+
+    def board_seen_in(self, player: str, board: str) -> str | None:
+        with self._connection() as connection:
+            row = connection.execute("SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)).fetchone()
+        return None if row is None else row[0]
 
     def results_of(self, player: str) -> list[str]:
         with self._connection() as connection:
             rows = connection.execute("SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)).fetchall()
         return [row[0] for row in rows]
+
+    def tallies_of(self, player: str) -> dict[str, str]:
+        with self._connection() as connection:
+            rows = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ?", (player,)))
+            if TALLIED in rows or connection.execute("SELECT 1 FROM results WHERE player = ? LIMIT 1", (player,)).fetchone() is None:
+                return rows
+        return self.retally(player)
+
+    def retally(self, player: str) -> dict[str, str]:
+        # Counted outside the write lock, which every move takes (100,000 results take a second or more), and
+        # kept only if no result came in meanwhile: results are never taken away, so as many is the same ones.
+        for _ in range(3):
+            with self._snapshot() as connection:
+                results = self._results(connection, player)
+            rows = recount(results) if results else {}
+            try:
+                with self._transaction() as connection:
+                    if connection.execute("SELECT COUNT(*) FROM results WHERE player = ?", (player,)).fetchone()[0] == len(results):
+                        self._keep_tallies(connection, player, rows)
+                        return rows
+            except StoreUnavailable:
+                return rows  # a disk that cannot write: the records show all the same, and are kept next time
+        with self._transaction() as connection:
+            return self._retally(connection, player)
+
+    def _retally(self, connection: sqlite3.Connection, player: str) -> dict[str, str]:
+        results = self._results(connection, player)
+        rows = recount(results) if results else {}
+        self._keep_tallies(connection, player, rows)
+        return rows
+
+    @staticmethod
+    def _results(connection: sqlite3.Connection, player: str) -> list[str]:
+        return [row[0] for row in connection.execute("SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,))]
+
+    @staticmethod
+    def _keep_tallies(connection: sqlite3.Connection, player: str, rows: dict[str, str]) -> None:
+        connection.execute("DELETE FROM tallies WHERE player = ?", (player,))
+        connection.executemany("INSERT INTO tallies (player, key, data) VALUES (?, ?, ?)", [(player, key, data) for key, data in rows.items()])
 
     def allow(self, key: str, limit: int, window: float) -> bool:
         now = self.clock()
@@ -376,6 +482,16 @@ class SQLiteStore(Store):
         with self._connection() as connection:
             row = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else row[0]
+
+    def stored_versions(self, game_ids: list[str]) -> dict[str, int | None]:
+        versions: dict[str, int | None] = dict.fromkeys(game_ids)
+        with self._connection() as connection:
+            # In slices: a statement takes a bounded number of parameters.
+            for start in range(0, len(game_ids), VERSIONS_PER_QUERY):
+                ids = game_ids[start : start + VERSIONS_PER_QUERY]
+                marks = ", ".join("?" * len(ids))
+                versions.update(connection.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall())
+        return versions
 
     def mark_present(self, game_id: str, seat: int, until: float) -> None:
         with self._transaction() as connection:

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+import threading
 import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -26,11 +29,12 @@ from app.config import Settings
 from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
 from app.web import api, errors, pages
-from app.web.deps import STATIC
+from app.web.deps import STATIC, templates
 from app.web.guard import Guard, StrictJSON
 
 EXPIRY_SWEEP_SECONDS = 3600
 EXPIRY_RETRY_SECONDS = 60
+HELD_REPORT_SECONDS = 600
 # Smaller answers go as they are: a one-cell move's (about 1 KB) would lose some 500 bytes, which
 # saves no round trip (TCP's first flight alone carries about 14 KB). Pages, rows, whole grids, the
 # static files and a big board's JSON are above this.
@@ -43,6 +47,33 @@ COMPRESS_LEVEL = 5
 log = logging.getLogger("kaboom")
 
 
+def end_live_streams_on_stop(service: GameService) -> None:
+    """End the live streams as soon as the server is told to stop.
+
+    uvicorn lets open answers finish before it tells the app (lifespan) that it
+    stops, and a live stream never finishes by itself: one open Flags page kept
+    a stopping server serving, and its computer playing, until uvicorn's own
+    time ran out. So the stopping signal is heard here too, beside uvicorn's
+    handler (installed before the app starts, and put back after it stops). Not
+    in a server whose event loop runs outside the main thread (tests): it
+    installs no signal handler, and stops by being told so."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        uvicorns = signal.getsignal(number)
+        if not callable(uvicorns):
+            continue
+
+        def stopping(received: int, frame: Any, uvicorns: Callable[[int, Any], Any] = uvicorns) -> None:
+            # A signal handler runs between two steps of the event loop's thread, perhaps inside a lock
+            # stop_live takes: it only asks the loop to run it next.
+            loop.call_soon_threadsafe(service.stop_live)
+            uvicorns(received, frame)
+
+        signal.signal(number, stopping)
+
+
 def create_app(
     settings: Settings | None = None,
     store: Store | None = None,
@@ -52,6 +83,10 @@ def create_app(
     """The app. Tests hand in a seeded `deals` and a `clock`; a server takes the defaults."""
     settings = settings or Settings()
     clock = clock or time.time
+    # Compiled now, as the worker starts: compiled at the first page instead, they took some 0.3 s of the
+    # first player's request (bench/no_guess.py --fresh).
+    for name in templates.env.list_templates(extensions=["html"]):
+        templates.env.get_template(name)
     from_settings = store is None
     store = store or open_store(settings, clock)
     service = GameService(store, settings, deals, clock, slow_lane=settings.slow_lane and from_settings)
@@ -68,11 +103,21 @@ def create_app(
                 wait = EXPIRY_RETRY_SECONDS
             await asyncio.sleep(wait)
 
+    async def report_what_is_held() -> None:
+        # What this worker keeps in memory, now and then: a self-hoster (and bench/load.py's soak) can tell
+        # a cache filling up to its bound from memory that grows for no reason.
+        while True:
+            await asyncio.sleep(HELD_REPORT_SECONDS)
+            log.info("%s", service.held())
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        sweeper = asyncio.create_task(expire_idle_games())
+        tasks = [asyncio.create_task(expire_idle_games()), asyncio.create_task(report_what_is_held())]
+        service.start()
+        end_live_streams_on_stop(service)
         yield
-        sweeper.cancel()
+        for task in tasks:
+            task.cancel()
         service.close()
 
     app = FastAPI(

@@ -59,13 +59,16 @@ async def list_games(player: Player, service: Service) -> list[GameListOut]:
 @records_router.get("", response_model=list[RecordOut])
 async def records(player: Player, service: Service) -> list[RecordOut]:
     """The player's records per mode and size: games, wins, win rate, streaks, the ten best times with their
-    3BV per second. Each game counts once, as it first ended (a loss taken back with undo stays a loss)."""
+    3BV per second. Each game counts once, as it first ended (a loss taken back with undo stays a loss), and
+    each board once: only the first of the player's games of a board id to end, won or lost; once its layout
+    was shown, any other game of that board is left out (no game, no win, no time)."""
     return [RecordOut.of(record) for record in (await service.records(player)).records]
 
 
 @router.delete("/{game_id}", status_code=204)
 async def delete_game(game_id: str, player: Player, service: Service) -> Response:
-    """Delete one of the player's games, with its history."""
+    """Delete one of the player's games, with its history, for everyone: the game's maker only. Anyone else
+    who holds a seat leaves the game: it goes from their list, and their seat stays as played."""
     await service.delete(game_id, player)
     return Response(status_code=204)
 
@@ -76,9 +79,9 @@ async def read_game(game_id: str, player: Player, service: Service) -> GameOut:
 
 
 @router.post("/{game_id}/moves", response_model=GameOut)
-async def move(game_id: str, body: MoveIn, player: Player, service: Service) -> GameOut:
+async def move(game_id: str, body: MoveIn, player: Player, client: Client, service: Service) -> GameOut:
     """Reveal, flag (cycles flag, ?, none unless `mark` is given), chord or undo. x and y count from 0."""
-    result = await service.move(game_id, player, Move(body.action, body.x, body.y, body.mark))
+    result = await service.move(game_id, player, Move(body.action, body.x, body.y, body.mark), client)
     return game_out(game_id, result.after, service.clock())
 
 
@@ -90,13 +93,15 @@ async def change_options(game_id: str, body: OptionsIn, player: Player, service:
 
 @router.get("/{game_id}/analysis", response_model=AnalysisOut)
 async def analysis(game_id: str, player: Player, service: Service) -> AnalysisOut:
-    """What the player could know: every covered cell proven safe, a mine, or unknown."""
+    """What the player could know: every covered cell proven safe, a mine, or unknown. Refused (409) where the
+    page's debug overlay is: in Flags, where one seat would see more than the other."""
     return AnalysisOut(status=await service.analysis(game_id, player))
 
 
 @router.get("/{game_id}/probabilities", response_model=ProbabilitiesOut)
 async def probabilities(game_id: str, player: Player, service: Service) -> ProbabilitiesOut:
-    """Each covered cell's exact chance of a mine, from what the player has seen (never from a layout)."""
+    """Each covered cell's exact chance of a mine, from what the player has seen (never from a layout). Refused
+    (409) where the page's probability overlay is: in Flags between two people."""
     game, cells = await service.probabilities(game_id, player)
     if cells is None:
         return ProbabilitiesOut(probability=None, budget_exceeded=True)
@@ -127,8 +132,8 @@ async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
 
 
 @router.post("/{game_id}/bot", response_model=GameOut)
-async def bot_move(game_id: str, player: Player, service: Service) -> GameOut:
+async def bot_move(game_id: str, player: Player, client: Client, service: Service) -> GameOut:
     """Classic and help games: the bot reveals the cell GET .../bot names, as a move; refused as a move is.
     A game the bot played a move of is left out of the player's records."""
-    result = await service.bot_move(game_id, player)
+    result = await service.bot_move(game_id, player, client)
     return game_out(game_id, result.after, service.clock())

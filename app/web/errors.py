@@ -15,8 +15,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from app.game import Invalid, Refused
-from app.service import RateLimited, TooComplex
+from app.game import Busy, Invalid, Refused
+from app.changes import StreamsFull, TooManyStreams
+from app.service import NoGuessLimited, RateLimited, TooComplex
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context
@@ -50,7 +51,12 @@ ANSWERS: dict[type[Exception], Answer] = {
     ),
     TooComplex: Answer(503, lambda error: TooComplex.message, htmx="panel", htmx_status=409),
     StoreUnavailable: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
+    Busy: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
     RateLimited: Answer(429, lambda error: error.message),
+    # A click on a game: the message goes in its panel.
+    NoGuessLimited: Answer(429, lambda error: error.message, htmx="panel", htmx_status=409),
+    TooManyStreams: Answer(429, lambda error: error.message),
+    StreamsFull: Answer(503, lambda error: error.message),
     # Invalid before Refused: the most specific class that matches answers.
     Invalid: Answer(422, lambda error: error.message, htmx="panel"),
     Refused: Answer(409, lambda error: error.message, htmx="panel"),

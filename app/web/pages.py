@@ -44,7 +44,7 @@ async def home(request: Request, player: Player, service: Service) -> Response:
     """The player's games, running and finished, to resume or delete; a welcome for a new player."""
     listings = await service.games_of(player)
     latest = next((listing for listing in listings if listing.game is not None), None)
-    return page(request, page_context(None, games=game_list(listings, service.clock()), latest=latest))
+    return page(request, page_context(None, games=game_list(listings, service.clock(), player), latest=latest))
 
 
 @router.get("/rules")
@@ -144,27 +144,52 @@ async def game_page(request: Request, game_id: str, player: Player, service: Ser
 # ----- games of two: the invitation, watching, live updates ---------------------------------
 
 
-async def seating_of(request: Request, service: GameService, game_id: str, game: Game, viewer: str) -> Seating | None:
-    """How a Flags game looks to `viewer` (a player, or an invitation's key for whoever watches)."""
+async def seating_of(
+    request: Request, service: GameService, game_id: str, game: Game, viewer: str, present: frozenset[int] | None = None
+) -> Seating | None:
+    """How a Flags game looks to `viewer` (a player, or an invitation's key for whoever watches); `present`,
+    who is connected, when the caller has just asked."""
     if game.mode != "flags":
         return None
     rules = get_mode(game.mode)
     key = rules.link_key(game)
     watching = viewer.startswith(LINK)
     seat = None if watching or game.state["opponent"] == "screen" else service.viewer_seat(game, viewer)
-    _, present = await service.live(game_id, viewer)
+    if present is None:
+        _, present = await service.live(game_id, viewer)
+    waiting = key is not None and rules.red(game) is None
     return Seating(
-        seat=seat, watching=watching, waiting=key is not None and rules.red(game) is None,
-        invite=str(request.url_for("join_invitation", game_id=game_id, key=key)) if key is not None and seat == 0 else None,
+        seat=seat, watching=watching, waiting=waiting,
+        invite=str(request.url_for("invitation", game_id=game_id, key=key)) if key is not None and seat == 0 else None,
         present=present, live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
+        join=f"/games/{game_id}/join/{key}" if watching and waiting and game.status == "playing" else None,
+        reclaimable=not watching and rules.seat_reclaimable(game, viewer),
     )
 
 
 @router.get("/games/{game_id}/join/{key}")
+async def invitation(request: Request, game_id: str, key: str, service: Service) -> Response:
+    """An invitation's link shows the game; taking the seat is a button on it (join_invitation). A link
+    preview (a chat app fetching the link to draw it) must not take the friend's seat, nor may any other
+    plain GET. The player who holds a seat goes to their game."""
+    game = await service.load(game_id, LINK + key)
+    if request.session.get("player") in game.seats:
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
+    return RedirectResponse(f"/games/{game_id}/watch/{key}", status_code=303)
+
+
+@router.post("/games/{game_id}/join/{key}")
 async def join_invitation(game_id: str, key: str, player: Player, service: Service) -> Response:
-    """An invitation's link: whoever opens it first takes Red's seat (their cookie keeps it); later, it shows the game to watch."""
+    """Play as Red: the seat is the player's (their cookie keeps it) if nobody took it first; else they watch."""
     seated = await service.join(game_id, key, player)
     return RedirectResponse(f"/games/{game_id}" if seated else f"/games/{game_id}/watch/{key}", status_code=303)
+
+
+@router.post("/games/{game_id}/free-seat")
+async def free_seat_form(game_id: str, player: Player, service: Service) -> Response:
+    """The inviter frees the seat of someone who took it and never moved: a new link to send."""
+    await service.free_seat(game_id, player)
+    return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
 @router.get("/games/{game_id}/watch/{key}")
@@ -196,6 +221,8 @@ async def live_events(game_id: str, viewer: str, service: GameService, version: 
             shown_version, shown_present = current, present
             yield ServerSentEvent(event="changed", data=f"{current}")
         await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS)
+        if service.changes.closed:
+            return  # the server is stopping: the page reconnects to whichever answers next
 
 
 async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
@@ -210,9 +237,20 @@ async def link_viewer(game_id: str, key: str, service: Service) -> str:
     return LINK + key
 
 
+async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:
+    """A place among the worker's live streams, held while the stream lasts; past the caps, the stream
+    is refused (TooManyStreams) and the page keeps its poll."""
+    with service.streams.slot(client):
+        yield
+
+
 @router.get("/games/{game_id}/events", response_class=EventSourceResponse)
 async def game_events(
-    game_id: str, viewer: Annotated[str, Depends(seat_viewer)], service: Service, version: int = -1
+    game_id: str,
+    viewer: Annotated[str, Depends(seat_viewer)],
+    _slot: Annotated[None, Depends(stream_slot)],
+    service: Service,
+    version: int = -1,
 ) -> AsyncIterator[ServerSentEvent]:
     """Server-sent events of a game of two for one of its players (htmx's SSE extension listens)."""
     async for event in live_events(game_id, viewer, service, version):
@@ -221,7 +259,11 @@ async def game_events(
 
 @router.get("/games/{game_id}/watch/{key}/events", response_class=EventSourceResponse)
 async def watch_events(
-    game_id: str, viewer: Annotated[str, Depends(link_viewer)], service: Service, version: int = -1
+    game_id: str,
+    viewer: Annotated[str, Depends(link_viewer)],
+    _slot: Annotated[None, Depends(stream_slot)],
+    service: Service,
+    version: int = -1,
 ) -> AsyncIterator[ServerSentEvent]:
     async for event in live_events(game_id, viewer, service, version):
         yield event
@@ -245,7 +287,7 @@ async def live_answer(request: Request, game_id: str, viewer: str, service: Game
     if version == str(current) and presence == shown:
         return Response(status_code=204)
     game, overlay, review = await service.look(game_id, viewer)
-    seating = await seating_of(request, service, game_id, game, viewer)
+    seating = await seating_of(request, service, game_id, game, viewer, present)
     context = page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating, oob=True)
     last = game.state.get("last") if game.mode == "flags" else None
     if last is not None and version == str(game.version - 1) and game.status == "playing":
@@ -266,6 +308,7 @@ async def move_form(
     request: Request,
     game_id: str,
     player: Player,
+    client: Client,
     service: Service,
     action: Annotated[str, Form()],
     x: Annotated[str, Form()] = "",
@@ -275,17 +318,19 @@ async def move_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
-    result = await service.move(game_id, player, move)
+    result = await service.move(game_id, player, move, client)
     seating = await seating_of(request, service, game_id, result.after, player)
     return move_answer(request, game_id, result, version, service.clock(), seating=seating)
 
 
 @router.post("/games/{game_id}/bot")
-async def bot_move_form(request: Request, game_id: str, player: Player, service: Service, version: Annotated[str, Form()] = "") -> Response:
+async def bot_move_form(
+    request: Request, game_id: str, player: Player, client: Client, service: Service, version: Annotated[str, Form()] = ""
+) -> Response:
     """One step of Play for me (kaboom.js): the bot's next cell, answered as a click on it is."""
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    result = await service.bot_move(game_id, player)
+    result = await service.bot_move(game_id, player, client)
     return move_answer(request, game_id, result, version, service.clock())
 
 

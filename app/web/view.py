@@ -249,6 +249,8 @@ class Seating:
     invite: str | None  # its link, for the player who invited
     present: frozenset[int]  # seats whose players are connected
     live_path: str  # the page's live updates: its stream, its poll
+    join: str | None = None  # where a spectator takes the free seat (a POST: opening the link does not)
+    reclaimable: bool = False  # the viewer may free the seat of someone who took it and never moved
 
     @property
     def presence(self) -> str:
@@ -295,7 +297,9 @@ def flags_lines(game: Game, seating: Seating) -> list[SeatLine]:
             lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is connected."))
         else:
             lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is not connected: they can come back by the same link."))
-    if seating.watching:
+    if seating.join:
+        lines.append(SeatLine(1, "Red's seat is free: Play as Red, above the board, takes it."))
+    elif seating.watching:
         lines.append(SeatLine(None, "You are watching: the two players' moves appear here as they play."))
     return lines
 
@@ -361,9 +365,10 @@ class ListedGame:
     status: str  # playing, won, lost or damaged: the row's colour
     played: str  # when it was last played, in UTC (the page shows it in the player's time zone)
     played_at: str  # the same, as ISO 8601
+    made_by_player: bool = True  # deleting takes it away for everyone; else the player only leaves it
 
 
-def game_list(listings: list[Listing], now: float) -> list[ListedGame]:
+def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
     rows = []
     for listing in listings:
         moment = time.gmtime(listing.updated_at)
@@ -383,7 +388,10 @@ def game_list(listings: list[Listing], now: float) -> list[ListedGame]:
             state = mode.result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
-        rows.append(ListedGame(listing.game_id, title, f"{mode.title}, {kind}" if kind else mode.title, state, game.status, played, played_at))
+        rows.append(ListedGame(
+            listing.game_id, title, f"{mode.title}, {kind}" if kind else mode.title, state, game.status, played, played_at,
+            made_by_player=game.seats[0] == player,
+        ))
     return rows
 
 
