@@ -9,9 +9,9 @@ seed and click always deal the same board).
 from __future__ import annotations
 
 import random
-import time
 
 from solver.analysis import Analyzer, Status
+from solver.limits import Allowance
 from solver.position import COVERED, Position, neighbour_table
 
 
@@ -47,6 +47,27 @@ def _anywhere_but(cells: int, mines: int, spared: set[int], rng: random.Random) 
 # timed, so that a seed deals the same board on every machine (a board id must always deal the
 # same layout). bench/generate.py measured at most 131 on Expert at 30 % and 37 on 100x100 at 25 %.
 PERTURBATIONS = 400
+# What the search's Python side costs in the solver's work units (solver/limits.py; its SAT calls charge
+# themselves), so that an allowance stops a search at the same point on every machine: each cell read
+# into an analyzer, each cell of the board once per play from the start, and each round of asking for
+# the proven-safe cells. Fitted to the processor time of boards from 9x9 to 100x100 (bench/generate.py
+# --work): a unit came to 0.036-0.060 microseconds on a 2-core machine, as the solver's own do.
+REVEAL_UNITS = 128
+PASS_UNITS = 16
+ROUND_UNITS = 550
+# Below both, the slowest search measured (sizes from 16x16 to 40x40 at densities from 10 % to 80 %,
+# bench/generate.py --sizes 28x28 30x30 --densities 38 55 --no-play and the like) took 0.29 s of processor
+# time (28x28 with 298 mines; Expert at most 0.15 s at any density); at or above either, searches took
+# 0.3-1.6 s (30x30 with 495 mines, 35x35 with 551, 40x40 with 960) and dense 100x100 boards their whole
+# allowance.
+SLOW_SEARCH_CELLS = 1000
+SLOW_SEARCH_MINES = 300
+
+
+def slow_search(width: int, height: int, mines: int) -> bool:
+    """Whether a no-guess search for this board may take long enough to keep it away from cheap work:
+    decided by size and mines alone, before it starts, so the same board always goes the same way."""
+    return width * height >= SLOW_SEARCH_CELLS or mines >= SLOW_SEARCH_MINES
 
 
 class NoGuessImpossible(ValueError):
@@ -62,7 +83,7 @@ def no_guess_layout(
     *,
     opening: bool = True,
     budget: int = PERTURBATIONS,
-    deadline: float | None = None,
+    allowance: Allowance | None = None,
 ) -> frozenset[int]:
     """A layout that a player can clear from the first click at `first` by deduction alone.
 
@@ -71,9 +92,10 @@ def no_guess_layout(
     needed. Tatham's method: deal, play the board as a player who opens only
     proven-safe cells, and where that player is stuck move a mine into or out
     of the stuck region; repeat until a play from the first click needs no
-    change. `budget` counts perturbations; past it, or past `deadline`
-    (time.monotonic() seconds: a guard, which never changes the layout dealt,
-    only whether one is), NoGuessImpossible.
+    change. `budget` counts perturbations; past it, NoGuessImpossible.
+    `allowance` bounds the search's work and time: past its work OutOfWork,
+    at the same point for the same seed on any machine; past its deadline
+    OutOfTime. Neither changes which layout is dealt, only whether one is.
     """
     layout = set(first_click_layout(width, height, mines, first, rng, opening=opening))
     # The first click's promise (an opening, or the cell alone) holds for every change.
@@ -83,17 +105,17 @@ def no_guess_layout(
     while True:
         # Go on from where the last play was stuck (the layout changed only among covered cells);
         # once such a play clears the board, the board must also be cleared from the first click alone.
-        stuck = _deduce_all(width, height, mines, layout, first, opened)
+        stuck = _deduce_all(width, height, mines, layout, first, opened, allowance)
         if stuck is None and opened is not None:
             opened = None
-            stuck = _deduce_all(width, height, mines, layout, first, None)
+            stuck = _deduce_all(width, height, mines, layout, first, None, allowance)
         if stuck is None:
             return frozenset(layout)
         spent += 1
-        if spent > budget or (deadline is not None and time.monotonic() > deadline):
+        if spent > budget:
             raise NoGuessImpossible(
                 f"no {width}x{height} board with {mines} mines that can be solved without guessing was found "
-                f"{'within ' + str(budget) + ' changes' if spent > budget else 'in time'}: try fewer mines"
+                f"within {budget} changes: try fewer mines"
             )
         _perturb(width, height, layout, stuck, spared, rng)
         opened = stuck.opened
@@ -109,36 +131,50 @@ class _Stuck:
         self.frontier_mines = frontier_mines  # proven mines next to an open number
 
 
-def _deduce_all(width: int, height: int, mines: int, layout: set[int], first: int, opened: set[int] | None) -> _Stuck | None:
+def _deduce_all(
+    width: int,
+    height: int,
+    mines: int,
+    layout: set[int],
+    first: int,
+    opened: set[int] | None,
+    allowance: Allowance | None = None,
+) -> _Stuck | None:
     """Play `layout` opening every proven-safe cell, from `opened` (or the first click's flood); None once
-    every safe cell is open, else where the play stopped."""
+    every safe cell is open, else where the play stopped. Each step is paid for before it is taken."""
     neighbours = neighbour_table(width, height)
+    charge = allowance.charge if allowance is not None else lambda units: None
+    charge(PASS_UNITS * width * height)
 
     def number(index: int) -> str:
         return str(sum(1 for n in neighbours[index] if n in layout))
 
     symbols = [COVERED] * (width * height)
     opened = set(opened) if opened is not None else set(_flood(neighbours, layout, [first], set()))
+    charge(REVEAL_UNITS * len(opened))
     for index in opened:
         symbols[index] = number(index)
     analyzer = Analyzer(Position(width, height, mines, tuple("".join(symbols[y * width : (y + 1) * width]) for y in range(height))))
     safe_left = width * height - mines - len(opened)
-    while safe_left:
-        safe = [y * width + x for x, y in analyzer.safe_cells()]
-        if not safe:
-            statuses = analyzer.classify()
-            frontier, outside, frontier_mines = [], [], []
-            for (x, y), status in sorted(statuses.items(), key=lambda item: item[0][::-1]):
-                index = y * width + x
-                if status is Status.UNKNOWN:
-                    (outside if analyzer.is_outside((x, y)) else frontier).append(index)
-                elif status is Status.MINE and not analyzer.is_outside((x, y)):
-                    frontier_mines.append(index)
-            return _Stuck(opened, frontier, outside, frontier_mines)
-        new = _flood(neighbours, layout, safe, opened)
-        opened.update(new)
-        safe_left -= len(new)
-        analyzer.reveal({(index % width, index // width): number(index) for index in new})
+    with analyzer.limits(allowance):
+        while safe_left:
+            charge(ROUND_UNITS)
+            safe = [y * width + x for x, y in analyzer.safe_cells()]
+            if not safe:
+                statuses = analyzer.classify()
+                frontier, outside, frontier_mines = [], [], []
+                for (x, y), status in sorted(statuses.items(), key=lambda item: item[0][::-1]):
+                    index = y * width + x
+                    if status is Status.UNKNOWN:
+                        (outside if analyzer.is_outside((x, y)) else frontier).append(index)
+                    elif status is Status.MINE and not analyzer.is_outside((x, y)):
+                        frontier_mines.append(index)
+                return _Stuck(opened, frontier, outside, frontier_mines)
+            new = _flood(neighbours, layout, safe, opened)
+            charge(REVEAL_UNITS * len(new))
+            opened.update(new)
+            safe_left -= len(new)
+            analyzer.reveal({(index % width, index // width): number(index) for index in new})
     return None
 
 

@@ -21,6 +21,10 @@ CALL_UNITS = 400
 CELL_UNITS = 4
 # How many verdicts' worth of work an overlay or a hint may take, within the deadline.
 INFORMING_WORK = 4
+# How many verdicts' worth of work making a no-guess board may take: at the default allowance, 24 M units,
+# about a second of one core (bench/generate.py --work --solver-work 4000000). A 100x100 board with 2,000
+# mines took at most 16 M, one with 2,500 more than 24 M 7 times in 10, one with 3,000 some 110-120 M.
+GENERATING_WORK = 6
 
 
 class Interrupted(Exception):
@@ -102,6 +106,11 @@ class Limits:
     def for_deal(self, hurried: bool) -> Allowance:
         """For a deal after a verdict: none of the work a hurried verdict showed this position would need."""
         return Allowance(0 if hurried else self.work, self.deadline)
+
+    def generating(self) -> Allowance:
+        """For making a board (a no-guess layout): several verdicts' worth of work, so that the same seed makes
+        the same board or stops at the same point on any machine, and the deadline as the last guard."""
+        return Allowance(None if self.work is None else GENERATING_WORK * self.work, self.deadline)
 
     def timed(self) -> Allowance:
         """For reasoning that only informs (overlays, hints): whatever time the request has left.

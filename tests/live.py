@@ -47,6 +47,9 @@ def free_port() -> int:
 @contextmanager
 def live_server(database: Path, deals: Deals | None = None, clock=None, **settings):
     """A server on a free port; `deals` (seeded) and `clock` make what it deals and when repeatable."""
+    # No slow lane unless asked: it starts with its server, a Python process loading the app, which every
+    # test server would pay for; slow games play in a thread of the same answers (tests/test_limits.py).
+    settings.setdefault("slow_lane", False)
     app = create_app(Settings(database=database, **settings), deals=deals or Deals(seed=0), clock=clock)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

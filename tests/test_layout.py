@@ -218,3 +218,12 @@ def test_show_me_brings_a_hinted_cell_off_a_panned_board_into_view(open_page, da
     assert int(hinted.split("-")[1]) >= 28
     assert frame["left"] <= cell["left"] and cell["right"] <= frame["right"], (cell, frame)
     assert page.evaluate("window.scrollX") == 0
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_every_preset_button_shows_its_whole_name_on_a_phone(open_page, width):
+    """"Intermediate" in bold once ran past its button's border, three buttons a row at 390 px."""
+    page = open_page({**PHONE, "viewport": {"width": width, "height": 844}})
+    page.goto("/")
+    names = page.eval_on_selector_all(".presets button", "buttons => buttons.map(b => [b.innerText.split('\\n')[0], b.scrollWidth - b.clientWidth])")
+    assert names and all(overflow <= 0 for _, overflow in names), [name for name, overflow in names if overflow > 0]
