@@ -84,7 +84,7 @@ class Lane:
             self._fail()
             return
         # At the lower priority from its start, not once loaded: its loading then takes no processor time
-        # the worker's requests need (bench/no_guess.py --fresh 4 --cheap-first, a busy 2-core machine: a
+        # the worker's requests need (bench/hammer.py --fresh 4 --cheap-first, a busy 2-core machine: a
         # fresh server's first slow request took 0.7-1.0 s against a 0.5 s deadline, then 0.6-0.8 s).
         for pid in list(self._pool._processes):
             with contextlib.suppress(OSError):

@@ -73,6 +73,8 @@ SLOW_OPERATION_CPU_SECONDS = 0.25
 # at random over 100x100 give 3,900 (140 ms) to 6,500 (0.9 s).
 SLOW_FRONTIER_CELLS = 3000
 SLOW_GAMES_KEPT = 1024
+# The bot's requests on a board of this many cells or more go where slow work runs (_bot_off_cheap_threads).
+BOT_SLOW_CELLS = 1000
 # A move that keeps meeting writes from other processes gives up after this many tries.
 WRITE_ATTEMPTS = 8
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
@@ -278,6 +280,7 @@ class GameService:
             f"undo histories {self.store.history_bytes / 2**20:.1f} of {megabytes / 4:g} MB, "
             f"live streams {self.streams.open} (waiting {self.changes.watched}), computer turns {len(self._computers)}, "
             f"games known slow {len(self.slow_games)}, presence marks {len(self._marked)}"
+            + (f", {self.store.held()}" if self.store.held() else "")
         )
 
     def close(self) -> None:
@@ -556,6 +559,8 @@ class GameService:
         before = self.store.load(game_id, player)
         if (move is None or move.action == "reveal") and modes.get_mode(before.mode).no_guess_deal(before):
             self._before_no_guess_deal(game_id, before, client)
+        if move is None:
+            self._bot_off_cheap_threads(game_id, before)
         analyzer = self._analyzer(game_id, before)
         overlay_before = self._overlay_shown(analyzer, before, limits)
         choice = None
@@ -645,11 +650,19 @@ class GameService:
     def _bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
         limits = self.limits()
         game = self.store.load(game_id, player)
+        self._bot_off_cheap_threads(game_id, game)
         analyzer = self._analyzer(game_id, game)
         try:
             return game, self._choose(game_id, game, analyzer, limits)
         finally:
             self.analyzers.put(game_id, game, analyzer)
+
+    def _bot_off_cheap_threads(self, game_id: str, game: Game) -> None:
+        """The bot on a big board plays where slow work runs. Each of its requests there stays under the slow
+        mark (SLOW_OPERATION_CPU_SECONDS), but one client asking for them without a pause kept a worker's
+        processor busy: another player's p95 went from 6 ms to 144 ms (bench/hammer.py --hammer bot)."""
+        if getattr(self._thread, "cheap", False) and game.width * game.height >= BOT_SLOW_CELLS:
+            raise SlowGame(game_id)
 
     @staticmethod
     def _choose(game_id: str, game: Game, analyzer: Analyzer, limits: Limits) -> BotChoice:

@@ -46,7 +46,7 @@ def free_port() -> int:
 
 def server_ms(response: httpx.Response) -> float:
     timing = response.headers.get("server-timing", "")
-    return float(timing.split("dur=")[1]) if "dur=" in timing else float("nan")
+    return float(timing.split("dur=")[1].split(",")[0]) if "dur=" in timing else float("nan")
 
 
 def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict, probabilities: bool) -> str:

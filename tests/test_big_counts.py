@@ -106,3 +106,25 @@ def test_the_bot_answers_on_a_100x100_board_with_3000_mines(server):
         played = client.post(f"/api/games/{game_id}/bot")
         assert played.status_code == 200, played.text
         assert played.json()["board"][y][x] != "." and played.json()["bot_moves"] == 1
+
+
+@pytest.mark.parametrize(("size", "slow"), [((40, 40, 300), True), ((30, 16, 99), False)])
+def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed):
+    """One client asking the bot for 100x100 moves without a pause kept a worker's processor busy (another
+    player's p95: 6 ms to 144 ms); a big board's bot requests leave the cheap threads, Expert's stay."""
+    import asyncio
+
+    from app.config import Settings
+    from app.service import Deals, GameService
+    from app.store import MemoryStore
+
+    async def scene() -> tuple[bool, bool]:
+        service = GameService(MemoryStore(), Settings(), Deals(seed=deal_seed), clock=lambda: 100.0)
+        game_id, _ = await service.create("alice", "client", "classic", *size, {})
+        _, choice = await service.bot_choice(game_id, "alice")
+        asked = game_id in service.slow_games
+        result = await service.bot_move(game_id, "alice")
+        assert result.bot is not None and result.bot.cell == choice.cell, "the move opens the cell the bot named"
+        return asked, game_id in service.slow_games
+
+    assert asyncio.run(scene()) == (slow, slow)

@@ -91,3 +91,24 @@ def test_the_history_cache_holds_no_more_bytes_than_it_may():
         assert 0 < store._histories.currsize <= limit
     held = sum(history_footprint(history) for _, history in store._histories.values())
     assert held == store._histories.currsize <= limit
+
+
+def test_a_worker_says_what_it_holds_each_against_its_bound(tmp_path):
+    """The line a worker logs every ten minutes: the caches that grow with use, with their bounds, and what
+    SQLite itself holds (its page caches), which no Python tool sees."""
+    import re
+
+    from app.config import Settings
+    from app.service import GameService
+    from app.store.sqlite import SQLiteStore, sqlite_memory
+
+    store = SQLiteStore(tmp_path / "games.sqlite3")
+    service = GameService(store, Settings(database=tmp_path / "games.sqlite3", cache_megabytes=32))
+    game_id = store.create(new_game(30, 16, 99, seats=["alice"], rng=random.Random(1)))
+    store.load(game_id, "alice")
+    line = service.held()
+    assert "analyzers 0.0 of 32 MB" in line and "undo histories" in line and "of 8 MB" in line
+    assert "live streams 0 (waiting 0)" in line
+    used = sqlite_memory()
+    assert used is not None and used > 0, "asked of the library Python's sqlite3 uses"
+    assert re.search(r"SQLite memory \d+\.\d MB", line), line

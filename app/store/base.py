@@ -133,6 +133,10 @@ class Store:
                 max_bytes, getsizeof=lambda entry: history_footprint(entry[1])
             )
 
+    def held(self) -> str:
+        """What the store itself keeps in this process beyond the histories, in words for the log; "" for nothing."""
+        return ""
+
     @property
     def history_bytes(self) -> int:
         """About how many bytes the decoded histories kept in memory hold now."""

@@ -9,6 +9,8 @@ of their own too: a game answers every player who holds one.
 
 from __future__ import annotations
 
+import _sqlite3
+import ctypes
 import json
 import os
 import random
@@ -26,6 +28,21 @@ from app.records import TALLIED, recount, tally, tally_key
 from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
 from app.store.base import StoreUnavailable
 
+def sqlite_memory() -> int | None:
+    """The bytes SQLite holds in this process now (page caches above all), from the very library Python's
+    sqlite3 module uses (sqlite3_status64 of its handle, so a copy linked into the module counts too); None
+    where it cannot be asked."""
+    try:
+        status = ctypes.CDLL(_sqlite3.__file__).sqlite3_status64
+        used, peak = ctypes.c_int64(), ctypes.c_int64()
+        if status(SQLITE_STATUS_MEMORY_USED, ctypes.byref(used), ctypes.byref(peak), 0) != 0:
+            return None
+    except (OSError, AttributeError):
+        return None
+    return used.value
+
+
+SQLITE_STATUS_MEMORY_USED = 0
 # Game ids per query when the live follower reads many versions at once (SQLite takes up to 32,766 parameters).
 VERSIONS_PER_QUERY = 500
 
@@ -238,6 +255,16 @@ class SQLiteStore(Store):
                         self._idle.append(connection)
                 else:
                     connection.close()
+
+    def held(self) -> str:
+        # Each pooled connection keeps a page cache of up to 2 MB (SQLite's default), filled as the file grows:
+        # a part of a worker's slow rise in memory that only SQLite itself can tell.
+        with self._pool_lock:
+            pooled = len(self._idle)
+        used = sqlite_memory()
+        return f"SQLite connections pooled {pooled} (page caches up to 2 MB each), SQLite memory " + (
+            f"{used / 2**20:.1f} MB" if used is not None else "unknown"
+        )
 
     @contextmanager
     def _snapshot(self) -> Iterator[sqlite3.Connection]:

@@ -84,7 +84,7 @@ def create_app(
     settings = settings or Settings()
     clock = clock or time.time
     # Compiled now, as the worker starts: compiled at the first page instead, they took some 0.3 s of the
-    # first player's request (bench/no_guess.py --fresh).
+    # first player's request (bench/hammer.py --fresh).
     for name in templates.env.list_templates(extensions=["html"]):
         templates.env.get_template(name)
     from_settings = store is None
