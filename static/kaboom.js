@@ -706,9 +706,11 @@
     });
 
     // A live page's poll that crossed a move of its own on the way brings the board the move's answer
-    // brought already, without what the move said: it is not swapped in over it.
+    // brought already, without what the move said: it is not swapped in over it. (htmx names the swap's
+    // target as the event's elt; the element that asked is the request's.)
     document.body.addEventListener("htmx:beforeSwap", (event) => {
-      if (!event.detail.elt.closest || !event.detail.elt.closest("#live")) return;
+      const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
+      if (!asker || !asker.closest || !asker.closest("#live")) return;
       const shown = document.getElementById("version");
       const brought = /id="version" name="version" value="(\d+)"/.exec(event.detail.serverResponse || "");
       if (shown && brought && Number(brought[1]) <= Number(shown.value)) event.detail.shouldSwap = false;

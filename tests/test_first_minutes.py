@@ -499,6 +499,40 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
     assert "dropped the bomb" in page.inner_text("#panel")
 
 
+def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open_page, database):
+    """The stream's event of a player's own move asks for the fragment with the version the page showed
+    before the move's answer arrived; the fragment that comes back holds no news, and is not swapped in
+    over the move's (CI saw the news vanish one run in a few dozen, whenever the event won the race)."""
+    page = open_page(LAPTOP)
+    game_id = blue_behind(page, database)
+    before = int(page.input_value("#version"))
+    tap(page, "#bomb-mode", False)
+    page.click("#c-7-7")
+    settled(page, f"Number(document.getElementById('version').value) > {before}")
+    assert "dropped the bomb" in page.inner_text("#panel")
+    # The live fragment asked for as if the move's answer were still on its way: the whole panel, as of
+    # the version the page shows now.
+    asked = []
+
+    def crossed(route):
+        url = route.request.url.replace(f"version={before + 1}", f"version={before}")
+        asked.append(url)
+        route.continue_(url=url)
+
+    page.route(f"**/games/{game_id}/live?*", crossed)
+    # The stream's own event of the move may ask too (routed the same way): the answer waited for is ours.
+    answered = page.evaluate("""() => new Promise((done) => {
+        const asker = document.querySelector('#live [hx-get]');
+        asker.addEventListener('htmx:afterRequest', (event) => {
+            const told = event.detail.requestConfig.triggeringEvent;
+            if (told && told.detail && told.detail.crossed) done(event.detail.xhr.status);
+        });
+        htmx.trigger(asker, 'sse:changed', { crossed: true });
+    })""")
+    assert answered == 200 and asked
+    assert "dropped the bomb" in page.inner_text("#panel")
+
+
 def test_flags_news_is_in_the_text_colour_and_a_spectator_has_no_cursor(open_page, database):
     page = open_page(LAPTOP)
     made = page.request.post("/api/games", data=json.dumps({"mode": "flags", "width": 8, "height": 8, "mines": 12, "opponent": "invite"}),
