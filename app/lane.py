@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
+from app.allocator import limit_arenas
 from app.config import Settings
 
 log = logging.getLogger("kaboom")
@@ -41,6 +42,7 @@ def _start(settings: Settings, parent_pid: int) -> None:
     from app.service import GameService
     from app.store import open_store
 
+    limit_arenas()
     # Set already by the worker that started it, unless it could not.
     os.setpriority(os.PRIO_PROCESS, 0, max(NICENESS, os.getpriority(os.PRIO_PROCESS, 0)))
     stop_with_parent(parent_pid)

@@ -40,6 +40,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
+from app.allocator import limit_arenas
 from app.config import ConfigurationError, Settings
 
 logger = logging.getLogger("uvicorn.error")
@@ -151,7 +152,9 @@ class KaboomConfig(uvicorn.Config):
         return any(address in network for network in self.trusted_proxies)
 
     def load(self) -> None:
-        # Runs in each worker before it serves; with one process there is no supervisor to outlive.
+        # Runs in each worker before it serves, before its threads start (see app/allocator.py).
+        limit_arenas()
+        # With one process there is no supervisor to outlive.
         if self.workers > 1 and os.getpid() != self.supervisor_pid:
             stop_with_parent(self.supervisor_pid)
         super().load()

@@ -35,7 +35,7 @@ import anyio
 import anyio.to_thread
 from cachetools import LRUCache, TTLCache
 
-from app import modes
+from app import allocator, modes
 from app.config import Settings
 from app.game import BotChoice, Busy, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.modes.classic import BoardId
@@ -281,6 +281,7 @@ class GameService:
             f"live streams {self.streams.open} (waiting {self.changes.watched}), computer turns {len(self._computers)}, "
             f"games known slow {len(self.slow_games)}, presence marks {len(self._marked)}"
             + (f", {self.store.held()}" if self.store.held() else "")
+            + f", {allocator.described()}"
         )
 
     def close(self) -> None:

@@ -112,3 +112,5 @@ def test_a_worker_says_what_it_holds_each_against_its_bound(tmp_path):
     used = sqlite_memory()
     assert used is not None and used > 0, "asked of the library Python's sqlite3 uses"
     assert re.search(r"SQLite memory \d+\.\d MB", line), line
+    # And the C heap: memory freed to the allocator but kept in its arenas shows nowhere else.
+    assert re.search(r"C heap \d+\.\d MB in use, \d+\.\d MB free in its arenas", line), line
