@@ -706,14 +706,33 @@
     });
 
     // A live page's poll that crossed a move of its own on the way brings the board the move's answer
-    // brought already, without what the move said: it is not swapped in over it. (htmx names the swap's
-    // target as the event's elt; the element that asked is the request's.)
-    document.body.addEventListener("htmx:beforeSwap", (event) => {
+    // brought already, without what the move said: it is not swapped in over it, unless who is connected
+    // changed meanwhile, and then what the move said is kept. (htmx names the swap's target as the event's
+    // elt; the element that asked is the request's.)
+    let keptWords = null;
+    function fromLive(event) {
       const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
-      if (!asker || !asker.closest || !asker.closest("#live")) return;
+      return Boolean(asker && asker.closest && asker.closest("#live"));
+    }
+    document.body.addEventListener("htmx:beforeSwap", (event) => {
+      if (!fromLive(event)) return;
+      const answer = event.detail.serverResponse || "";
+      const brought = /id="version" name="version" value="(\d+)"/.exec(answer);
       const shown = document.getElementById("version");
-      const brought = /id="version" name="version" value="(\d+)"/.exec(event.detail.serverResponse || "");
-      if (shown && brought && Number(brought[1]) <= Number(shown.value)) event.detail.shouldSwap = false;
+      if (!shown || !brought || Number(brought[1]) > Number(shown.value)) return;
+      const present = /id="presence" name="presence" value="([^"]*)"/.exec(answer);
+      const shownPresent = document.getElementById("presence");
+      if (Number(brought[1]) < Number(shown.value) || !present || !shownPresent || present[1] === shownPresent.value) {
+        event.detail.shouldSwap = false;
+        return;
+      }
+      keptWords = document.getElementById("message");
+    });
+    document.body.addEventListener("htmx:afterSwap", (event) => {
+      if (!keptWords || !fromLive(event)) return;
+      const lines = document.querySelectorAll("#panel .seat-line");
+      if (!document.getElementById("message") && lines.length) lines[lines.length - 1].after(keptWords);
+      keptWords = null;
     });
 
     // The poll stands in for the stream: while the stream is open it looks only now and then (in case a

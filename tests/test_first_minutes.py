@@ -531,6 +531,30 @@ def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open
     })""")
     assert answered == 200 and asked
     assert "dropped the bomb" in page.inner_text("#panel")
+    # The same version, but who is connected changed meanwhile: that is shown, and the move's words stay.
+    page.unroute(f"**/games/{game_id}/live?*")
+    shown_presence = page.input_value("#presence")
+
+    def someone_came(route):
+        url = route.request.url.replace(f"version={before + 1}", f"version={before}")
+        fetched = route.fetch(url=url)
+        body = fetched.text()
+        assert f'id="presence" name="presence" value="{shown_presence}"' in body
+        route.fulfill(response=fetched, body=body.replace(
+            f'id="presence" name="presence" value="{shown_presence}"', 'id="presence" name="presence" value="01-came"'))
+
+    page.route(f"**/games/{game_id}/live?*", someone_came)
+    answered = page.evaluate("""() => new Promise((done) => {
+        const asker = document.querySelector('#live [hx-get]');
+        asker.addEventListener('htmx:afterRequest', (event) => {
+            const told = event.detail.requestConfig.triggeringEvent;
+            if (told && told.detail && told.detail.came) done(event.detail.xhr.status);
+        });
+        htmx.trigger(asker, 'sse:changed', { came: true });
+    })""")
+    assert answered == 200 and page.input_value("#presence") == "01-came"
+    assert "dropped the bomb" in page.inner_text("#panel")
+    assert page.evaluate("document.querySelectorAll('#message').length") == 1
 
 
 def test_flags_news_is_in_the_text_colour_and_a_spectator_has_no_cursor(open_page, database):
