@@ -499,6 +499,19 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
     assert "dropped the bomb" in page.inner_text("#panel")
 
 
+def ask_live(page, mark: str) -> int:
+    """What the stream's event makes the page ask for, asked now: the status of that answer, once swapped (the
+    stream's own events may ask too; the answer waited for is the one marked)."""
+    return page.evaluate("""(mark) => new Promise((done) => {
+        const asker = document.querySelector('#live [hx-get]');
+        asker.addEventListener('htmx:afterRequest', (event) => {
+            const told = event.detail.requestConfig.triggeringEvent;
+            if (told && told.detail && told.detail[mark]) done(event.detail.xhr.status);
+        });
+        htmx.trigger(asker, 'sse:changed', { [mark]: true });
+    })""", mark)
+
+
 def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open_page, database):
     """The stream's event of a player's own move asks for the fragment with the version the page showed
     before the move's answer arrived; the fragment that comes back holds no news, and is not swapped in
@@ -520,15 +533,7 @@ def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open
         route.continue_(url=url)
 
     page.route(f"**/games/{game_id}/live?*", crossed)
-    # The stream's own event of the move may ask too (routed the same way): the answer waited for is ours.
-    answered = page.evaluate("""() => new Promise((done) => {
-        const asker = document.querySelector('#live [hx-get]');
-        asker.addEventListener('htmx:afterRequest', (event) => {
-            const told = event.detail.requestConfig.triggeringEvent;
-            if (told && told.detail && told.detail.crossed) done(event.detail.xhr.status);
-        });
-        htmx.trigger(asker, 'sse:changed', { crossed: true });
-    })""")
+    answered = ask_live(page, "crossed")
     assert answered == 200 and asked
     assert "dropped the bomb" in page.inner_text("#panel")
     # The same version, but who is connected changed meanwhile: that is shown, and the move's words stay.
@@ -538,20 +543,11 @@ def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open
     def someone_came(route):
         url = route.request.url.replace(f"version={before + 1}", f"version={before}")
         fetched = route.fetch(url=url)
-        body = fetched.text()
-        assert f'id="presence" name="presence" value="{shown_presence}"' in body
-        route.fulfill(response=fetched, body=body.replace(
+        route.fulfill(response=fetched, body=fetched.text().replace(
             f'id="presence" name="presence" value="{shown_presence}"', 'id="presence" name="presence" value="01-came"'))
 
     page.route(f"**/games/{game_id}/live?*", someone_came)
-    answered = page.evaluate("""() => new Promise((done) => {
-        const asker = document.querySelector('#live [hx-get]');
-        asker.addEventListener('htmx:afterRequest', (event) => {
-            const told = event.detail.requestConfig.triggeringEvent;
-            if (told && told.detail && told.detail.came) done(event.detail.xhr.status);
-        });
-        htmx.trigger(asker, 'sse:changed', { came: true });
-    })""")
+    answered = ask_live(page, "came")
     assert answered == 200 and page.input_value("#presence") == "01-came"
     assert "dropped the bomb" in page.inner_text("#panel")
     assert page.evaluate("document.querySelectorAll('#message').length") == 1
