@@ -54,16 +54,24 @@ class Board:
 
     def flags_around(self, index: int, cells: list[str], marks: Mapping[int, str]) -> int:
         """Flags around a number, and mines shown there without a loss: what a chord counts."""
-        return sum(1 for n in self.neighbours(index) if (cells[n] == COVERED and marks.get(n) == FLAG) or cells[n] == MINE)
+        return sum(
+            1 for n in self.neighbours(index) if (cells[n] == COVERED and marks.get(n) == FLAG) or cells[n] == MINE
+        )
 
-    def covered_around(self, index: int, cells: list[str], marks: Mapping[int, str], flagged: bool = False) -> list[int]:
+    def covered_around(
+        self, index: int, cells: list[str], marks: Mapping[int, str], flagged: bool = False
+    ) -> list[int]:
         """Covered neighbours: without flags, or only the flagged ones."""
         return [n for n in self.neighbours(index) if cells[n] == COVERED and (marks.get(n) == FLAG) == flagged]
 
     def frontier_size(self, cells: list[str]) -> int:
         """How many covered cells touch a revealed number: what a fresh analysis of the position reasons about."""
         shown = [symbol not in (COVERED, "0") for symbol in cells]
-        return sum(1 for index, symbol in enumerate(cells) if symbol == COVERED and any(shown[n] for n in self.neighbours(index)))
+        return sum(
+            1
+            for index, symbol in enumerate(cells)
+            if symbol == COVERED and any(shown[n] for n in self.neighbours(index))
+        )
 
     def rows(self, symbols: Iterable[str]) -> list[str]:
         text = "".join(symbols)

@@ -55,7 +55,9 @@ def play(board: Board, strategy: str, seed: int) -> GameResult:
         game = new_game(board.width, board.height, board.mines, "cruel", rng=random.Random(rng.getrandbits(64)))
     elif board.layout is None:
         options = ClassicOptions(first_click_safe_only=not board.opening)
-        game = new_game(board.width, board.height, board.mines, "classic", options, rng=random.Random(rng.getrandbits(64)))
+        game = new_game(
+            board.width, board.height, board.mines, "classic", options, rng=random.Random(rng.getrandbits(64))
+        )
     else:
         options = ClassicOptions(first_click_safe_only=not board.opening)
         game = get_mode("classic").from_layout(board.width, board.height, board.layout, board.first, options)
@@ -107,8 +109,12 @@ class CalibrationBin:
 
     def as_json(self) -> dict:
         return {
-            "low": self.low, "high": self.high, "guesses": self.guesses, "predicted": round(self.predicted, 4),
-            "observed": round(self.observed, 4), "interval": [round(bound, 4) for bound in self.interval],
+            "low": self.low,
+            "high": self.high,
+            "guesses": self.guesses,
+            "predicted": round(self.predicted, 4),
+            "observed": round(self.observed, 4),
+            "interval": [round(bound, 4) for bound in self.interval],
         }
 
 
@@ -126,8 +132,12 @@ def calibration(results: list[GameResult], edges: tuple[float, ...] = CALIBRATIO
             mines = sum(mine for _, mine in inside)
             bins.append(
                 CalibrationBin(
-                    low, min(high, 1.0), len(inside), sum(chance for chance, _ in inside) / len(inside),
-                    mines / len(inside), wilson_interval(mines, len(inside)),
+                    low,
+                    min(high, 1.0),
+                    len(inside),
+                    sum(chance for chance, _ in inside) / len(inside),
+                    mines / len(inside),
+                    wilson_interval(mines, len(inside)),
                 )
             )
     return bins

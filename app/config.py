@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
     # Nobody by default: a proxy's address must be named, or any client on the host could say who it is.
     forwarded_allow_ips: str = Field(
-        "", description="addresses or networks of the proxies whose X-Forwarded-For/-Proto are believed (comma-separated)"
+        "",
+        description="addresses or networks of the proxies whose X-Forwarded-For/-Proto are believed (comma-separated)",
     )
     solver_seconds: float = Field(
         2.0,
@@ -70,7 +71,10 @@ class Settings(BaseSettings):
     games_per_player: int = Field(100, ge=1, description="games kept per player; past it old finished games go first")
     idle_days: float = Field(30, gt=0, description="games untouched for this many days are deleted")
     computer_pause: float = Field(
-        0.8, ge=0, le=10, description="seconds the Flags computer waits before each move, so that a player can follow its moves"
+        0.8,
+        ge=0,
+        le=10,
+        description="seconds the Flags computer waits before each move, so that a player can follow its moves",
     )
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
     create_window: float = Field(60, gt=0)
@@ -82,7 +86,9 @@ class Settings(BaseSettings):
     )
     no_guess_window: float = Field(60, gt=0)
     read_timeout: float = Field(
-        10, gt=0, description="seconds a client has to send a whole request, from connecting or from the previous answer"
+        10,
+        gt=0,
+        description="seconds a client has to send a whole request, from connecting or from the previous answer",
     )
     keepalive_timeout: float = Field(5, gt=0, description="seconds an idle connection is kept open after an answer")
     connections_per_client: int = Field(
@@ -92,10 +98,14 @@ class Settings(BaseSettings):
         1000, ge=1, description="open connections per worker (kept under the open-files limit); past it, 503 or closed"
     )
     live_streams: int = Field(
-        400, ge=1, description="live pages' event streams per worker; past it a stream is refused (503) and its page polls instead"
+        400,
+        ge=1,
+        description="live pages' event streams per worker; past it a stream is refused (503) and its page polls instead",
     )
     live_streams_per_client: int = Field(
-        24, ge=1, description="live pages' event streams one client address may hold on one worker; past it, 429 and the page polls"
+        24,
+        ge=1,
+        description="live pages' event streams one client address may hold on one worker; past it, 429 and the page polls",
     )
 
     @field_validator("store")

@@ -283,8 +283,24 @@ class Game:
 
     # ----- storage ----------------------------------------------------
 
-    SCALARS = ("width", "height", "mines", "mode", "status", "exploded", "shown_mines", "state", "hidden",
-               "hints", "deaths", "started_at", "finished_at", "last_cell", "version", "seats")
+    SCALARS = (
+        "width",
+        "height",
+        "mines",
+        "mode",
+        "status",
+        "exploded",
+        "shown_mines",
+        "state",
+        "hidden",
+        "hints",
+        "deaths",
+        "started_at",
+        "finished_at",
+        "last_cell",
+        "version",
+        "seats",
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The state without its history: stores keep history records apart, each written once.

@@ -106,7 +106,10 @@ class Lane:
         if self._pool is None:
             # spawn, not fork: a worker has threads, and a forked copy of their locks can hang.
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=get_context("spawn"), initializer=_start, initargs=(self.settings, os.getpid())
+                max_workers=1,
+                mp_context=get_context("spawn"),
+                initializer=_start,
+                initargs=(self.settings, os.getpid()),
             )
         return self._pool
 

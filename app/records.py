@@ -26,10 +26,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.modes import get_mode
@@ -80,10 +80,17 @@ def counts_in_records(game: Game) -> bool:
 def result_of(game: Game) -> dict[str, Any]:
     figures = fixed_layout_figures(game)
     return {
-        "mode": game.mode, "width": game.width, "height": game.height, "mines": game.mines,
-        "won": game.status == "won", "seconds": game.elapsed(game.finished_at or 0.0),
-        "finished_at": game.finished_at or 0.0, "deaths": game.deaths, "hints": game.hints,
-        "bbbv": figures[0] if figures else None, "clicks": figures[2] if figures else None,
+        "mode": game.mode,
+        "width": game.width,
+        "height": game.height,
+        "mines": game.mines,
+        "won": game.status == "won",
+        "seconds": game.elapsed(game.finished_at or 0.0),
+        "finished_at": game.finished_at or 0.0,
+        "deaths": game.deaths,
+        "hints": game.hints,
+        "bbbv": figures[0] if figures else None,
+        "clicks": figures[2] if figures else None,
         "kind": get_mode(game.mode).record_kind(game),
     }
 
@@ -235,18 +242,38 @@ def _streaks(start: tuple[int, int], ends: list[tuple[float, bool]]) -> tuple[in
 def _row(record: Record, first: float, order: int, ends: list[tuple[float, bool]], before: tuple[int, int]) -> str:
     """A group's tally: its record, and its ends from `before` on, of which the last TAIL are kept."""
     cut = max(0, len(ends) - TAIL)
-    return json.dumps({
-        "mode": record.mode, "width": record.width, "height": record.height, "mines": record.mines, "kind": record.kind,
-        "games": record.games, "wins": record.wins, "streak": record.streak, "best_streak": record.best_streak,
-        "best": [[best.seconds, best.finished_at, best.bbbv] for best in record.best],
-        "first": first, "order": order, "tail": ends[cut:], "before_tail": _streaks(before, ends[:cut]),
-    })
+    return json.dumps(
+        {
+            "mode": record.mode,
+            "width": record.width,
+            "height": record.height,
+            "mines": record.mines,
+            "kind": record.kind,
+            "games": record.games,
+            "wins": record.wins,
+            "streak": record.streak,
+            "best_streak": record.best_streak,
+            "best": [[best.seconds, best.finished_at, best.bbbv] for best in record.best],
+            "first": first,
+            "order": order,
+            "tail": ends[cut:],
+            "before_tail": _streaks(before, ends[:cut]),
+        }
+    )
 
 
 def _record(group: GroupTally) -> Record:
     return Record(
-        group["mode"], group["width"], group["height"], group["mines"], group["kind"], group["games"], group["wins"],
-        group["streak"], group["best_streak"], [Best(*best) for best in group["best"]],
+        group["mode"],
+        group["width"],
+        group["height"],
+        group["mines"],
+        group["kind"],
+        group["games"],
+        group["wins"],
+        group["streak"],
+        group["best_streak"],
+        [Best(*best) for best in group["best"]],
     )
 
 

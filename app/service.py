@@ -15,9 +15,11 @@ Nothing here knows about HTTP.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 import threading
@@ -28,20 +30,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import dataclasses
-import logging
-
 import anyio
 import anyio.to_thread
 from cachetools import LRUCache, TTLCache
 
 from app import allocator, modes
+from app.changes import ChangeFeed, StreamSlots
 from app.config import Settings
 from app.game import BotChoice, Busy, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.lane import Lane
 from app.modes.classic import BoardId
 from app.modes.flags import COMPUTER, LINK
-from app.changes import ChangeFeed, StreamSlots
-from app.lane import Lane
 from app.records import Records, counts_in_records, result_of, tallied
 from app.store import Conflict, Corrupt, Listing, Store
 from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
@@ -100,7 +99,9 @@ class RateLimited(Exception):
     """Too many new games from one client address in the current window."""
 
     def __init__(self, limit: int, window: float):
-        super().__init__(f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little.")
+        super().__init__(
+            f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little."
+        )
         self.message = str(self)
 
 
@@ -129,7 +130,9 @@ class AnalyzerCache:
     """
 
     def __init__(self, max_bytes: int):
-        self._entries: LRUCache[str, tuple[int, Analyzer]] = LRUCache(max_bytes, getsizeof=lambda entry: entry[1].footprint())
+        self._entries: LRUCache[str, tuple[int, Analyzer]] = LRUCache(
+            max_bytes, getsizeof=lambda entry: entry[1].footprint()
+        )
         # Different games are worked on in different threads at once.
         self._lock = threading.Lock()
 
@@ -255,7 +258,9 @@ class GameService:
         self.changes = ChangeFeed(store)
         self.streams = StreamSlots(settings.live_streams_per_client, settings.live_streams)
         # The seats this worker marked present lately: (game id, seat) -> True, by the service's clock.
-        self._marked: TTLCache[tuple[str, int], bool] = TTLCache(PRESENCE_KEPT, ttl=PRESENCE_RENEW_SECONDS, timer=self.clock)
+        self._marked: TTLCache[tuple[str, int], bool] = TTLCache(
+            PRESENCE_KEPT, ttl=PRESENCE_RENEW_SECONDS, timer=self.clock
+        )
         self._presence_lock = threading.Lock()
         self._computers: dict[str, asyncio.Task] = {}  # games whose computer turns this process plays
 
@@ -351,7 +356,9 @@ class GameService:
         rules = modes.get_mode(mode)
         options = rules.options(**settings)
         if board_id is None:
-            game = rules.new_game(width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret)
+            game = rules.new_game(
+                width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret
+            )
         else:
             game = rules.from_board(BoardId.parse(board_id), options, [player], self.board_secret)
             if await self.offload(self.store.board_seen_in, player, game.state["board_id"]) is not None:
@@ -370,7 +377,9 @@ class GameService:
         board_id = game.state.get("board_id")
         if board_id is None:
             raise Refused("this board is dealt at the first click: make it, then the board can be played again")
-        return await self.create(player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id)
+        return await self.create(
+            player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id
+        )
 
     async def records(self, player: str) -> Records:
         """What the store's tallies say: the same cost however many results the player has."""
@@ -579,7 +588,9 @@ class GameService:
             raise
         ended = before.status == "playing" and after.status != "playing" and len(after.seats) == 1
         board = after.state.get("board_id") if ended else None
-        seen_in = self.store.board_seen_in(after.seats[0], board) if board and not after.state.get("layout_seen") else None
+        seen_in = (
+            self.store.board_seen_in(after.seats[0], board) if board and not after.state.get("layout_seen") else None
+        )
         if seen_in not in (None, game_id):
             # Another game of this board ended first, since this one started: no result, and the page says
             # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
@@ -824,4 +835,3 @@ class GameService:
         self.store.save(game_id, COMPUTER, after, before.version)
         self.analyzers.put(game_id, after, outcome.analyzer)
         return rules.computer_to_move(after)
-

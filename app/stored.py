@@ -22,7 +22,16 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    NotRequired,
+    Protocol,
+    TypeVar,
+)
 
 from pydantic import (
     AfterValidator,
@@ -37,7 +46,7 @@ from pydantic import (
     ValidationInfo,
     with_config,
 )
-from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Options
 from solver.position import COVERED, FLAG, MINE
@@ -65,6 +74,8 @@ def _key_on_the_board(key: str, info: ValidationInfo) -> str:
 Cell = Annotated[StrictInt, Field(ge=0), AfterValidator(_on_the_board)]
 # JSON keys are text: a cell as a key is its index written plainly ("12", never "012" or "+12").
 CellKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]{0,5})$"), AfterValidator(_key_on_the_board)]
+
+
 def _a_layout_of_the_game(mines: list[int], info: ValidationInfo) -> list[int]:
     if mines != sorted(set(mines)):
         raise ValueError("a layout lists each mine once, in order")

@@ -94,8 +94,10 @@ class Program:
         text = position.format()
         started = time.monotonic()
         if self.command.startswith(BUILTIN):
-            level = self.command[len(BUILTIN):]
-            choice = FLAGS_PLAYERS[level](FlagsView.of(position, started + min(limit, FLAGS_SECONDS)), random.Random(text))
+            level = self.command[len(BUILTIN) :]
+            choice = FLAGS_PLAYERS[level](
+                FlagsView.of(position, started + min(limit, FLAGS_SECONDS)), random.Random(text)
+            )
             return Answer(choice.cell, time.monotonic() - started)
         try:
             done = subprocess.run(shlex.split(self.command), input=text, capture_output=True, text=True, timeout=limit)
@@ -129,7 +131,7 @@ def parse_answer(text: str, position: Position) -> tuple[int, int] | str:
 def check_program(command: str) -> Program:
     """A program named on the command line: `builtin:LEVEL` with a known level, or a command that parses."""
     if command.startswith(BUILTIN):
-        level = command[len(BUILTIN):]
+        level = command[len(BUILTIN) :]
         if level not in FLAGS_PLAYERS:
             raise ValueError(f"unknown built-in player {level!r}: expected one of {', '.join(FLAGS_PLAYERS)}")
     else:
@@ -151,9 +153,18 @@ class GameRecord:
     seconds: list[list[float]] = field(default_factory=lambda: [[], []])  # each program's answers' times
 
 
-def play(board: Board, programs: tuple[Program, Program], first: int, seed: int, uncover_all: bool = False, limit: float = ANSWER_SECONDS) -> GameRecord:
+def play(
+    board: Board,
+    programs: tuple[Program, Program],
+    first: int,
+    seed: int,
+    uncover_all: bool = False,
+    limit: float = ANSWER_SECONDS,
+) -> GameRecord:
     """One game: program `first` takes seat 0 (moves first)."""
-    game = FLAGS.from_layout(board.width, board.height, board.layout(seed), FlagsOptions(bomb=False, uncover_all=uncover_all))
+    game = FLAGS.from_layout(
+        board.width, board.height, board.layout(seed), FlagsOptions(bomb=False, uncover_all=uncover_all)
+    )
     seated = (first, 1 - first)  # seat -> program
     record = GameRecord(board, first, [0, 0], None)
     analyzer = None
@@ -196,7 +207,12 @@ def sets(records: list[GameRecord]) -> list[SetResult]:
         by_size.setdefault(record.board.size, []).append(record)
     results = []
     for size, played in by_size.items():
-        won = [sum(Fraction(1) if r.winner == side else Fraction(1, 2) if r.winner is None else Fraction(0) for r in played) for side in (0, 1)]
+        won = [
+            sum(
+                Fraction(1) if r.winner == side else Fraction(1, 2) if r.winner is None else Fraction(0) for r in played
+            )
+            for side in (0, 1)
+        ]
         needed = SET_SHARE * len(played)
         winner = 0 if won[0] >= needed else 1 if won[1] >= needed else None
         results.append(SetResult(size, len(played), (won[0], won[1]), winner))
@@ -232,7 +248,9 @@ def sample_position(width: int, height: int, mines: int, moves: int, seed: int) 
         covered = [index for index, symbol in enumerate(game.cells) if symbol == COVERED]
         if game.status != "playing" or not covered:
             break
-        game, outcome = FLAGS.apply(game, Move("reveal", *game.cell(rng.choice(covered))), rng=rng, now=0.0, analyzer=analyzer)
+        game, outcome = FLAGS.apply(
+            game, Move("reveal", *game.cell(rng.choice(covered))), rng=rng, now=0.0, analyzer=analyzer
+        )
         analyzer = outcome.analyzer
     # The position as it stood: the mines a finished game shows are no part of it.
     game.shown_mines = None

@@ -45,7 +45,9 @@ def main() -> None:
     print(f"before: won {sum(before)} of {games} = {100 * sum(before) / games:.2f} %")
     print(f"after:  won {sum(after)} of {games} = {100 * sum(after) / games:.2f} %")
     print(f"games only before won: {only_before}; only after: {only_after}")
-    print(f"difference: {100 * difference:+.2f} points (95 % interval {100 * (difference - 1.96 * spread):+.2f} to {100 * (difference + 1.96 * spread):+.2f})")
+    print(
+        f"difference: {100 * difference:+.2f} points (95 % interval {100 * (difference - 1.96 * spread):+.2f} to {100 * (difference + 1.96 * spread):+.2f})"
+    )
 
 
 if __name__ == "__main__":

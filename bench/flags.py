@@ -54,18 +54,31 @@ def main() -> None:
                 density = rng.choice(DENSITIES)
                 cells = width * height
                 moves = rng.randint(0, cells // 3)
-                positions.append(sample_position(width, height, round(cells * density), moves, args.seed * 1000 + number))
+                positions.append(
+                    sample_position(width, height, round(cells * density), moves, args.seed * 1000 + number)
+                )
             for level in levels:
                 times = []
                 for position in positions:
                     started = time.monotonic()
-                    done = subprocess.run([KABOOM, "move", "--level", level], input=position.format(), capture_output=True, text=True, timeout=60)
+                    done = subprocess.run(
+                        [KABOOM, "move", "--level", level],
+                        input=position.format(),
+                        capture_output=True,
+                        text=True,
+                        timeout=60,
+                    )
                     times.append(time.monotonic() - started)
                     if done.returncode != 0 or isinstance(parse_answer(done.stdout, position), str):
                         sys.exit(f"{level} on {width}x{height}: {done.stdout.strip()!r} {done.stderr.strip()}")
                     progress.advance(task)
                 table.add_row(
-                    level, f"{width}x{height}", str(len(times)), f"{statistics.median(times):.2f}", f"{percentile(times, 0.95):.2f}", f"{max(times):.2f}"
+                    level,
+                    f"{width}x{height}",
+                    str(len(times)),
+                    f"{statistics.median(times):.2f}",
+                    f"{percentile(times, 0.95):.2f}",
+                    f"{max(times):.2f}",
                 )
     Console().print(table)
 

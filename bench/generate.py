@@ -36,7 +36,13 @@ from solver import Allowance, Limits, OutOfWork  # noqa: E402
 from solver.generate import NoGuessImpossible, no_guess_layout  # noqa: E402
 
 # (width, height, boards by default); Expert's 99 mines are 20.6 %.
-SIZES = {"9x9": (9, 9, 100), "16x16": (16, 16, 100), "30x16": (30, 16, 100), "50x50": (50, 50, 20), "100x100": (100, 100, 10)}
+SIZES = {
+    "9x9": (9, 9, 100),
+    "16x16": (16, 16, 100),
+    "30x16": (30, 16, 100),
+    "50x50": (50, 50, 20),
+    "100x100": (100, 100, 10),
+}
 DENSITIES = (10.0, 15.0, 20.0, 20.6, 25.0)
 
 
@@ -102,11 +108,22 @@ def main() -> None:
                     progress.advance(task)
                 progress.remove_task(task)
                 made = boards - refused - out_of_work
-                row = [name, str(mines), f"{density:g} %", str(boards), f"{statistics.median(times):.0f}",
-                       f"{percentile(times, 0.95):.0f}", f"{max(times):.0f}", str(refused)]
+                row = [
+                    name,
+                    str(mines),
+                    f"{density:g} %",
+                    str(boards),
+                    f"{statistics.median(times):.0f}",
+                    f"{percentile(times, 0.95):.0f}",
+                    f"{max(times):.0f}",
+                    str(refused),
+                ]
                 row += [str(out_of_work)] if args.solver_work else []
                 if args.work:
-                    row += [f"{statistics.median(work) / 1e6:.1f} / {max(work) / 1e6:.1f}", f"{sum(cpu) / max(1, sum(work)) * 1e6:.3f}"]
+                    row += [
+                        f"{statistics.median(work) / 1e6:.1f} / {max(work) / 1e6:.1f}",
+                        f"{sum(cpu) / max(1, sum(work)) * 1e6:.3f}",
+                    ]
                 row += ["-" if args.no_play else f"{100 * won / made:.0f} %" if made else "-"]
                 table.add_row(*row)
     Console(width=180).print(table)

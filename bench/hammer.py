@@ -304,9 +304,22 @@ def contention(args: argparse.Namespace, source: Path, console: Console) -> None
         (before, started), (after, ended) = cpu[start], cpu[end]
         return f"{(after.get(role, 0) - before.get(role, 0)) / (ended - started):.2f}"
 
-    title = f"Another player's moves (ms), idle and beside {args.hammers} connection(s) {hammer.doing.format(mines=mines)}"
+    title = (
+        f"Another player's moves (ms), idle and beside {args.hammers} connection(s) {hammer.doing.format(mines=mines)}"
+    )
     table = Table(title=title)
-    columns = ("phase", "moves", "p50", "p95", "p99", "max", "server p95", "new games: max ms", "worker cores", "lane cores")
+    columns = (
+        "phase",
+        "moves",
+        "p50",
+        "p95",
+        "p99",
+        "max",
+        "server p95",
+        "new games: max ms",
+        "worker cores",
+        "lane cores",
+    )
     for column in columns:
         table.add_column(column, justify="right")
     for name, following in (("idle", "hammered"), ("hammered", "done")):
@@ -330,7 +343,9 @@ def contention(args: argparse.Namespace, source: Path, console: Console) -> None
     console.print(hammered)
     idle, busy = percentile(moves.round_trip["idle"], 0.95), percentile(moves.round_trip["hammered"], 0.95)
     verdict = "met" if busy - idle <= 100 else "NOT met"
-    console.print(f"p95 {idle:.1f} ms idle, {busy:.1f} ms hammered: {busy - idle:+.1f} ms (target: at most +100 ms: {verdict})")
+    console.print(
+        f"p95 {idle:.1f} ms idle, {busy:.1f} ms hammered: {busy - idle:+.1f} ms (target: at most +100 ms: {verdict})"
+    )
     if moves.errors:
         console.print(f"the player's errors: {dict(moves.errors)}")
 
@@ -342,7 +357,15 @@ def fresh(args: argparse.Namespace, source: Path, console: Console) -> None:
     heavy, _ = scattered_game(seed=3, side=100, mines=3000, shown=2100)
     rows = heavy.board.rows(heavy.cells)
     table = Table(title="The first slow request on a fresh server (KABOOM_SOLVER_SECONDS=0.5; ms)")
-    columns = ("server", "since it answered", "first: round trip", "first: server", "warm: round trip", "warm: server", "status")
+    columns = (
+        "server",
+        "since it answered",
+        "first: round trip",
+        "first: server",
+        "warm: round trip",
+        "warm: server",
+        "status",
+    )
     for column in columns:
         table.add_column(column, justify="right")
     for number in range(args.fresh):
@@ -373,16 +396,26 @@ def fresh(args: argparse.Namespace, source: Path, console: Console) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=30, help="seconds measured idle, as many hammered (default %(default)s)")
+    parser.add_argument(
+        "--seconds", type=float, default=30, help="seconds measured idle, as many hammered (default %(default)s)"
+    )
     parser.add_argument("--warmup", type=float, default=5, help="seconds played before measuring (default %(default)s)")
     parser.add_argument("--think", type=float, default=100, help="the player's mean pause, ms (default %(default)s)")
-    parser.add_argument("--hammer", choices=HAMMERS, default="no-guess", help="what the hammer asks for (default %(default)s)")
-    parser.add_argument("--hammers", type=int, default=4, help="connections hammering from one address (default %(default)s)")
-    parser.add_argument("--mines", type=int, help="mines on the hammer's 100x100 boards (default 3000 for no-guess, 2000 for bot)")
+    parser.add_argument(
+        "--hammer", choices=HAMMERS, default="no-guess", help="what the hammer asks for (default %(default)s)"
+    )
+    parser.add_argument(
+        "--hammers", type=int, default=4, help="connections hammering from one address (default %(default)s)"
+    )
+    parser.add_argument(
+        "--mines", type=int, help="mines on the hammer's 100x100 boards (default 3000 for no-guess, 2000 for bot)"
+    )
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--fresh", type=int, metavar="N", help="time the first slow request on N fresh servers instead")
     parser.add_argument("--pause", type=float, default=0, help="--fresh: seconds to wait before the slow request")
-    parser.add_argument("--cheap-first", action="store_true", help="--fresh: a cheap page first (the worker's own first costs)")
+    parser.add_argument(
+        "--cheap-first", action="store_true", help="--fresh: a cheap page first (the worker's own first costs)"
+    )
     parser.add_argument("--source", type=Path, default=ROOT, help="the code the server runs (default: this checkout)")
     parser.add_argument("--env", nargs="*", default=[], metavar="KABOOM_X=V", help="more settings for the server")
     parser.add_argument("--seed", type=int, default=1)

@@ -598,9 +598,7 @@ class SlowClient(Player):
     in `pages`: apart from the players', whose numbers show what the slow work costs everyone else.
     """
 
-    def __init__(
-        self, port: int, number: int, args: argparse.Namespace, slow: SlowStats, clock: Clock, database: Path
-    ):
+    def __init__(self, port: int, number: int, args: argparse.Namespace, slow: SlowStats, clock: Clock, database: Path):
         # Numbered after the players, so its connection, too, is opened STAGGER after the last one.
         super().__init__(port, args.players + number, args, slow.reveals, clock)
         self.rng = random.Random(f"slow {args.seed} {number}")  # the positions and the cells
@@ -997,9 +995,12 @@ class LiveLoad:
         self.stats = LiveStats()
         per_game = args.pages_per_game
         self.tables = [
-            LiveTable(self, number, ports[number % len(ports)], [
-                ports[(number + index) % len(ports)] for index in range(min(per_game, args.live - number * per_game))
-            ])
+            LiveTable(
+                self,
+                number,
+                ports[number % len(ports)],
+                [ports[(number + index) % len(ports)] for index in range(min(per_game, args.live - number * per_game))],
+            )
             for number in range(math.ceil(args.live / per_game))
         ]
 
@@ -1099,7 +1100,11 @@ class Servers:
 
 
 def start_server(
-    workers: int, data: Path, port: int, store: str | None = None, secret: str | None = None,
+    workers: int,
+    data: Path,
+    port: int,
+    store: str | None = None,
+    secret: str | None = None,
     log_name: str = "server.log",
 ) -> tuple[subprocess.Popen, Path]:
     env = {
@@ -1367,8 +1372,17 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         f"{args.seconds:g} s measured after {args.warmup:g} s warm-up; ms are p50 / p95 / p99"
     )
     columns = (
-        "workers", "moves/s", "moves", "client ms", "server ms", "errors", "409", "games won/lost", "new games/s",
-        "CPU server/client" + ("/redis" if args.store == "redis" else ""), "RSS MB start / mid / peak / end",
+        "workers",
+        "moves/s",
+        "moves",
+        "client ms",
+        "server ms",
+        "errors",
+        "409",
+        "games won/lost",
+        "new games/s",
+        "CPU server/client" + ("/redis" if args.store == "redis" else ""),
+        "RSS MB start / mid / peak / end",
     )
     for column in columns:
         table.add_column(column, justify="right")
@@ -1453,8 +1467,17 @@ def report_slow(console: Console, results: list[Result], args: argparse.Namespac
         "time; ms are p50 / p95"
     )
     columns = (
-        "workers", "requests/s", "pages / reveals", "page client ms", "page server ms", "reveal client ms",
-        "reveal server ms", "errors", "409", "positions placed", "games won/lost",
+        "workers",
+        "requests/s",
+        "pages / reveals",
+        "page client ms",
+        "page server ms",
+        "reveal client ms",
+        "reveal server ms",
+        "errors",
+        "409",
+        "positions placed",
+        "games won/lost",
     )
     for column in columns:
         table.add_column(column, justify="right")
@@ -1492,15 +1515,27 @@ def report_live(console: Console, results: list[Result], args: argparse.Namespac
         "ms are p50 / p95 / p99"
     )
     columns = (
-        "workers", "moves", "event ms", "update ms", "late events", "late fragments", "/live ms", "Flags move ms",
+        "workers",
+        "moves",
+        "event ms",
+        "update ms",
+        "late events",
+        "late fragments",
+        "/live ms",
+        "Flags move ms",
     )
     for column in columns:
         table.add_column(column, justify="right")
     for r in results:
         live = r.live
         table.add_row(
-            workers_text(r), str(live.judged), latencies(live.event_ms), latencies(live.update_ms),
-            str(live.unannounced), str(live.unshown), latencies(live.fragments.client_ms),
+            workers_text(r),
+            str(live.judged),
+            latencies(live.event_ms),
+            latencies(live.update_ms),
+            str(live.unannounced),
+            str(live.unshown),
+            latencies(live.fragments.client_ms),
             latencies(live.moves.client_ms),
         )
     console.print(table)
@@ -1528,8 +1563,14 @@ def report_memory(console: Console, results: list[Result], args: argparse.Namesp
         for pid, series in sorted(r.memory.items(), key=lambda item: (item[1].role, item[0])):
             values = [mb for _, mb in series.points]
             table.add_row(
-                str(pid), series.role, str(len(values)), f"{values[0]:.1f}", f"{min(values):.1f}",
-                f"{max(values):.1f}", f"{values[-1]:.1f}", f"{series.slope(r.seconds / 2):+.2f}",
+                str(pid),
+                series.role,
+                str(len(values)),
+                f"{values[0]:.1f}",
+                f"{min(values):.1f}",
+                f"{max(values):.1f}",
+                f"{values[-1]:.1f}",
+                f"{series.slope(r.seconds / 2):+.2f}",
             )
         console.print(table)
 
@@ -1541,39 +1582,61 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5, help="seconds played before measuring (default %(default)s)")
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated (default %(default)s)")
     parser.add_argument(
-        "--think", type=float, default=0, metavar="MS",
+        "--think",
+        type=float,
+        default=0,
+        metavar="MS",
         help="mean think time in ms before each move and new game, exponentially distributed (default 0: none)",
     )
     parser.add_argument("--random", action="store_true", help="reveal random covered cells: the old stress variant")
     parser.add_argument(
-        "--slow", type=int, default=0, metavar="N",
+        "--slow",
+        type=int,
+        default=0,
+        metavar="N",
         help="N more clients asking for slow work without a pause: the page of a slow position with the debug "
         "overlay on, and reveals in it (default 0: none)",
     )
     parser.add_argument(
-        "--live", type=int, default=0, metavar="N",
+        "--live",
+        type=int,
+        default=0,
+        metavar="N",
         help="N live pages of Flags games besides: each an event stream, the /live fragment at each event "
         "(default 0: none)",
     )
     parser.add_argument(
-        "--live-moves", type=float, default=5, metavar="R",
+        "--live-moves",
+        type=float,
+        default=5,
+        metavar="R",
         help="moves per second in all in the live pages' games, the games in turn (default %(default)s)",
     )
     parser.add_argument("--pages-per-game", type=int, default=2, help="live pages per game (default %(default)s)")
     parser.add_argument(
-        "--live-poll", type=float, default=3, metavar="SECONDS",
+        "--live-poll",
+        type=float,
+        default=3,
+        metavar="SECONDS",
         help="a live page's fallback poll of /live, as templates/game.html's (default %(default)s; 0: none)",
     )
     parser.add_argument(
-        "--store", choices=("sqlite", "redis"), default="sqlite",
+        "--store",
+        choices=("sqlite", "redis"),
+        default="sqlite",
         help="where the games are kept: a temporary SQLite file, or a redis-server started for each run",
     )
     parser.add_argument(
-        "--hosts", type=int, default=1,
+        "--hosts",
+        type=int,
+        default=1,
         help="kaboom serve processes on one store, each with --workers; players and pages spread over them",
     )
     parser.add_argument(
-        "--sample", type=float, default=0, metavar="SECONDS",
+        "--sample",
+        type=float,
+        default=0,
+        metavar="SECONDS",
         help="sample every server process's RSS (and redis-server's) this often into --samples-csv, and print "
         "each one's first, least, most and last, and its slope over the second half (default 0: no)",
     )
@@ -1613,6 +1676,7 @@ def main() -> None:
         if sampler is not None:
             sampler.close()
     report(results, args)
+
 
 if __name__ == "__main__":
     main()

@@ -27,7 +27,12 @@ from rich.table import Table  # noqa: E402
 from solver import Analyzer, Budget, Position  # noqa: E402
 from solver.strategy import safe_cells  # noqa: E402
 
-SIZES = {"9x9/10": (9, 9, 10, 5), "30x16/99": (30, 16, 99, 5), "50x50/500": (50, 50, 500, 2), "100x100/2000": (100, 100, 2000, 1)}
+SIZES = {
+    "9x9/10": (9, 9, 10, 5),
+    "30x16/99": (30, 16, 99, 5),
+    "50x50/500": (50, 50, 500, 2),
+    "100x100/2000": (100, 100, 2000, 1),
+}
 SAMPLES_PER_GAME = 12
 
 

@@ -44,7 +44,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -56,7 +55,6 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from solver import Analyzer, Position  # noqa: E402
@@ -67,10 +65,23 @@ from tests.test_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 SIZES = {"expert": (30, 16, 99), "100x100": (100, 100, 2000)}
 VIEWPORTS = {
     "laptop": {"viewport": {"width": 1366, "height": 650}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
 }
 STATIC = ("htmx.min.js", "kaboom.js", "kaboom.css")
-CDP_KEYS = ("RecalcStyleDuration", "LayoutDuration", "ScriptDuration", "TaskDuration", "DevToolsCommandDuration", "RecalcStyleCount", "LayoutCount")
+CDP_KEYS = (
+    "RecalcStyleDuration",
+    "LayoutDuration",
+    "ScriptDuration",
+    "TaskDuration",
+    "DevToolsCommandDuration",
+    "RecalcStyleCount",
+    "LayoutCount",
+)
 
 # Installed before the page's own scripts. One move is armed at a time; its promise settles at the
 # frame after the clicked cell loses `u`, or with an error after 10 s (no request, a cell that never changed).
@@ -148,10 +159,17 @@ PREPARE = """async (id) => {
 def start_server(data: Path) -> tuple[subprocess.Popen, str, Path]:
     """`kaboom serve` as a self-hoster runs it; its log goes to a file, where a pipe nobody reads could fill and stall it."""
     port, log = free_port(), data / "server.log"
-    env = {**os.environ, "KABOOM_DATABASE": str(data / "bench.sqlite3"), "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port),
-           "KABOOM_CREATE_LIMIT": "10000"}
+    env = {
+        **os.environ,
+        "KABOOM_DATABASE": str(data / "bench.sqlite3"),
+        "KABOOM_HOST": "127.0.0.1",
+        "KABOOM_PORT": str(port),
+        "KABOOM_CREATE_LIMIT": "10000",
+    }
     with log.open("w") as sink:
-        server = subprocess.Popen([str(Path(sys.executable).with_name("kaboom")), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=sink)
+        server = subprocess.Popen(
+            [str(Path(sys.executable).with_name("kaboom")), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=sink
+        )
     url = f"http://127.0.0.1:{port}"
 
     def answers() -> bool:
@@ -175,8 +193,13 @@ def sizes_of(response) -> dict:
     """One response's body: raw, as transferred (the network's count, so a compressed answer shows), gzipped here."""
     headers = response.all_headers()
     body = response.body()
-    return {"raw": len(body), "sent": response.request.sizes()["responseBodySize"], "gzip6": len(gzip.compress(body, compresslevel=6)),
-            "length": headers.get("content-length", "–"), "encoding": headers.get("content-encoding", "none")}
+    return {
+        "raw": len(body),
+        "sent": response.request.sizes()["responseBodySize"],
+        "gzip6": len(gzip.compress(body, compresslevel=6)),
+        "length": headers.get("content-length", "–"),
+        "encoding": headers.get("content-encoding", "none"),
+    }
 
 
 def sent_move(response) -> tuple:
@@ -204,7 +227,9 @@ class Run:
 
     def __init__(self, board: str, viewport: str):
         self.board, self.viewport = board, viewport
-        self.timings: dict[str, list[float]] = {k: [] for k in ("paint", "press", "input", "trip", "server", "after", "swap")}
+        self.timings: dict[str, list[float]] = {
+            k: [] for k in ("paint", "press", "input", "trip", "server", "after", "swap")
+        }
         self.cdp: list[dict[str, float]] = []
         self.answers: list[dict] = []
         self.games: list[str] = []  # each game's end: playing (cut at --moves), won or lost
@@ -221,14 +246,18 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
     statics: dict[str, object] = {}
     page.on("response", lambda r: statics.setdefault(r.url.rsplit("/", 1)[-1], r) if "/static/" in r.url else None)
     answers: list = []
-    page.on("response", lambda r: answers.append(r) if r.url.endswith("/moves") and r.request.method == "POST" else None)
+    page.on(
+        "response", lambda r: answers.append(r) if r.url.endswith("/moves") and r.request.method == "POST" else None
+    )
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
     moves = 0
     try:
         while moves < args.moves:
             # The JSON API and the page share the context's cookie: the game is this browser's player's.
-            created = page.request.post("/api/games", data={"width": width, "height": height, "mines": mines, "mode": args.mode})
+            created = page.request.post(
+                "/api/games", data={"width": width, "height": height, "mines": mines, "mode": args.mode}
+            )
             if created.status != 201:
                 raise SystemExit(f"POST /api/games answered {created.status}: {created.text()}")
             game_id = created.json()["id"]
@@ -249,10 +278,14 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
                 moves += 1
                 ready = page.evaluate(PREPARE, f"c-{x}-{y}")
                 if "u" not in ready["className"].split():
-                    run.errors.append(f"{where}: the page shows the cell uncovered before the click (class {ready['className']!r})")
+                    run.errors.append(
+                        f"{where}: the page shows the cell uncovered before the click (class {ready['className']!r})"
+                    )
                     break
                 if not ready["onCell"]:
-                    run.errors.append(f"{where}: a press at the cell's centre would land on {ready['hit']}, not on the cell")
+                    run.errors.append(
+                        f"{where}: a press at the cell's centre would land on {ready['hit']}, not on the cell"
+                    )
                     break
                 answers.clear()
                 page.evaluate("id => window.__paint.arm(id)", f"c-{x}-{y}")
@@ -270,12 +303,18 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
                 game = page.request.get(f"/api/games/{game_id}").json()
                 status = game["status"]
                 problem = probe["error"] or (
-                    f"{len(answers)} answers to one click" if len(answers) != 1
-                    else f"the page sent {sent} for this click" if (sent := sent_move(answers[0])) != ("reveal", x, y)
-                    else f"the answer was {answers[0].status}" if answers[0].status != 200
-                    else f"#version went from {ready['version']} to {probe['version']}" if probe["version"] <= ready["version"]
-                    else f"the game is {status!r}" if status not in ("playing", "won", "lost")
-                    else "the server shows the cell covered" if game["board"][y][x] in ".F"
+                    f"{len(answers)} answers to one click"
+                    if len(answers) != 1
+                    else f"the page sent {sent} for this click"
+                    if (sent := sent_move(answers[0])) != ("reveal", x, y)
+                    else f"the answer was {answers[0].status}"
+                    if answers[0].status != 200
+                    else f"#version went from {ready['version']} to {probe['version']}"
+                    if probe["version"] <= ready["version"]
+                    else f"the game is {status!r}"
+                    if status not in ("playing", "won", "lost")
+                    else "the server shows the cell covered"
+                    if game["board"][y][x] in ".F"
                     else None
                 )
                 if problem:
@@ -292,7 +331,14 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
                 run.cdp.append({key: after[key] - before[key] for key in CDP_KEYS})
                 run.answers.append(sizes_of(answers[0]))
                 if status == "playing":
-                    analyzer.reveal({(cx, cy): s for cy, row in enumerate(game["board"]) for cx, s in enumerate(row) if s in "012345678" and board[cy][cx] != s})
+                    analyzer.reveal(
+                        {
+                            (cx, cy): s
+                            for cy, row in enumerate(game["board"])
+                            for cx, s in enumerate(row)
+                            if s in "012345678" and board[cy][cx] != s
+                        }
+                    )
                 board = game["board"]
             run.games.append(status)
             if len(run.errors) >= 3:
@@ -320,7 +366,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(SIZES), help=f"boards, from {', '.join(SIZES)}")
     parser.add_argument("--viewports", default=",".join(VIEWPORTS), help=f"from {', '.join(VIEWPORTS)}")
-    parser.add_argument("--moves", type=int, default=40, help="clicks per board and viewport, over as many games as it takes (default 40)")
+    parser.add_argument(
+        "--moves",
+        type=int,
+        default=40,
+        help="clicks per board and viewport, over as many games as it takes (default 40)",
+    )
     parser.add_argument("--mode", default="cruel", choices=("cruel", "classic"))
     parser.add_argument("--seed", type=int, default=1, help="the player's choices")
     args = parser.parse_args()
@@ -333,7 +384,9 @@ def main() -> None:
         server, url, log = start_server(Path(data))
         try:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            console.print(f"Chromium {browser.version}, kaboom serve at {url}, mode {args.mode}, seed {args.seed}, {args.moves} moves per board and viewport")
+            console.print(
+                f"Chromium {browser.version}, kaboom serve at {url}, mode {args.mode}, seed {args.seed}, {args.moves} moves per board and viewport"
+            )
             with Progress(console=Console(stderr=True), transient=True) as progress:
                 task = progress.add_task("boards", total=len(args.sizes.split(",")) * len(args.viewports.split(",")))
                 for board in args.sizes.split(","):
@@ -349,13 +402,33 @@ def main() -> None:
             warnings = [line for line in log.read_text().splitlines() if "WARNING" in line or "ERROR" in line]
 
     table = Table(title="Click to paint, ms (page clock); the other columns are medians")
-    for column in ("board", "viewport", "moves", "games", "click→paint med", "p95", "max", "press→click", "input", "round trip", "server", "after resp.", "swap"):
+    for column in (
+        "board",
+        "viewport",
+        "moves",
+        "games",
+        "click→paint med",
+        "p95",
+        "max",
+        "press→click",
+        "input",
+        "round trip",
+        "server",
+        "after resp.",
+        "swap",
+    ):
         table.add_column(column, justify="left" if column in ("board", "viewport", "games") else "right")
     for run in runs:
         t = run.timings
         games = ", ".join(f"{run.games.count(s)} {s}" for s in ("won", "lost", "playing") if s in run.games)
-        table.add_row(run.board, run.viewport, str(len(t["paint"])), games, *(f"{v:.1f}" for v in quantiles(t["paint"])),
-                      *(median(t[k]) for k in ("press", "input", "trip", "server", "after", "swap")))
+        table.add_row(
+            run.board,
+            run.viewport,
+            str(len(t["paint"])),
+            games,
+            *(f"{v:.1f}" for v in quantiles(t["paint"])),
+            *(median(t[k]) for k in ("press", "input", "trip", "server", "after", "swap")),
+        )
     console.print(table)
 
     table = Table(title="Main thread per move, ms, mean (DevTools Performance.getMetrics, click to paint)")
@@ -368,8 +441,17 @@ def main() -> None:
         style, layout, script = (mean[k] * 1000 for k in ("RecalcStyleDuration", "LayoutDuration", "ScriptDuration"))
         # The protocol's own commands (getMetrics, the probe's evaluate) run on the main thread too: left out of "other".
         task = (mean["TaskDuration"] - mean["DevToolsCommandDuration"]) * 1000
-        table.add_row(run.board, run.viewport, f"{style:.1f}", f"{layout:.1f}", f"{script:.1f}", f"{task - style - layout - script:.1f}",
-                      f"{task:.1f}", f"{mean['RecalcStyleCount']:.1f}", f"{mean['LayoutCount']:.1f}")
+        table.add_row(
+            run.board,
+            run.viewport,
+            f"{style:.1f}",
+            f"{layout:.1f}",
+            f"{script:.1f}",
+            f"{task - style - layout - script:.1f}",
+            f"{task:.1f}",
+            f"{mean['RecalcStyleCount']:.1f}",
+            f"{mean['LayoutCount']:.1f}",
+        )
     console.print(table)
 
     table = Table(title="A board's first page, ms from the navigation's start (Navigation and Paint Timing)")
@@ -384,7 +466,9 @@ def main() -> None:
     for column in ("what", "raw", "transferred", "Content-Length", "gzip -6", "Content-Encoding"):
         table.add_column(column, justify="left" if column in ("what", "Content-Encoding") else "right")
     for what, size in bytes_rows:
-        table.add_row(what, f"{size['raw']:,}", f"{size['sent']:,}", str(size["length"]), f"{size['gzip6']:,}", size["encoding"])
+        table.add_row(
+            what, f"{size['raw']:,}", f"{size['sent']:,}", str(size["length"]), f"{size['gzip6']:,}", size["encoding"]
+        )
     console.print(table)
 
     table = Table(title="Bytes of each move's answer: median / p95 / max")
@@ -393,7 +477,10 @@ def main() -> None:
     for board in dict.fromkeys(run.board for run in runs):
         answers = [a for run in runs if run.board == board for a in run.answers]
         if answers:
-            spans = (" / ".join(f"{v:,.0f}" for v in quantiles([a[key] for a in answers])) for key in ("raw", "sent", "gzip6"))
+            spans = (
+                " / ".join(f"{v:,.0f}" for v in quantiles([a[key] for a in answers]))
+                for key in ("raw", "sent", "gzip6")
+            )
             table.add_row(board, str(len(answers)), *spans, ", ".join(sorted({a["encoding"] for a in answers})))
     console.print(table)
 

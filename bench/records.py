@@ -42,13 +42,20 @@ import itsdangerous
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.records import recount, records_of, tallied  # noqa: E402
+from app.records import records_of, recount, tallied  # noqa: E402
 from app.store import SQLiteStore  # noqa: E402
 
 HOST = "127.0.0.1"
 SECRET = "records benchmark key, not a secret"
 HISTORY_PLAYER = "bench-history"
-SIZES = [("classic", 9, 9, 10), ("classic", 16, 16, 40), ("classic", 30, 16, 99), ("cruel", 9, 9, 10), ("cruel", 30, 16, 99), ("help", 16, 16, 40)]
+SIZES = [
+    ("classic", 9, 9, 10),
+    ("classic", 16, 16, 40),
+    ("classic", 30, 16, 99),
+    ("cruel", 9, 9, 10),
+    ("cruel", 30, 16, 99),
+    ("help", 16, 16, 40),
+]
 RECORD_THREADS = 4
 
 
@@ -67,12 +74,24 @@ def history(count: int, rng: random.Random) -> list[str]:
         seconds = rng.uniform(5, 400)
         now += rng.uniform(10, 120)
         bbbv = rng.randint(10, 200) if won and mode != "cruel" else None
-        results.append(json.dumps({
-            "mode": mode, "width": width, "height": height, "mines": mines, "won": won, "seconds": seconds,
-            "finished_at": now, "deaths": rng.choice([0, 0, 0, 1]), "hints": rng.choice([0, 0, 1, 2]),
-            "bbbv": bbbv, "clicks": bbbv + rng.randint(0, 40) if bbbv else None,
-            "kind": "no guessing" if mode != "cruel" and rng.random() < 0.2 else "",
-        }))
+        results.append(
+            json.dumps(
+                {
+                    "mode": mode,
+                    "width": width,
+                    "height": height,
+                    "mines": mines,
+                    "won": won,
+                    "seconds": seconds,
+                    "finished_at": now,
+                    "deaths": rng.choice([0, 0, 0, 1]),
+                    "hints": rng.choice([0, 0, 1, 2]),
+                    "bbbv": bbbv,
+                    "clicks": bbbv + rng.randint(0, 40) if bbbv else None,
+                    "kind": "no guessing" if mode != "cruel" and rng.random() < 0.2 else "",
+                }
+            )
+        )
     return results
 
 
@@ -93,7 +112,10 @@ def fill_sqlite(path: Path, results: list[str]) -> None:
     with sqlite3.connect(path) as connection:
         connection.executemany(
             "INSERT INTO results (player, game_id, kept_at, data) VALUES (?, ?, ?, ?)",
-            [(HISTORY_PLAYER, f"game-{number:07d}", json.loads(text)["finished_at"], text) for number, text in enumerate(results)],
+            [
+                (HISTORY_PLAYER, f"game-{number:07d}", json.loads(text)["finished_at"], text)
+                for number, text in enumerate(results)
+            ],
         )
 
 
@@ -103,8 +125,11 @@ def fill_redis(url: str, results: list[str]) -> None:
     client = redis.Redis.from_url(url)
     client.flushdb()  # the benchmark's own redis-server
     for start in range(0, len(results), 5000):
-        chunk = results[start:start + 5000]
-        client.hset(f"kaboom:results:{HISTORY_PLAYER}", mapping={f"game-{start + number:07d}": text for number, text in enumerate(chunk)})
+        chunk = results[start : start + 5000]
+        client.hset(
+            f"kaboom:results:{HISTORY_PLAYER}",
+            mapping={f"game-{start + number:07d}": text for number, text in enumerate(chunk)},
+        )
     client.close()
 
 
@@ -112,7 +137,9 @@ def start_redis(data: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     log = open(data / "redis.log", "wb")
     process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"], stdout=log, stderr=subprocess.STDOUT
+        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"redis://{HOST}:{port}/0"
     import redis
@@ -145,7 +172,11 @@ def start_server(data: Path, port: int, code: Path, store: str | None) -> subpro
         env["KABOOM_STORE"] = store
     output = open(data / "server.log", "wb")
     server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("kaboom")), "serve"], env=env, cwd=data, stdout=output, stderr=subprocess.STDOUT
+        [str(Path(sys.executable).with_name("kaboom")), "serve"],
+        env=env,
+        cwd=data,
+        stdout=output,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 30
     while True:
@@ -182,11 +213,17 @@ class Mover:
         timings = []
         while len(timings) < count:
             if self.game is None or self.game["status"] != "playing":
-                self.game = self.client.post("/api/games", json={"mode": "classic", "width": 9, "height": 9, "mines": 10}).json()
-            covered = [(x, y) for y, row in enumerate(self.game["board"]) for x, symbol in enumerate(row) if symbol == "."]
+                self.game = self.client.post(
+                    "/api/games", json={"mode": "classic", "width": 9, "height": 9, "mines": 10}
+                ).json()
+            covered = [
+                (x, y) for y, row in enumerate(self.game["board"]) for x, symbol in enumerate(row) if symbol == "."
+            ]
             x, y = self.rng.choice(covered)
             started = time.perf_counter()
-            response = self.client.post(f"/api/games/{self.game['id']}/moves", json={"action": "reveal", "x": x, "y": y})
+            response = self.client.post(
+                f"/api/games/{self.game['id']}/moves", json={"action": "reveal", "x": x, "y": y}
+            )
             timings.append(time.perf_counter() - started)
             response.raise_for_status()
             self.game = response.json()

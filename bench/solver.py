@@ -167,7 +167,17 @@ def main() -> None:
     args = parser.parse_args()
     budget = Budget()
     table = Table(title="Solver, ms per click: median / p95 / max")
-    columns = ("size", "games", "clicks", "classify", "probabilities", "forced-mine layout", "over budget", "work (k units)", "us/unit")
+    columns = (
+        "size",
+        "games",
+        "clicks",
+        "classify",
+        "probabilities",
+        "forced-mine layout",
+        "over budget",
+        "work (k units)",
+        "us/unit",
+    )
     for column in columns:
         table.add_column(column)
     console = Console(stderr=True)

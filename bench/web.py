@@ -49,7 +49,9 @@ def server_ms(response: httpx.Response) -> float:
     return float(timing.split("dur=")[1].split(",")[0]) if "dur=" in timing else float("nan")
 
 
-def play(client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict, probabilities: bool) -> str:
+def play(
+    client: httpx.Client, route: str, size: tuple[int, int, int], rng: random.Random, timings: dict, probabilities: bool
+) -> str:
     width, height, mines = size
     game = client.post("/api/games", json={"width": width, "height": height, "mines": mines}).json()
     game_id = game["id"]
@@ -98,7 +100,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, help="games per size and route (default: per size)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--routes", default="html,json", help="html (HTMX fragments), json, or both")
-    parser.add_argument("--probabilities", action="store_true", help="with the mine-probability overlay on: what it costs per click")
+    parser.add_argument(
+        "--probabilities", action="store_true", help="with the mine-probability overlay on: what it costs per click"
+    )
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -120,7 +124,10 @@ def main() -> None:
             for column in ("size", "route", "games", "clicks", "won", "server", "client"):
                 table.add_column(column)
             rng = random.Random(args.seed)
-            with Progress(console=Console(stderr=True), transient=True) as progress, httpx.Client(base_url=base, timeout=60) as client:
+            with (
+                Progress(console=Console(stderr=True), transient=True) as progress,
+                httpx.Client(base_url=base, timeout=60) as client,
+            ):
                 for name in args.sizes.split(","):
                     width, height, mines, games = SIZES[name]
                     games = args.games or games
@@ -129,10 +136,18 @@ def main() -> None:
                         won = 0
                         task = progress.add_task(f"{name} {route}", total=games)
                         for _ in range(games):
-                            won += play(client, route, (width, height, mines), rng, timings, args.probabilities) == "won"
+                            won += (
+                                play(client, route, (width, height, mines), rng, timings, args.probabilities) == "won"
+                            )
                             progress.advance(task)
                         table.add_row(
-                            name, route, str(games), str(len(timings["client"])), str(won), summary(timings["server"]), summary(timings["client"])
+                            name,
+                            route,
+                            str(games),
+                            str(len(timings["client"])),
+                            str(won),
+                            summary(timings["server"]),
+                            summary(timings["client"]),
                         )
             Console(width=160).print(table)
         finally:

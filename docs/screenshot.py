@@ -27,7 +27,12 @@ from tests.test_first_minutes import blue_behind  # noqa: E402
 OUT = ROOT / "docs" / "screenshots"
 SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 650}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
 }
 MOVES = {"small": 2, "beginner": 3, "intermediate": 8, "expert": 14}
 
@@ -118,7 +123,9 @@ def flags_move(page) -> None:
     page.wait_for_function("!document.querySelector('.htmx-settling')")
     before = int(page.input_value("#version"))
     page.eval_on_selector(middle_covered(page), "cell => cell.click()")
-    page.wait_for_function(f"Number(document.getElementById('version').value) > {before} && !document.querySelector('.htmx-settling')")
+    page.wait_for_function(
+        f"Number(document.getElementById('version').value) > {before} && !document.querySelector('.htmx-settling')"
+    )
 
 
 def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, deals: Deals) -> None:
@@ -186,7 +193,13 @@ def bomb_aimed(page, database: Path, size: str) -> None:
 def main(presets: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
     deals = Deals(seed=9)
-    with tempfile.TemporaryDirectory() as data, live_server(database := Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3) as url, sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory() as data,
+        live_server(
+            database := Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3
+        ) as url,
+        sync_playwright() as playwright,
+    ):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for size, options in SIZES.items():
             for scheme in ("light", "dark"):

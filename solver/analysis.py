@@ -18,11 +18,10 @@ from fractions import Fraction
 
 from solver import sat
 from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
-from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
 from solver.limits import CELL_UNITS, Allowance, Interrupted
 from solver.lookahead import Frontier, FrontierPart
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
 from solver.sat import Constraint, CountQuestions, Unsatisfiable
-
 
 REVEALED = frozenset(MINE + NUMBERS)
 
@@ -309,7 +308,9 @@ class Analyzer:
         component_cells = sum(len(component.cells) for component in self._components)
         model_cells = sum(len(model) + 1 for component in self._components for model in component.witnesses or ())
         size = self.width * self.height
-        return max(0, 262 * size + 384 * len(self._open) - 169 * len(self._outside) + 280 * model_cells + 437 * component_cells)
+        return max(
+            0, 262 * size + 384 * len(self._open) - 169 * len(self._outside) + 280 * model_cells + 437 * component_cells
+        )
 
     def proven(self, cell: Cell) -> Status:
         """What is proven of a covered cell so far, without reasoning any further."""
@@ -417,7 +418,9 @@ class Analyzer:
             if value < shown:
                 detail = f"touches {shown} revealed mines"
             else:
-                detail = f"has only {covered} covered neighbour{'s' * (covered != 1)}" + (f" besides {shown} revealed mines" if shown else "")
+                detail = f"has only {covered} covered neighbour{'s' * (covered != 1)}" + (
+                    f" besides {shown} revealed mines" if shown else ""
+                )
             return Inconsistent(f"inconsistent: the {value} at {describe(cell)} {detail}", culprits)
         parts = [f"the {self._symbol[self._index(cell)]} at {describe(cell)}" for cell in culprits]
         if uses_count:

@@ -22,7 +22,9 @@ def opening_layout(width: int, height: int, mines: int, first: int, rng: random.
     return _anywhere_but(width * height, mines, opening, rng)
 
 
-def first_click_layout(width: int, height: int, mines: int, first: int, rng: random.Random, *, opening: bool = True) -> frozenset[int]:
+def first_click_layout(
+    width: int, height: int, mines: int, first: int, rng: random.Random, *, opening: bool = True
+) -> frozenset[int]:
     """A layout that spares the first click: an opening when asked for and the mines fit around one,
     otherwise the clicked cell alone (old Windows' "first click safe")."""
     layout = opening_layout(width, height, mines, first, rng) if opening else None
@@ -99,7 +101,11 @@ def no_guess_layout(
     """
     layout = set(first_click_layout(width, height, mines, first, rng, opening=opening))
     # The first click's promise (an opening, or the cell alone) holds for every change.
-    spared = {first} | (set(neighbour_table(width, height)[first]) if opening and not layout & set(neighbour_table(width, height)[first]) else set())
+    spared = {first} | (
+        set(neighbour_table(width, height)[first])
+        if opening and not layout & set(neighbour_table(width, height)[first])
+        else set()
+    )
     spent = 0
     opened: set[int] | None = None  # where the last stuck play stood, to go on from after a change
     while True:
@@ -154,7 +160,9 @@ def _deduce_all(
     charge(REVEAL_UNITS * len(opened))
     for index in opened:
         symbols[index] = number(index)
-    analyzer = Analyzer(Position(width, height, mines, tuple("".join(symbols[y * width : (y + 1) * width]) for y in range(height))))
+    analyzer = Analyzer(
+        Position(width, height, mines, tuple("".join(symbols[y * width : (y + 1) * width]) for y in range(height)))
+    )
     safe_left = width * height - mines - len(opened)
     with analyzer.limits(allowance):
         while safe_left:

@@ -55,9 +55,11 @@ def deduce(
     mine.update(known_mines)
     safe: set[int] = set()
     result = Deductions()
-    numbers = [index for index, symbol in enumerate(symbols) if symbol in NUMBERS] if start is None else [
-        index for index in start if symbols[index] in NUMBERS
-    ]
+    numbers = (
+        [index for index, symbol in enumerate(symbols) if symbol in NUMBERS]
+        if start is None
+        else [index for index in start if symbols[index] in NUMBERS]
+    )
     # Breadth first, so that `wave` is the distance from where the rules started.
     frontier = list(dict.fromkeys(numbers))
     queued = set(frontier)
@@ -118,7 +120,9 @@ def subtract_groups(width: int, height: int, symbols: Sequence[str], known_mines
         changed = False
         groups = {}
         for number in numbers:
-            cells = frozenset(n for n in neighbours[number] if symbols[n] in (COVERED, FLAG) and n not in mine and n not in safe)
+            cells = frozenset(
+                n for n in neighbours[number] if symbols[n] in (COVERED, FLAG) and n not in mine and n not in safe
+            )
             if cells:
                 groups[number] = (cells, int(symbols[number]) - sum(1 for n in neighbours[number] if n in mine))
         for cells, count in groups.values():
@@ -132,7 +136,9 @@ def subtract_groups(width: int, height: int, symbols: Sequence[str], known_mines
             # Only numbers within two cells share covered neighbours.
             x, y = number % width, number // width
             for other in (
-                (oy * width + ox) for oy in range(max(0, y - 2), min(height, y + 3)) for ox in range(max(0, x - 2), min(width, x + 3))
+                (oy * width + ox)
+                for oy in range(max(0, y - 2), min(height, y + 3))
+                for ox in range(max(0, x - 2), min(width, x + 3))
             ):
                 if other == number or other not in groups:
                     continue

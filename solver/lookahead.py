@@ -145,7 +145,9 @@ class Frontier:
         merged = [part for part in self.parts if part.cells & touched]
         kept = tuple(part for part in self.parts if not part.cells & touched)
         constraints = set()
-        for constraint in itertools.chain((c for part in merged for c in part.constraints), [Constraint(open_cells, needed)]):
+        for constraint in itertools.chain(
+            (c for part in merged for c in part.constraints), [Constraint(open_cells, needed)]
+        ):
             cells = constraint.cells - {index}
             if cells:
                 constraints.add(Constraint(cells, constraint.mines))
@@ -162,8 +164,14 @@ class Frontier:
         symbols = list(self.symbols)
         symbols[index] = str(value)
         after = Frontier(
-            self.width, self.height, tuple(symbols), self.mines, self.safe, parts,
-            tuple(cell for cell in self.outside if cell not in touched), self.mines_left,
+            self.width,
+            self.height,
+            tuple(symbols),
+            self.mines,
+            self.safe,
+            parts,
+            tuple(cell for cell in self.outside if cell not in touched),
+            self.mines_left,
         )
         return after if after.layouts else None
 
@@ -174,7 +182,11 @@ class Frontier:
         if self.layouts > limit:
             return None
         by_part = [
-            {mines: list(part.counts.layouts(mines)) for mines in range(part.counts.low, part.counts.low + len(part.counts.by_mines)) if part.counts.by_mines[mines - part.counts.low]}
+            {
+                mines: list(part.counts.layouts(mines))
+                for mines in range(part.counts.low, part.counts.low + len(part.counts.by_mines))
+                if part.counts.by_mines[mines - part.counts.low]
+            }
             for part in self.parts
         ]
         found: list[frozenset[int]] = []

@@ -74,7 +74,9 @@ class Position:
         # Positions built in code get the same checks as parsed ones, so that
         # nothing downstream has to second-guess the shape.
         if not (1 <= self.width <= MAX_POSITION_SIDE and 1 <= self.height <= MAX_POSITION_SIDE):
-            raise ValueError(f"board must be between 1x1 and {MAX_POSITION_SIDE}x{MAX_POSITION_SIDE}, not {self.width}x{self.height}")
+            raise ValueError(
+                f"board must be between 1x1 and {MAX_POSITION_SIDE}x{MAX_POSITION_SIDE}, not {self.width}x{self.height}"
+            )
         if self.mines < 0:
             raise ValueError(f"mine count must not be negative, not {self.mines}")
         if len(self.rows) != self.height or any(len(row) != self.width for row in self.rows):

@@ -114,7 +114,12 @@ class _Bound:
     """
 
     def __init__(
-        self, solver: Minisat22, literals: list[int], bounds: Iterable[int], top: int, allowance: Allowance | None = None
+        self,
+        solver: Minisat22,
+        literals: list[int],
+        bounds: Iterable[int],
+        top: int,
+        allowance: Allowance | None = None,
     ):
         self.size = len(literals)
         self.top = top
@@ -155,7 +160,13 @@ def totalizer_clauses(size: int, bound: int) -> int:
         return 0
     left = size // 2
     outputs = bound + 1
-    return totalizer_clauses(left, bound) + totalizer_clauses(size - left, bound) + min(left, outputs) * min(size - left, outputs) + min(left, outputs) + min(size - left, outputs)
+    return (
+        totalizer_clauses(left, bound)
+        + totalizer_clauses(size - left, bound)
+        + min(left, outputs) * min(size - left, outputs)
+        + min(left, outputs)
+        + min(size - left, outputs)
+    )
 
 
 class CountQuestions(NamedTuple):
@@ -205,7 +216,11 @@ def settle_with_count(
         upper = _Bound(solver, literals, [high] + ([high - 1] if ask_mine else []), size, allowance)
         try:
             lower = _Bound(
-                solver, [-lit for lit in literals], [size - low] + ([size - low - 1] if ask_safe else []), upper.top, allowance
+                solver,
+                [-lit for lit in literals],
+                [size - low] + ([size - low - 1] if ask_safe else []),
+                upper.top,
+                allowance,
             )
         except BaseException:
             upper.delete()
@@ -275,7 +290,9 @@ def model_with_count(cells: Sequence[Cell], constraints: Iterable[Constraint], l
         if high < len(literals):
             solver.add_atmost(literals, max(high, -1)) if high >= 0 else solver.add_clause([])
         if low > 0:
-            solver.add_atmost([-lit for lit in literals], len(literals) - low) if low <= len(literals) else solver.add_clause([])
+            solver.add_atmost([-lit for lit in literals], len(literals) - low) if low <= len(
+                literals
+            ) else solver.add_clause([])
         if not solver.solve():
             raise Unsatisfiable
         model = solver.get_model() or []
@@ -312,7 +329,9 @@ def minimal_unsatisfiable_subset(
         if count is not None:
             top += 1
             selectors.append(top)
-            top = _add_guarded_count(solver, [variable[c] for c in cells if c not in assumptions], count, assumptions, top)
+            top = _add_guarded_count(
+                solver, [variable[c] for c in cells if c not in assumptions], count, assumptions, top
+            )
         fixed = [variable[cell] if mine else -variable[cell] for cell, mine in assumptions.items()]
         if solver.solve(assumptions=fixed + selectors):
             return None
@@ -327,7 +346,9 @@ def minimal_unsatisfiable_subset(
         return sorted(index_of[selector] for selector in kept)
 
 
-def _add_guarded_count(solver: Minicard, literals: list[int], count: tuple[int, int], assumptions: dict, selector: int) -> int:
+def _add_guarded_count(
+    solver: Minicard, literals: list[int], count: tuple[int, int], assumptions: dict, selector: int
+) -> int:
     """Add "selector -> low <= mines on literals (plus assumed mines) <= high"; returns the new top variable.
 
     An at-most-k over n literals is made conditional by n-k extra literals that

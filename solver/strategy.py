@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from solver.analysis import Analyzer, Status
-from solver.limits import Allowance, Interrupted
 from solver.counting import Budget, BudgetExceeded
+from solver.limits import Allowance, Interrupted
 from solver.local import Deductions, deduce, subtract_groups
 from solver.lookahead import Frontier
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, neighbour_table
@@ -76,13 +76,17 @@ def groups(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, 
         return safe
     mines = set(found.mines)
     covered = [(i % width, i // width) for i, symbol in enumerate(symbols) if symbol in (COVERED, FLAG)]
-    return Choice((rng.choice([cell for cell in covered if cell[1] * width + cell[0] not in mines] or covered),), guess=True)
+    return Choice(
+        (rng.choice([cell for cell in covered if cell[1] * width + cell[0] not in mines] or covered),), guess=True
+    )
 
 
 def _group_rules(width: int, height: int, symbols: Sequence[str]) -> tuple[Deductions, Choice | None]:
     """What the Java bot's group rules find, and the move opening the safe cells they prove, if any."""
     found = subtract_groups(width, height, symbols)
-    safe = Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False) if found.safe else None
+    safe = (
+        Choice(tuple(_reading_order((i % width, i // width) for i in found.safe)), guess=False) if found.safe else None
+    )
     return found, safe
 
 
@@ -90,7 +94,9 @@ def _group_rules(width: int, height: int, symbols: Sequence[str]) -> tuple[Deduc
 APPROXIMATION_ROUNDS = 10
 
 
-def groups_with_probabilities(width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random) -> Choice:
+def groups_with_probabilities(
+    width: int, height: int, symbols: Sequence[str], analyzer: Analyzer, rng: random.Random
+) -> Choice:
     """The seeds' Java bot with its approximate probabilities: the group rules first, else the covered
     cell its estimate calls least likely to be a mine (ties at random)."""
     found, safe = _group_rules(width, height, symbols)
@@ -102,7 +108,9 @@ def groups_with_probabilities(width: int, height: int, symbols: Sequence[str], a
     return Choice(((index % width, index // width),), guess=True, mine_probability=safest)
 
 
-def approximate_chances(width: int, height: int, symbols: Sequence[str], total_mines: int, mines: set[int]) -> dict[int, float]:
+def approximate_chances(
+    width: int, height: int, symbols: Sequence[str], total_mines: int, mines: set[int]
+) -> dict[int, float]:
     """The Java bot's estimate, no counting of layouts: each number is a group (its covered neighbours and
     the mines they still hold); a cell starts at 1 - prod(1 - mines/cells) over its groups, then each
     group is rescaled to hold its mines, round after round; the rest of the mines spread evenly outside."""
@@ -200,7 +208,9 @@ def opening_chance(frontier: Frontier, chances: dict[int, float], index: int) ->
     return chance
 
 
-def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random, risk: FiftyFifties | None = None) -> list[int]:
+def candidates(
+    frontier: Frontier, chances: dict[int, float], rng: random.Random, risk: FiftyFifties | None = None
+) -> list[int]:
     """The guesses worth looking ahead from, safest first: the safest frontier cells, when the outside
     is about as safe the outside cells most likely to open an area, and cells whose risk is mostly
     that of a 50/50 the game may hold anyway."""
@@ -208,12 +218,16 @@ def candidates(frontier: Frontier, chances: dict[int, float], rng: random.Random
     on_edge = [index for part in frontier.parts for index in part.cells if index in chances]
     best_on_edge = max((ranked[index][0] for index in on_edge), default=0.0)
     best = max(best_on_edge, 1 - chances[frontier.outside[0]] if frontier.outside else 0.0)
-    chosen = sorted((index for index in on_edge if ranked[index][0] >= CANDIDATE_SHARE * best), key=ranked.get, reverse=True)[:FRONTIER_CANDIDATES]
+    chosen = sorted(
+        (index for index in on_edge if ranked[index][0] >= CANDIDATE_SHARE * best), key=ranked.get, reverse=True
+    )[:FRONTIER_CANDIDATES]
     if frontier.outside and ranked[frontier.outside[0]][0] >= OUTSIDE_SHARE * best_on_edge:
         chosen += sorted(outside_candidates(frontier), key=ranked.get, reverse=True)[:OUTSIDE_CANDIDATES]
     if risk is not None:
         try:
-            chosen += [index for index in risk.influenced(CANDIDATE_SHARE * best) if index in chances and index not in chosen]
+            chosen += [
+                index for index in risk.influenced(CANDIDATE_SHARE * best) if index in chances and index not in chosen
+            ]
         except BudgetExceeded:
             pass
     return sorted(chosen, key=ranked.get, reverse=True)
@@ -256,10 +270,15 @@ class Prospect:
 
     @property
     def rank(self) -> tuple:
-        return (not self.dead, self.score * self.influence * (1 + PROGRESS_WEIGHT * self.progress + OPENING_WEIGHT * self.opening))
+        return (
+            not self.dead,
+            self.score * self.influence * (1 + PROGRESS_WEIGHT * self.progress + OPENING_WEIGHT * self.opening),
+        )
 
 
-def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: Budget, influence: float = 1.0) -> Prospect:
+def prospect(
+    frontier: Frontier, chances: dict[int, float], index: int, budget: Budget, influence: float = 1.0
+) -> Prospect:
     score = progress = opening = 0.0
     outcomes = frontier.outcomes(index, budget)
     for value, after in outcomes:
@@ -275,8 +294,12 @@ def prospect(frontier: Frontier, chances: dict[int, float], index: int, budget: 
 
 
 def best_guess(
-    frontier: Frontier, chances: dict[int, float], budget: Budget, rng: random.Random,
-    risk: FiftyFifties | None = None, among: Sequence[int] | None = None,
+    frontier: Frontier,
+    chances: dict[int, float],
+    budget: Budget,
+    rng: random.Random,
+    risk: FiftyFifties | None = None,
+    among: Sequence[int] | None = None,
 ) -> int:
     """The candidate (of `among`, if given) with the best prospect; only candidates that cannot beat
     the best so far are skipped."""
@@ -364,7 +387,11 @@ class FiftyFifties:
         self._sealing_influence: dict[int, int] = {}
         self._influenced: dict[int, int] = {}
         self._state = [
-            self._REVEALED if symbol in NUMBERS else self._SEALED if symbol == MINE or index in frontier.mines else self._HIDDEN
+            self._REVEALED
+            if symbol in NUMBERS
+            else self._SEALED
+            if symbol == MINE or index in frontier.mines
+            else self._HIDDEN
             for index, symbol in enumerate(frontier.symbols)
         ]
 
@@ -385,7 +412,9 @@ class FiftyFifties:
         index = y * frontier.width + x
         return self._state[index], index
 
-    def _pattern(self, cells: Sequence[tuple[int, int]], around: Sequence[tuple[int, int]], mined: int, most_missing: int) -> Pattern | None:
+    def _pattern(
+        self, cells: Sequence[tuple[int, int]], around: Sequence[tuple[int, int]], mined: int, most_missing: int
+    ) -> Pattern | None:
         """`cells` as a 50/50 sealed by `around`, the first `mined` of them holding the mines; None when
         one is not undetermined, a sealing cell is revealed, or too many sealing cells are undetermined."""
         indices = []
@@ -405,7 +434,9 @@ class FiftyFifties:
                     return None
         if len(sealing) + mined > self.frontier.mines_left:
             return None
-        return Pattern(tuple(indices), frozenset(sealing + indices[:mined]), frozenset(indices[mined:]), frozenset(sealing))
+        return Pattern(
+            tuple(indices), frozenset(sealing + indices[:mined]), frozenset(indices[mined:]), frozenset(sealing)
+        )
 
     def pair(self, x: int, y: int, horizontal: bool, most_missing: int) -> Pattern | None:
         """Cells (x, y) and its right (or lower) neighbour as a 50/50, (x, y) holding the mine."""
@@ -459,8 +490,11 @@ class FiftyFifties:
                     for index in pattern.cells:
                         self._influenced[index] = self._influenced.get(index, 0) + tally
                 pseudo += [
-                    index for index in could_be_pseudo
-                    if abs(tally / layouts - chance[index]) <= 1e-9 and tally == self.mine_tally(index) and not self._dead(index)
+                    index
+                    for index in could_be_pseudo
+                    if abs(tally / layouts - chance[index]) <= 1e-9
+                    and tally == self.mine_tally(index)
+                    and not self._dead(index)
                 ]
             if pseudo:
                 return sorted(set(pseudo))
@@ -477,7 +511,10 @@ class FiftyFifties:
             self.tally(self.pair(px, py, horizontal, INFLUENCE_MISSING))
             for px, py, horizontal in ((x, y, True), (x - 1, y, True), (x, y, False), (x, y - 1, False))
         )
-        blocks = max(self.tally(self.block(bx, by, INFLUENCE_MISSING)) for bx, by in ((x, y), (x - 1, y), (x, y - 1), (x - 1, y - 1)))
+        blocks = max(
+            self.tally(self.block(bx, by, INFLUENCE_MISSING))
+            for bx, by in ((x, y), (x - 1, y), (x, y - 1), (x - 1, y - 1))
+        )
         share = (pairs + blocks + self._sealing_influence.get(index, 0)) / self.frontier.layouts
         return min(share, self.chances[index], 1 - self.chances[index])
 
@@ -535,7 +572,9 @@ class Endgame:
             groups.setdefault(self.value[cell][layout], []).append(layout)
         return [tuple(group) for group in groups.values()]
 
-    def _moves(self, layouts: tuple[int, ...]) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, int, tuple[int, ...]]]]:
+    def _moves(
+        self, layouts: tuple[int, ...]
+    ) -> tuple[list[tuple[int, ...]] | None, list[tuple[int, int, tuple[int, ...]]]]:
         """A free reveal that teaches something (as its groups), else the guesses: (layouts where the cell is safe, cell, those layouts)."""
         self._spend(len(self.cells) * len(layouts))
         guesses = []
@@ -759,7 +798,13 @@ def _zero_chance(view: FlagsView, chances: dict[int, float], index: int) -> floa
 
 
 def _flags_best(
-    view: FlagsView, chances: dict[int, float], rng: random.Random, *, defend: bool, near_mines: bool = False, zero_gift: float = 0.0
+    view: FlagsView,
+    chances: dict[int, float],
+    rng: random.Random,
+    *,
+    defend: bool,
+    near_mines: bool = False,
+    zero_gift: float = 0.0,
 ) -> FlagsChoice:
     """The likeliest mine (less `zero_gift` times its chance of a zero); with `defend`, not a likely zero
     while another cell is not one; with `near_mines`, next to a found mine where that ties."""
@@ -814,7 +859,9 @@ def flags_bomb(view: FlagsView) -> tuple[Cell, float] | None:
     table = [[0.0] * (width + 1) for _ in range(height + 1)]
     for y in range(height):
         for x in range(width):
-            table[y + 1][x + 1] = counted.chances.get(y * width + x, 0.0) + table[y][x + 1] + table[y + 1][x] - table[y][x]
+            table[y + 1][x + 1] = (
+                counted.chances.get(y * width + x, 0.0) + table[y][x + 1] + table[y + 1][x] - table[y][x]
+            )
     best = None
     for top in range(max(1, height - BOMB_SIDE + 1)):
         for left in range(max(1, width - BOMB_SIDE + 1)):

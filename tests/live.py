@@ -120,13 +120,17 @@ def put_position(database: Path, game_id: str, rows: list[str], mines: int, hidd
             height=len(rows),
             mines=mines,
             cells="".join(row.replace("F", ".") for row in rows),
-            marks={str(y * width + x): "F" for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "F"},
+            marks={
+                str(y * width + x): "F" for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "F"
+            },
             started_at=0.0 if any(symbol not in ".F" for row in rows for symbol in row) else None,
             version=data["version"] + 1,
         )
         if hidden is not None:
             data["hidden"] = {**data["hidden"], **hidden}
-        connection.execute("UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(data), data["version"], game_id))
+        connection.execute(
+            "UPDATE games SET data = ?, version = ? WHERE id = ?", (json.dumps(data), data["version"], game_id)
+        )
 
 
 def put_layout(database: Path, game_id: str, layout: list[str]) -> None:
@@ -137,7 +141,10 @@ def put_layout(database: Path, game_id: str, layout: list[str]) -> None:
     board = Board(len(layout[0]), len(layout))
     mines = [board.index(x, y) for y, row in enumerate(layout) for x, symbol in enumerate(row) if symbol == "*"]
     rows = [
-        "".join(str(board.mines_around(board.index(x, y), set(mines))) if symbol == "o" else "." for x, symbol in enumerate(row))
+        "".join(
+            str(board.mines_around(board.index(x, y), set(mines))) if symbol == "o" else "."
+            for x, symbol in enumerate(row)
+        )
         for y, row in enumerate(layout)
     ]
     put_position(database, game_id, rows, mines=len(mines), hidden={"mines": mines})

@@ -91,9 +91,7 @@ def truth(position: Position) -> Truth:
     for cell in frontier:
         probability[cell] = Fraction(sum(w for mines, w in layouts if cell in mines), total)
     if outside:
-        share = Fraction(
-            sum(w * (mines_left - len(mines)) for mines, w in layouts), total * len(outside)
-        )
+        share = Fraction(sum(w * (mines_left - len(mines)) for mines, w in layouts), total * len(outside))
         for cell in outside:
             probability[cell] = share
     return Truth(True, probability, layouts, frontier, outside, mines_left)

@@ -39,7 +39,9 @@ ARENAS_AFTER_THREADS = textwrap.dedent("""
 
 def arenas_after_threads(how: str, **environment: str) -> int:
     env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"} | environment
-    done = subprocess.run([sys.executable, "-c", ARENAS_AFTER_THREADS, how], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", ARENAS_AFTER_THREADS, how], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))
 

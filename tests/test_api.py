@@ -13,7 +13,6 @@ import pytest
 from app.service import Deals
 from tests.live import live_server, put_position
 
-
 pytestmark = pytest.mark.usefixtures("seeded")
 # Run over many seeds (--deal-seeds) the tests create many games from one address.
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -83,7 +82,11 @@ def test_refused_moves_answer_409_or_422_and_change_nothing(client):
 
 
 def test_invalid_new_games_are_refused_with_a_message(client):
-    for body in ({"width": 1, "height": 9, "mines": 3}, {"width": 9, "height": 9, "mines": 81}, {"width": 9, "height": 9}):
+    for body in (
+        {"width": 1, "height": 9, "mines": 3},
+        {"width": 9, "height": 9, "mines": 81},
+        {"width": 9, "height": 9},
+    ):
         response = client.post("/api/games", json={"mode": "cruel", **body})
         assert response.status_code == 422, body
     response = client.post("/api/games", json={"width": 5, "height": 5, "mines": 25})
@@ -96,7 +99,10 @@ def test_another_players_game_is_not_found(client, server):
     game = new_game(client)
     with httpx.Client(base_url=server) as stranger:
         assert stranger.get(f"/api/games/{game['id']}").status_code == 404
-        assert stranger.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 0, "y": 0}).status_code == 404
+        assert (
+            stranger.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": 0, "y": 0}).status_code
+            == 404
+        )
         assert stranger.get(f"/games/{game['id']}").status_code == 404
     assert client.get("/api/games/not-a-game").status_code == 404
 
@@ -111,7 +117,13 @@ def test_analysis_hint_and_options(client, database):
     status = client.get(f"{url}/analysis").json()["status"]
     assert status == ["1s???", "1ms??", "11s??"]
     advice = client.post(f"{url}/hint").json()
-    assert advice == {"kind": "safe", "message": "There are safe cells", "cell": [1, 0], "proof": [[0, 0], [0, 2]], "uses_count": False}
+    assert advice == {
+        "kind": "safe",
+        "message": "There are safe cells",
+        "cell": [1, 0],
+        "proof": [[0, 0], [0, 2]],
+        "uses_count": False,
+    }
     # Nothing safe: one mine by the 1, so the other two fill the left column.
     put_position(database, game["id"], ["...", "..1"], mines=3)
     assert client.post(f"{url}/hint").json()["kind"] == "guess"
@@ -147,6 +159,7 @@ def test_a_new_game_from_the_page_keeps_the_settings_the_game_has_now(client):
     first_id = first.rsplit("/", 1)[1]
     changed = {"allow_outside": True, "debug_overlay": True, "safe_mode": True, "countdown": True, "undo": False}
     assert client.patch(f"/api/games/{first_id}/options", json=changed).status_code == 200
+
     # The page's forms name the game; what counts is the game as it is now, not the form as it was rendered.
     def created(form: dict) -> dict:
         answer = client.post("/games", data=form, follow_redirects=False)
@@ -167,7 +180,11 @@ def test_after_a_loss_the_page_shows_what_could_have_been_known(client, database
     game = new_game(client, width=9, height=9, mines=10)
     # Both mines next to the 2, so the right column is safe by the count; (1, 0) could be a mine.
     put_position(database, game["id"], ["2..", "..."], mines=2)
-    answer = client.post(f"/games/{game['id']}/moves", data={"action": "reveal", "x": "1", "y": "0", "version": "1"}, headers={"HX-Request": "true"})
+    answer = client.post(
+        f"/games/{game['id']}/moves",
+        data={"action": "reveal", "x": "1", "y": "0", "version": "1"},
+        headers={"HX-Request": "true"},
+    )
     assert answer.status_code == 200 and "Boom" in answer.text
     for text in (answer.text, client.get(f"/games/{game['id']}").text):
         assert 'class="hint review"' in text and 'data-safe="c-2-0 c-2-1 "' in text and 'data-cell="c-2-0"' in text
@@ -181,7 +198,10 @@ def test_the_home_page_lists_the_players_games_to_resume_or_delete(client):
     assert home.status_code == 200 and 'id="games-title"' in home.text
     # Newest first, with size, mode and state, each with a link and a delete button.
     assert home.text.index(f'href="/games/{second}"') < home.text.index(f'href="/games/{first}"')
-    assert '<span class="game-title">Expert 30×16, 99 mines</span> <span class="game-mode">Cruel but fair</span>' in home.text
+    assert (
+        '<span class="game-title">Expert 30×16, 99 mines</span> <span class="game-mode">Cruel but fair</span>'
+        in home.text
+    )
     assert "Not started" in home.text
     assert [game["id"] for game in client.get("/api/games").json()] == [second, first]
     deleted = client.post(f"/games/{second}/delete", follow_redirects=False)
@@ -223,20 +243,26 @@ def test_pages_render_and_htmx_moves_send_only_what_changed(client):
     assert stale.status_code == 200
     assert 'role="grid"' in stale.text  # the page was behind: the whole board comes back
     refused = client.post(
-        f"{game_url}/moves", data={"action": "reveal", "x": "15", "y": "8", "version": "2"}, headers={"HX-Request": "true"}
+        f"{game_url}/moves",
+        data={"action": "reveal", "x": "15", "y": "8", "version": "2"},
+        headers={"HX-Request": "true"},
     )
     assert refused.status_code == 409 and "already revealed" in refused.text
     assert client.get(f"/api/games/{game_id}").json()["moves"] == 2
 
 
 def test_new_game_form_validates_sizes(client):
-    response = client.post("/games", data={"preset": "custom", "width": "200", "height": "10", "mines": "10", "unit": "count"})
+    response = client.post(
+        "/games", data={"preset": "custom", "width": "200", "height": "10", "mines": "10", "unit": "count"}
+    )
     assert response.status_code == 422 and "between 2 and 100" in response.text
     response = client.post("/games", data={"preset": "custom", "width": "<b>ten</b>", "height": "10", "mines": "10"})
     assert response.status_code == 422 and "Width must be a whole number" in response.text
     assert "<b>ten" not in response.text and "&lt;b&gt;ten" in response.text
     response = client.post(
-        "/games", data={"preset": "custom", "width": "10", "height": "10", "mines": "20", "unit": "percent"}, follow_redirects=True
+        "/games",
+        data={"preset": "custom", "width": "10", "height": "10", "mines": "20", "unit": "percent"},
+        follow_redirects=True,
     )
     assert response.status_code == 200 and "20 mines" in response.text
 
@@ -244,7 +270,13 @@ def test_new_game_form_validates_sizes(client):
 def test_health_and_openapi(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/api/games", "/api/games/{game_id}", "/api/games/{game_id}/moves", "/api/games/{game_id}/analysis", "/api/games/{game_id}/hint"} <= set(paths)
+    assert {
+        "/api/games",
+        "/api/games/{game_id}",
+        "/api/games/{game_id}/moves",
+        "/api/games/{game_id}/analysis",
+        "/api/games/{game_id}/hint",
+    } <= set(paths)
 
 
 def test_a_restart_loses_nothing(tmp_path, deal_seed):
@@ -261,7 +293,9 @@ def test_a_restart_loses_nothing(tmp_path, deal_seed):
     with live_server(database) as url:
         with httpx.Client(base_url=url, cookies=cookies) as client:
             after = client.get(f"/api/games/{game['id']}").json()
-            assert {k: v for k, v in after.items() if k != "elapsed"} == {k: v for k, v in before.items() if k != "elapsed"}
+            assert {k: v for k, v in after.items() if k != "elapsed"} == {
+                k: v for k, v in before.items() if k != "elapsed"
+            }
             undone = move(client, game["id"], action="undo")
             assert undone["flags"] == 0 and undone["board"][4][4] != "."
             assert undone["version"] == before["version"] + 1
@@ -270,7 +304,9 @@ def test_a_restart_loses_nothing(tmp_path, deal_seed):
 def test_big_changes_travel_as_rows_not_hundreds_of_swaps(client):
     # One mine on 480 cells: a first click floods most of the board unless the
     # mine touches it; a second click far from the first then floods instead.
-    created = client.post("/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "1", "unit": "count"})
+    created = client.post(
+        "/games", data={"preset": "custom", "width": "30", "height": "16", "mines": "1", "unit": "count"}
+    )
     game_id = created.headers["location"].rsplit("/", 1)[1]
     version = 0
     for x, y in ((15, 8), (0, 0), (29, 15)):
@@ -332,8 +368,12 @@ def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database, mode)
             client.get(f"/games/{game_id}/bot", headers=htmx).text,
             client.post(f"{url}/hint").text,
             client.post(f"/games/{game_id}/hint", data={"show": "yes"}, headers=htmx).text,
-            client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": "2", "y": "2", "version": "4"}, headers=htmx).text,
-            client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "5"}, headers=htmx).text,
+            client.post(
+                f"/games/{game_id}/moves", data={"action": "flag", "x": "2", "y": "2", "version": "4"}, headers=htmx
+            ).text,
+            client.post(
+                f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "5"}, headers=htmx
+            ).text,
             client.post(f"{url}/moves", json={"action": "reveal", "x": 0, "y": 0}).text,
         ]
         # The game's id and the clock (it runs between requests) are the only differences allowed.
@@ -355,7 +395,10 @@ def test_a_classic_game_from_the_page_carries_its_mode_and_the_settings_modes_sh
     assert game["mode"] == "classic" and (game["width"], game["height"], game["mines"]) == (8, 8, 10)
     assert "allow_outside" not in game["options"]  # a cruel-but-fair setting
     page = client.get(f"/games/{game_id}").text
-    assert '<option value="classic" selected>Classic</option>' in page and '<input type="hidden" name="mode" value="classic">' in page
+    assert (
+        '<option value="classic" selected>Classic</option>' in page
+        and '<input type="hidden" name="mode" value="classic">' in page
+    )
     moved = move(client, game_id, action="reveal", x=3, y=3)
     assert moved["board"][3][3] == "0" and moved["status"] in ("playing", "won")  # the first click opens
     # A new game in another mode takes the settings both modes have, as the game has them now.
@@ -373,12 +416,20 @@ def test_fixed_layout_games_take_their_settings_through_the_api(client):
     game = new_game(client, mode="help", first_click="safe", no_guess=True, assist="local")
     assert game["mode"] == "help" and game["help"] == {"granted": 0, "used": 0, "pending": False}
     options = game["options"]
-    assert options["first_click_safe_only"] and options["no_guess"] and options["assist_local"] and not options["assist_all"]
+    assert (
+        options["first_click_safe_only"]
+        and options["no_guess"]
+        and options["assist_local"]
+        and not options["assist_all"]
+    )
     assert new_game(client, mode="classic", assist="all")["options"]["assist_all"]
     assert new_game(client, mode="classic")["help"] is None
     # A setting the mode does not have, or a value the API does not know, is refused and makes no game.
     listed = len(client.get("/api/games").json())
-    for body, words in (({"mode": "cruel", "no_guess": True}, "unknown setting 'no_guess'"), ({"mode": "classic", "assist": "some"}, "assist")):
+    for body, words in (
+        ({"mode": "cruel", "no_guess": True}, "unknown setting 'no_guess'"),
+        ({"mode": "classic", "assist": "some"}, "assist"),
+    ):
         refused = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
         assert refused.status_code == 422 and words in refused.text
     assert len(client.get("/api/games").json()) == listed
@@ -413,11 +464,17 @@ def test_probabilities_are_exact_and_come_from_what_the_player_sees(client, data
     put_position(database, game_id, ["1..", "...", "..."], mines=1, hidden={"mines": [4]})
     answer = client.get(f"/api/games/{game_id}/probabilities").json()
     third = 1 / 3
-    assert answer == {"probability": [[None, third, 0.0], [third, third, 0.0], [0.0, 0.0, 0.0]], "budget_exceeded": False}
+    assert answer == {
+        "probability": [[None, third, 0.0], [third, third, 0.0], [0.0, 0.0, 0.0]],
+        "budget_exceeded": False,
+    }
     # The page shows them when the setting is on: a colour step, the percentage, the safest cells ringed.
     assert client.patch(f"/api/games/{game_id}/options", json={"probabilities": True}).status_code == 200
     page = client.get(f"/games/{game_id}").text
-    assert 'id="c-1-0" class="c u p3" role="gridcell" aria-label="covered, 33 % mine, column 2, row 1" data-p="33 % mine"' in page
+    assert (
+        'id="c-1-0" class="c u p3" role="gridcell" aria-label="covered, 33 % mine, column 2, row 1" data-p="33 % mine"'
+        in page
+    )
     assert 'class="c u p0 best"' in page and "among the safest" in page
     missing = client.get("/api/games/nope/probabilities")
     assert missing.status_code == 404
@@ -429,7 +486,9 @@ def stored_layout(database, game_id: str) -> list[int]:
     import sqlite3
 
     with sqlite3.connect(database) as connection:
-        return json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])["hidden"]["mines"]
+        return json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])[
+            "hidden"
+        ]["mines"]
 
 
 def test_a_board_id_plays_the_same_layout_for_another_player_and_restart_plays_it_again(client, server, database):
@@ -486,7 +545,13 @@ def test_a_won_classic_game_has_its_3bv_and_the_records_count_each_game_once(cli
     move(client, other, action="reveal", x=1, y=0)
     assert move(client, other, action="reveal", x=0, y=1)["status"] == "won"
     (record,) = [r for r in client.get("/api/records").json() if (r["width"], r["height"], r["mines"]) == (2, 2, 1)]
-    assert (record["mode"], record["games"], record["wins"], record["streak"], record["best_streak"]) == ("classic", 2, 1, 0, 1)
+    assert (record["mode"], record["games"], record["wins"], record["streak"], record["best_streak"]) == (
+        "classic",
+        2,
+        1,
+        0,
+        1,
+    )
     assert record["best_times"][0]["bbbv"] == 3
     page = client.get("/records").text
     assert "Your records" in page and "2×2, 1 mine" in page and "Best times" in page
@@ -520,7 +585,12 @@ def test_a_board_replayed_after_its_layout_was_shown_counts_in_no_record(client,
     def cleared(game_id: str) -> dict:
         game = client.get(f"/api/games/{game_id}").json()
         while game["status"] == "playing":
-            x, y = next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == "." and y * 8 + x not in mines)
+            x, y = next(
+                (x, y)
+                for y, row in enumerate(game["board"])
+                for x, symbol in enumerate(row)
+                if symbol == "." and y * 8 + x not in mines
+            )
             game = move(client, game_id, action="reveal", x=x, y=y)
         return game
 
@@ -537,4 +607,10 @@ def test_a_board_replayed_after_its_layout_was_shown_counts_in_no_record(client,
     shared = opened(client.get(f"/play/{board_id}", follow_redirects=False))
     assert cleared(shared)["status"] == "won"
     (record,) = [r for r in client.get("/api/records").json() if (r["width"], r["height"], r["mines"]) == (8, 7, 9)]
-    assert (record["games"], record["wins"], record["streak"], record["best_streak"], record["best_times"]) == (1, 0, 0, 0, [])
+    assert (record["games"], record["wins"], record["streak"], record["best_streak"], record["best_times"]) == (
+        1,
+        0,
+        0,
+        0,
+        [],
+    )

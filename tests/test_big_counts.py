@@ -31,11 +31,17 @@ def choose(game, analyzer, seed: int):
 
 def play(game, analyzer, choice, seed: int):
     """The game once the choice is played as the bot's move, and its analyzer (the one given moves on with it)."""
-    after, outcome = apply_move(game, Move(choice.action, *choice.cell, bot=True), rng=random.Random(seed), now=0.0, analyzer=analyzer)
+    after, outcome = apply_move(
+        game, Move(choice.action, *choice.cell, bot=True), rng=random.Random(seed), now=0.0, analyzer=analyzer
+    )
     return after, outcome.analyzer or Analyzer(after.position())
 
 
-@pytest.mark.parametrize("size", [(40, 40, 300), (50, 50, 400), (100, 100, 2000), (100, 100, 3000)], ids=lambda size: "x".join(map(str, size)))
+@pytest.mark.parametrize(
+    "size",
+    [(40, 40, 300), (50, 50, 400), (100, 100, 2000), (100, 100, 3000)],
+    ids=lambda size: "x".join(map(str, size)),
+)
 def test_the_bot_takes_the_first_move_on_a_big_board(size, deal_seed):
     width, height, mines = size
     game, analyzer = dealt(width, height, mines, deal_seed)
@@ -73,7 +79,9 @@ def test_the_bot_guesses_after_the_opening_of_a_100x100_game(deal_seed):
         after, _ = play(game, analyzer, choice, deal_seed)
         # The guess is played like any move: it shows a number, or the game is lost on it.
         index = after.index(*choice.cell)
-        assert (after.status, after.exploded) == ("lost", index) or (after.status == "playing" and after.cells[index] != ".")
+        assert (after.status, after.exploded) == ("lost", index) or (
+            after.status == "playing" and after.cells[index] != "."
+        )
         return
     raise AssertionError("no guess")
 

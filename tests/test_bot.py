@@ -74,7 +74,9 @@ def test_kaboom_bot_reads_layouts_and_gives_each_games_result_in_file_order(tmp_
     layouts = tmp_path / "layouts.txt"
     # An easy board (every mine on the bottom row) between two others.
     easy = "9 9 9 " + " ".join(f"{x},8" for x in range(9))
-    layouts.write_text(f"9 9 10 0,3 4,4 1,1 8,8 7,7 6,6 5,5 2,8 8,2 3,6\n{easy}\n9 9 10 1,0 2,0 3,0 4,0 5,0 6,0 7,0 8,0 0,8 1,8\n")
+    layouts.write_text(
+        f"9 9 10 0,3 4,4 1,1 8,8 7,7 6,6 5,5 2,8 8,2 3,6\n{easy}\n9 9 10 1,0 2,0 3,0 4,0 5,0 6,0 7,0 8,0 0,8 1,8\n"
+    )
     result = kaboom("--layouts", str(layouts), "--first", "0,0", "--json")
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
@@ -113,9 +115,13 @@ def bot_in_process(capsys, *args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--games", "0"], "at least 1"), (["--jobs", "x"], "at least 1"), (["--size", "3x3/20"], "between 1 and 8"),
-        (["--first", "40,0"], "off the 30x16 board"), (["--mode", "cruel", "--opening"], "for classic games"),
-        (["--calibration", "plot.svg"], "PNG"), (["--strategy", "best"], "invalid choice"),
+        (["--games", "0"], "at least 1"),
+        (["--jobs", "x"], "at least 1"),
+        (["--size", "3x3/20"], "between 1 and 8"),
+        (["--first", "40,0"], "off the 30x16 board"),
+        (["--mode", "cruel", "--opening"], "for classic games"),
+        (["--calibration", "plot.svg"], "PNG"),
+        (["--strategy", "best"], "invalid choice"),
     ],
 )
 def test_kaboom_bot_refuses_bad_arguments_with_exit_2(capsys, args, words):
@@ -140,7 +146,10 @@ def test_groups_with_probabilities_guesses_the_cell_its_estimate_calls_safest():
 
 
 def test_calibration_bins_what_was_predicted_against_what_happened():
-    results = [GameResult(True, 3, 0.1, guessed=[(0.02, False), (0.04, True), (0.21, False)]), GameResult(False, 1, 0.1, guessed=[(0.5, True)])]
+    results = [
+        GameResult(True, 3, 0.1, guessed=[(0.02, False), (0.04, True), (0.21, False)]),
+        GameResult(False, 1, 0.1, guessed=[(0.5, True)]),
+    ]
     bins = calibration(results)
     assert [(b.low, b.guesses, b.observed) for b in bins] == [(0.0, 2, 0.5), (0.2, 1, 0.0), (0.5, 1, 1.0)]
     assert bins[0].predicted == pytest.approx(0.03) and bins[0].interval[0] < 0.5 < bins[0].interval[1]
@@ -155,7 +164,9 @@ def test_kaboom_bot_draws_the_calibration_plot_and_prints_its_table(tmp_path, ca
 
 
 def test_in_cruel_mode_the_bot_never_loses_and_counts_forced_guesses(capsys):
-    code, out, err = bot_in_process(capsys, "--mode", "cruel", "--size", "intermediate", "--games", "12", "--json", "--seed", "3")
+    code, out, err = bot_in_process(
+        capsys, "--mode", "cruel", "--size", "intermediate", "--games", "12", "--json", "--seed", "3"
+    )
     answer = json.loads(out)
     assert code == 0 and answer["wins"] == answer["played"] == 12
     assert answer["forced_guesses_per_game"] == sum(game["guesses"] for game in answer["games"]) / 12

@@ -90,7 +90,11 @@ def test_asking_again_names_the_same_cell_and_changes_nothing(client, database):
         answers = [suggestion(client, game_id) for _ in range(3)]
         assert answers[0]["safe"] is safe and answers == [answers[0]] * 3
         after = read(client, game_id)
-        assert (after["version"], after["board"], after["hints"]) == (before["version"], before["board"], before["hints"])
+        assert (after["version"], after["board"], after["hints"]) == (
+            before["version"],
+            before["board"],
+            before["hints"],
+        )
         # The move that follows opens the cell named.
         x, y = answers[0]["x"], answers[0]["y"]
         assert client.post(f"/api/games/{game_id}/bot").json()["board"][y][x] != "."
@@ -132,7 +136,11 @@ def test_refusals_change_nothing(client, database):
     lost = on_layout(client, database, PROVABLE)
     assert client.post(f"/api/games/{lost}/moves", json={"action": "reveal", "x": 1, "y": 1}).json()["status"] == "lost"
     cruel = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, "mode": "cruel"}).json()["id"]
-    for game_id, status, words in [(lost, 409, "the game is lost"), (cruel, 409, "classic and help games"), ("no-such-game", 404, "no such game")]:
+    for game_id, status, words in [
+        (lost, 409, "the game is lost"),
+        (cruel, 409, "classic and help games"),
+        ("no-such-game", 404, "no such game"),
+    ]:
         before = client.get(f"/api/games/{game_id}").json()
         for response in (client.get(f"/api/games/{game_id}/bot"), client.post(f"/api/games/{game_id}/bot")):
             assert response.status_code == status and words in response.json()["detail"], response.text
@@ -140,7 +148,11 @@ def test_refusals_change_nothing(client, database):
         assert after.get("version") == before.get("version") and after.get("board") == before.get("board")
     # The page says it in the panel, as it says any refused move.
     refused = client.post(f"/games/{cruel}/bot", data={"version": "0"}, headers=HTMX)
-    assert refused.status_code == 409 and 'role="alert"' in refused.text and "The bot plays classic and help games" in refused.text
+    assert (
+        refused.status_code == 409
+        and 'role="alert"' in refused.text
+        and "The bot plays classic and help games" in refused.text
+    )
 
 
 def test_a_game_the_bot_played_in_is_left_out_of_the_records(client, database):
@@ -181,7 +193,11 @@ def test_the_pages_show_the_bots_cell_and_play_it_as_a_click(client, database):
     twin = on_layout(client, database, PROVABLE)
     version = str(read(client, game_id)["version"])
     stepped = client.post(f"/games/{game_id}/bot", data={"version": version}, headers=HTMX)
-    clicked = client.post(f"/games/{twin}/moves", data={"action": "reveal", "x": choice["x"], "y": choice["y"], "version": version}, headers=HTMX)
+    clicked = client.post(
+        f"/games/{twin}/moves",
+        data={"action": "reveal", "x": choice["x"], "y": choice["y"], "version": version},
+        headers=HTMX,
+    )
     assert stepped.status_code == clicked.status_code == 200
 
     bot_said = f'<p id="hint" class="hint bot" data-cell="{cell}" data-proof="">The bot opened column {choice["x"] + 1}, row {choice["y"] + 1}: proven safe.</p>'
@@ -191,7 +207,7 @@ def test_the_pages_show_the_bots_cell_and_play_it_as_a_click(client, database):
     def same(text: str, game: str) -> str:
         # What the bot says and counts aside, the game's id and the clock (it runs between requests).
         text = text.replace(bot_said, "").replace(counter, "").replace(game, "ID")
-        return re.sub(r'\s+', " ", re.sub(r'data-elapsed="\d+"|id="timer"([^>]*)>[^<]*<', "TIME", text))
+        return re.sub(r"\s+", " ", re.sub(r'data-elapsed="\d+"|id="timer"([^>]*)>[^<]*<', "TIME", text))
 
     assert same(stepped.text, game_id) == same(clicked.text, twin)
 

@@ -320,17 +320,23 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     context = browser.new_context(base_url=server)
     page = context.new_page()
     complaints: list[str] = []
-    page.on("console", lambda message: complaints.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: complaints.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     page.on("pageerror", lambda error: complaints.append(str(error)))
     page.goto("/")
     page.click('button[value="cruel beginner"]')
     page.wait_for_selector("#grid")
+
     def wait_for_version(expected: str) -> None:
         # Also until htmx has settled: swapped cells keep their old class for a moment.
         state = "[document.getElementById('version').value, !!document.querySelector('.htmx-settling')]"
         wait_until(
-            lambda: page.evaluate(state) == [expected, False], 20,
-            lambda: f"[version, settling] is {page.evaluate(state)}, not [{expected!r}, False], after 20 s", every=0.05,
+            lambda: page.evaluate(state) == [expected, False],
+            20,
+            lambda: f"[version, settling] is {page.evaluate(state)}, not [{expected!r}, False], after 20 s",
+            every=0.05,
         )
 
     page.click("#c-4-4")
@@ -340,6 +346,9 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     page.click(f"#{covered}", button="right")
     wait_for_version("2")
     headers = page.request.get("/").headers
-    assert "'unsafe-eval'" not in headers["content-security-policy"] and "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert (
+        "'unsafe-eval'" not in headers["content-security-policy"]
+        and "frame-ancestors 'none'" in headers["content-security-policy"]
+    )
     context.close()
     assert not complaints, complaints

@@ -3,10 +3,10 @@ or on a hand-made position with its layout, so that no test depends on luck."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.live import put_layout
 from tests.test_browser import act, analysis, classes, page, settled, start, version  # noqa: F401 (page: a fixture)
-
-import pytest
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}

@@ -71,7 +71,9 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         assert "/watch/" in carol.url and "You are watching" in carol.inner_text("#panel")
         assert carol.locator("form.join").count() == 0, "the seat is taken: nothing to join"
         # Alice's page hears that Red has joined (presence is looked at every 5 s).
-        alice.wait_for_function("document.getElementById('panel').innerText.includes('Red is connected')", timeout=4 * SHOWN_WITHIN * 1000)
+        alice.wait_for_function(
+            "document.getElementById('panel').innerText.includes('Red is connected')", timeout=4 * SHOWN_WITHIN * 1000
+        )
         delays = []
         players = {0: alice, 1: bob}
         for _ in range(64):
@@ -82,20 +84,28 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
             settle(page)
             before = version(page)
             page.click("#grid .c.u")  # the first covered cell on the mover's own page
-            page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
+            page.wait_for_function(
+                f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
+            )
             started = time.monotonic()
             shows_version(other, before + 1)
             delays.append(time.monotonic() - started)
             shows_version(carol, before + 1)
         for page in (alice, bob, carol):
-            page.wait_for_function("document.getElementById('result').dataset.status !== 'playing'", timeout=SHOWN_WITHIN * 1000)
+            page.wait_for_function(
+                "document.getElementById('result').dataset.status !== 'playing'", timeout=SHOWN_WITHIN * 1000
+            )
         # Every page ends on the same board and result.
         final = [page.evaluate(CELLS) for page in (alice, bob, carol)]
         assert final[0] == final[1] == final[2]
         result = alice.inner_text("#result")
         # The same result for everyone, each player told first whether it is theirs.
         shared = carol.inner_text("#result")
-        assert ("wins" in shared or "draw" in shared) and result.endswith(shared) and bob.inner_text("#result").endswith(shared)
+        assert (
+            ("wins" in shared or "draw" in shared)
+            and result.endswith(shared)
+            and bob.inner_text("#result").endswith(shared)
+        )
         if "wins" in shared:
             assert {result.split(":")[0], bob.inner_text("#result").split(":")[0]} == {"You win", "You lose"}
         # Carol could not move: her page has nothing to send moves with.
@@ -108,7 +118,9 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
 
 
 def report(where: str, delays: list[float]) -> None:
-    print(f"\n{where}: {len(delays)} moves shown on the other player's page after median {statistics.median(delays):.2f} s, max {max(delays):.2f} s")
+    print(
+        f"\n{where}: {len(delays)} moves shown on the other player's page after median {statistics.median(delays):.2f} s, max {max(delays):.2f} s"
+    )
 
 
 def test_a_game_through_an_invitation_on_two_workers_sharing_one_sqlite_file(browser, tmp_path) -> None:
@@ -160,12 +172,16 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
                 settle(page)
                 before = version(page)
                 page.click("#grid .c.u")
-                page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
+                page.wait_for_function(
+                    f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
+                )
                 if "computer" in page.inner_text("#result"):
                     # The computer's move arrives by itself, through the live updates.
                     shows_version(page, before + 2)
                     answered += 1
-            assert page.get_attribute("#result", "data-status") == "won", "an 8x8 game ends within 64 of the player's moves"
+            assert page.get_attribute("#result", "data-status") == "won", (
+                "an 8x8 game ends within 64 of the player's moves"
+            )
             assert answered > 0
             assert not errors, errors
         finally:

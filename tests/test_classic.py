@@ -9,8 +9,8 @@ from itertools import combinations
 
 import pytest
 
-from app.game import Game, Move, Refused
-from app.modes import ClassicOptions, apply_move, game_from_json, get_mode, hint, new_game
+from app.game import Game, Refused
+from app.modes import ClassicOptions, game_from_json, get_mode, hint, new_game
 from app.web.schemas import game_out
 from app.web.view import Look
 from solver import Analyzer
@@ -124,7 +124,11 @@ def test_a_classic_game_survives_json_and_a_damaged_layout_is_refused():
     game = play(fresh(3), "reveal", 4, 4)
     back = game_from_json(game.to_json(), [])
     assert back.hidden == game.hidden and back.cells == game.cells
-    for damage in (game.hidden["mines"][:-1], [*game.hidden["mines"][:-1], game.hidden["mines"][0]], [81, *game.hidden["mines"][1:]]):
+    for damage in (
+        game.hidden["mines"][:-1],
+        [*game.hidden["mines"][:-1], game.hidden["mines"][0]],
+        [81, *game.hidden["mines"][1:]],
+    ):
         data = game.to_json()
         data["hidden"] = {**data["hidden"], "mines": damage}
         with pytest.raises(ValueError):
@@ -152,7 +156,9 @@ def test_a_board_id_deals_the_same_layout_for_anyone_and_marks_its_first_click()
     assert first_click(shared, 5, 7).hidden["mines"] == original.hidden["mines"]
     # Wherever the first click lands, the id's layout is the one dealt (and its settings, not the game's).
     shared.options.no_guess = True
-    x, y = next(original.cell(i) for i, s in enumerate(original.cells) if s == "." and i not in original.hidden["mines"])
+    x, y = next(
+        original.cell(i) for i, s in enumerate(original.cells) if s == "." and i not in original.hidden["mines"]
+    )
     assert first_click(shared, x, y).hidden["mines"] == original.hidden["mines"]
 
 

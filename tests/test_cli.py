@@ -80,7 +80,11 @@ def test_generate_prints_a_layout_as_a_position_the_same_for_the_same_seed():
     result = kaboom("generate", "30", "16", "99", "--seed", "7", "--first", "4,4", stdin="")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "30 16 99" and len(lines) == 17 and all(len(row) == 30 and set(row) <= {"*", "."} for row in lines[1:])
+    assert (
+        lines[0] == "30 16 99"
+        and len(lines) == 17
+        and all(len(row) == 30 and set(row) <= {"*", "."} for row in lines[1:])
+    )
     assert sum(row.count("*") for row in lines[1:]) == 99
     # The first click (column 4, row 4) and its neighbours are empty: an opening.
     assert all(lines[1 + y][x] == "." for y in (2, 3, 4) for x in (2, 3, 4))

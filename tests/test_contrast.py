@@ -46,21 +46,29 @@ PAIRS = [
     ("fg", "mine", SHAPE, "the overlay's cross on a proven mine"),
     ("flag", "mine", SHAPE, "a flag on a proven mine, overlay on"),
     ("flag", "safe", SHAPE, "a flag on a proven-safe cell, overlay on (hatched)"),
-    *[pair for n in range(6) for pair in (
-        (f"p{n}", "open", SHAPE, "a covered cell coloured by its mine probability, beside an open one"),
-        ("flag", f"p{n}", SHAPE, "a flag on a cell coloured by its mine probability"),
-        ("fg", f"p{n}", TEXT, "a question mark on a cell coloured by its mine probability"),
-        ("line", f"p{n}", SHAPE, "the gap between two coloured cells"),
-        ("hl", f"p{n}", SHAPE, "the ring round the safest cells"),
-    )],
+    *[
+        pair
+        for n in range(6)
+        for pair in (
+            (f"p{n}", "open", SHAPE, "a covered cell coloured by its mine probability, beside an open one"),
+            ("flag", f"p{n}", SHAPE, "a flag on a cell coloured by its mine probability"),
+            ("fg", f"p{n}", TEXT, "a question mark on a cell coloured by its mine probability"),
+            ("line", f"p{n}", SHAPE, "the gap between two coloured cells"),
+            ("hl", f"p{n}", SHAPE, "the ring round the safest cells"),
+        )
+    ],
     ("bg", "fg", TEXT, "a cell's mine probability, shown over it"),
-    *[pair for seat in ("seat0", "seat1") for pair in (
-        (seat, "bg", TEXT, "a Flags seat's score and turn"),
-        (seat, "panel", TEXT, "a Flags seat's line in the panel"),
-        ("on-seat", seat, SHAPE, "the flag on a mine a Flags seat found"),
-        (seat, "open", SHAPE, "a found mine beside an open cell"),
-        ("line", seat, SHAPE, "the gap between two found mines"),
-    )],
+    *[
+        pair
+        for seat in ("seat0", "seat1")
+        for pair in (
+            (seat, "bg", TEXT, "a Flags seat's score and turn"),
+            (seat, "panel", TEXT, "a Flags seat's line in the panel"),
+            ("on-seat", seat, SHAPE, "the flag on a mine a Flags seat found"),
+            (seat, "open", SHAPE, "a found mine beside an open cell"),
+            ("line", seat, SHAPE, "the gap between two found mines"),
+        )
+    ],
 ]
 # Colours that carry nothing a player must read: no contrast is asked of them.
 DECORATION = {"shadow"}
@@ -127,9 +135,5 @@ def test_every_colour_has_its_pairs(scheme):
 
 def test_rules_use_only_the_named_colours():
     css = without_comments(STYLESHEET.read_text())
-    literal = [
-        line.strip()
-        for line in css.splitlines()
-        if COLOUR.search(line) and not DECLARATION.search(line)
-    ]
+    literal = [line.strip() for line in css.splitlines() if COLOUR.search(line) and not DECLARATION.search(line)]
     assert literal == []

@@ -59,8 +59,24 @@ CODE_DIRECTORIES = ["solver", "app", "templates", "static"]
 # --- Dockerfile --------------------------------------------------------------------------------
 
 DOCKERFILE_INSTRUCTIONS = {
-    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK",
-    "LABEL", "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+    "ADD",
+    "ARG",
+    "CMD",
+    "COPY",
+    "ENTRYPOINT",
+    "ENV",
+    "EXPOSE",
+    "FROM",
+    "HEALTHCHECK",
+    "LABEL",
+    "MAINTAINER",
+    "ONBUILD",
+    "RUN",
+    "SHELL",
+    "STOPSIGNAL",
+    "USER",
+    "VOLUME",
+    "WORKDIR",
 }
 
 
@@ -187,7 +203,8 @@ def test_dependencies_are_installed_before_the_code_is_copied(dockerfile):
         "requirements.lock"
     ], "the dependencies are installed from requirements.lock, and from nothing else"
     code_copies = [
-        n for n, i in enumerate(dockerfile)
+        n
+        for n, i in enumerate(dockerfile)
         if i.keyword == "COPY" and any(s.strip("./") in CODE_DIRECTORIES for s in copy_parts(i)[0])
     ]
     assert {s.strip("./") for n in code_copies for s in copy_parts(dockerfile[n])[0]} >= set(CODE_DIRECTORIES)
@@ -275,7 +292,9 @@ def tracked_files() -> list[str]:
         pytest.skip("needs a git checkout")
     listing = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
     ).stdout
     return [name for name in listing.decode().split("\0") if name and (ROOT / name).is_file()]
 
@@ -284,9 +303,19 @@ def test_dockerignore_matcher(tmp_path):
     patterns = dockerignore_patterns("# a comment\n\ndata\n**/__pycache__\n  *.md\n!README.md\n/docs/*.png\n")
     assert patterns == ["data", "**/__pycache__", "*.md", "!README.md", "/docs/*.png"]
     context = build_context(
-        ["data/kaboom.sqlite3", "app/data.py", "__pycache__/x.pyc", "app/__pycache__/web.cpython-311.pyc",
-         "NOTES.md", "README.md", "static/VENDORED.md", "docs/screenshot.png", "docs/screenshot.py"],
-        patterns, tmp_path,
+        [
+            "data/kaboom.sqlite3",
+            "app/data.py",
+            "__pycache__/x.pyc",
+            "app/__pycache__/web.cpython-311.pyc",
+            "NOTES.md",
+            "README.md",
+            "static/VENDORED.md",
+            "docs/screenshot.png",
+            "docs/screenshot.py",
+        ],
+        patterns,
+        tmp_path,
     )
 
     def ignored(path: str) -> bool:
@@ -302,9 +331,21 @@ def test_dockerignore_matcher(tmp_path):
 
 def test_dockerignore_keeps_local_state_out_and_the_code_in(tmp_path):
     patterns = dockerignore_patterns(DOCKERIGNORE.read_text())
-    local = [".git/HEAD", ".venv/bin/python", "data/kaboom.sqlite3", "data/secret_key", ".env",
-             "app/__pycache__/web.cpython-311.pyc", ".pytest_cache/README.md", ".hypothesis/examples/x",
-             "kaboom.sqlite3", "tests/test_api.py", "bench/web.py", "docs/screenshot.png", "requirements-dev.lock"]
+    local = [
+        ".git/HEAD",
+        ".venv/bin/python",
+        "data/kaboom.sqlite3",
+        "data/secret_key",
+        ".env",
+        "app/__pycache__/web.cpython-311.pyc",
+        ".pytest_cache/README.md",
+        ".hypothesis/examples/x",
+        "kaboom.sqlite3",
+        "tests/test_api.py",
+        "bench/web.py",
+        "docs/screenshot.png",
+        "requirements-dev.lock",
+    ]
     tracked = tracked_files()
     sent = build_context([*tracked, *local], patterns, tmp_path)
     for path in local:
@@ -406,7 +447,9 @@ def test_compose_kaboom_believes_only_caddy(compose):
     subnet = compose["networks"]["front"]["ipam"]["config"][0]["subnet"]
     assert ipaddress.ip_address(compose_default(address)) in ipaddress.ip_network(compose_default(subnet))
     # Nobody else on that network could pass for Caddy.
-    on_front = sorted(name for name, service in compose["services"].items() if "front" in (service.get("networks") or []))
+    on_front = sorted(
+        name for name, service in compose["services"].items() if "front" in (service.get("networks") or [])
+    )
     assert on_front == ["caddy", "kaboom"]
     assert list(caddy["networks"]) == ["front"]
 
@@ -438,7 +481,9 @@ def read_lock(path: Path, python: str = PYTHONS[0]) -> dict[str, Pin]:
         pin = Requirement(requirement)
         specifiers = list(pin.specifier)
         assert len(specifiers) == 1 and specifiers[0].operator == "==", f"{path.name}: {line}"
-        if pin.marker is not None and not pin.marker.evaluate({"python_full_version": python, "python_version": python.rsplit(".", 1)[0]}):
+        if pin.marker is not None and not pin.marker.evaluate(
+            {"python_full_version": python, "python_version": python.rsplit(".", 1)[0]}
+        ):
             continue
         name = canonicalize_name(pin.name)
         assert name not in pins, f"{path.name} pins {name} twice for Python {python}"
@@ -455,7 +500,9 @@ def test_every_python_the_lock_is_for_reads_one_pin_a_package():
 def test_lock_files_pin_what_pyproject_asks_for():
     project = tomllib.loads(PYPROJECT.read_text())["project"]
     runtime = [Requirement(d) for d in project["dependencies"]]
-    dev = runtime + [Requirement(d) for extra in ("test", "bench", "plot") for d in project["optional-dependencies"][extra]]
+    dev = runtime + [
+        Requirement(d) for extra in ("test", "bench", "plot") for d in project["optional-dependencies"][extra]
+    ]
     locks = {LOCK: (read_lock(LOCK), runtime), DEV_LOCK: (read_lock(DEV_LOCK), dev)}
     for path, (pins, wanted) in locks.items():
         for requirement in wanted:
@@ -483,7 +530,8 @@ def test_lock_files_pin_what_pyproject_asks_for():
 def _clean_env(venv: Path) -> dict[str, str]:
     """This process's environment without the project's venv or any KABOOM_ setting, the new venv first on PATH."""
     env = {
-        key: value for key, value in os.environ.items()
+        key: value
+        for key, value in os.environ.items()
         if not key.startswith("KABOOM_") and key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PIP_USER")
     }
     env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
@@ -597,8 +645,13 @@ def test_image_command_serves_healthz(image, tmp_path):
     log = tmp_path / "server.log"
     with log.open("wb") as output:
         server = subprocess.Popen(
-            _command(image, image.cmd), cwd=image.workdir, env=env,
-            stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            _command(image, image.cmd),
+            cwd=image.workdir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline, answer = time.monotonic() + 60, None
@@ -637,8 +690,14 @@ def test_image_command_refuses_to_start_without_the_secret(image, tmp_path):
     env = _server_env(image, tmp_path / "data", _free_port())
     assert "KABOOM_SECRET_KEY" not in env
     command = subprocess.Popen(
-        _command(image, image.cmd), cwd=image.workdir, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        _command(image, image.cmd),
+        cwd=image.workdir,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         _, stderr = command.communicate(timeout=60)

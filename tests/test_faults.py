@@ -170,7 +170,11 @@ def test_a_full_disk_answers_503_changes_nothing_and_the_game_plays_on_once_spac
                 data={"action": "flag", "x": "1", "y": "0", "version": str(first.json()["version"])},
                 headers={"HX-Request": "true"},
             )
-            assert panel.status_code == 409 and "disk is full" in panel.text and 'id="message" class="message refused" role="alert"' in panel.text
+            assert (
+                panel.status_code == 409
+                and "disk is full" in panel.text
+                and 'id="message" class="message refused" role="alert"' in panel.text
+            )
             health = client.get("/healthz")
             assert (health.status_code, health.json()["status"], health.json()["store"]) == (503, "down", "sqlite")
         assert client.get("/healthz").json() == {"status": "ok"}
@@ -335,7 +339,9 @@ def test_a_host_killed_mid_move_holds_its_game_up_for_one_lease_timeout_at_most(
     key = f"kaboom:lease:{game_id}"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, server.url, game_id, str(lease_seconds)],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
     )
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -363,8 +369,15 @@ def test_opening_a_connection_keeps_the_locks_other_connections_hold(tmp_path):
         connection.close()
         assert writable
         other = subprocess.run(
-            [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM games').fetchall(); c.close()", str(path)],
-            capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM games').fetchall(); c.close()",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert other.returncode == 0, other.stderr
         # This process still has the database open: the other one must have left its log alone.

@@ -57,7 +57,7 @@ def pause(page) -> None:
     """Stop the page's clock (installed by the test) a second ahead of where it is (it runs on meanwhile,
     and cannot be stopped in its past): its timers then run only when the test says."""
     ahead = page.evaluate("Date.now()") / 1000 + 1
-    page.clock.pause_at(datetime.datetime.fromtimestamp(ahead, datetime.timezone.utc))
+    page.clock.pause_at(datetime.datetime.fromtimestamp(ahead, datetime.UTC))
 
 
 def tap(page, selector: str, touch: bool) -> None:
@@ -77,8 +77,12 @@ def shown(page) -> tuple[str, int, int, int]:
 
 
 def inside(box: dict, frame: dict, slack: float = 0.5) -> bool:
-    return (frame["left"] - slack <= box["left"] and box["right"] <= frame["right"] + slack
-            and frame["top"] - slack <= box["top"] and box["bottom"] <= frame["bottom"] + slack)
+    return (
+        frame["left"] - slack <= box["left"]
+        and box["right"] <= frame["right"] + slack
+        and frame["top"] - slack <= box["top"]
+        and box["bottom"] <= frame["bottom"] + slack
+    )
 
 
 def in_view(page, selector: str) -> bool:
@@ -100,7 +104,10 @@ def test_the_new_game_menu_changes_mode_and_size_mid_game_in_two_clicks_or_taps(
     # Nothing lies over the button: the point at its centre is the button itself.
     box = rect(page, target)
     middle = ((box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2)
-    assert page.evaluate(f"document.elementFromPoint({middle[0]}, {middle[1]}).closest('button').value") == "classic expert"
+    assert (
+        page.evaluate(f"document.elementFromPoint({middle[0]}, {middle[1]}).closest('button').value")
+        == "classic expert"
+    )
     assert in_view(page, target)
     tap(page, target, touch)
     page.wait_for_selector("#grid")
@@ -117,9 +124,15 @@ def test_the_new_game_menu_by_keyboard_passes_no_hidden_control_and_escape_folds
     stops = []
     for _ in range(20):
         page.keyboard.press("Tab")
-        stops.append(page.evaluate("document.activeElement.value || document.activeElement.name || document.activeElement.tagName"))
+        stops.append(
+            page.evaluate(
+                "document.activeElement.value || document.activeElement.name || document.activeElement.tagName"
+            )
+        )
         # Every stop is a control the player can see, inside the menu.
-        assert page.evaluate("document.activeElement.closest('.new-game') !== null && document.activeElement.checkVisibility()"), stops
+        assert page.evaluate(
+            "document.activeElement.closest('.new-game') !== null && document.activeElement.checkVisibility()"
+        ), stops
         if stops[-1] == "help intermediate":
             break
     assert stops[:3] == ["cruel small", "cruel beginner", "cruel intermediate"], stops
@@ -166,7 +179,9 @@ def test_back_and_forward_show_the_game_as_it_is_now(open_page):
     page.go_back()
     page.wait_for_selector("#grid")
     assert page.input_value("#version") == str(api(page, game_id)["version"]) == "1"
-    assert page.evaluate("[...document.querySelectorAll('#grid .c')].map(c => c.className.replace(' cur', ''))") == shown
+    assert (
+        page.evaluate("[...document.querySelectorAll('#grid .c')].map(c => c.className.replace(' cur', ''))") == shown
+    )
     page.go_forward()
     page.wait_for_selector(".records")
     page.go_back()
@@ -232,13 +247,18 @@ def test_no_guessing_ticked_after_the_deal_says_it_waits_for_the_next_board(open
 def test_a_double_click_reveals_once_without_an_error_and_a_click_in_a_gap_reveals(open_page):
     page = open_page(LAPTOP)
     game_id = new_game(page, "cruel", "intermediate")
-    page.evaluate("() => { window.moves = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.moves++); }")
+    page.evaluate(
+        "() => { window.moves = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.moves++); }"
+    )
     act(page, lambda: page.dblclick("#c-8-8"))
     settled(page, "window.moves >= 1")
     assert page.evaluate("window.moves") == 1 and page.locator("#message.refused").count() == 0
     # A gap between two covered cells: the press lands on neither cell, yet the nearer one is revealed.
     covered = next(
-        (x, y) for y, row in enumerate(api(page, game_id)["board"]) for x in range(len(row) - 1) if row[x] == row[x + 1] == "."
+        (x, y)
+        for y, row in enumerate(api(page, game_id)["board"])
+        for x in range(len(row) - 1)
+        if row[x] == row[x + 1] == "."
     )
     # The gap's points are those the browser's hit test gives to the row, not to a cell: found by looking.
     left, right = rect(page, f"#c-{covered[0]}-{covered[1]}"), rect(page, f"#c-{covered[0] + 1}-{covered[1]}")
@@ -249,7 +269,9 @@ def test_a_double_click_reveals_once_without_an_error_and_a_click_in_a_gap_revea
     )
     assert gap is not None, (left, right)
     point = (gap, y)
-    page.evaluate("() => document.getElementById('board').addEventListener('click', e => { window.clicked = e.target.id; }, {once: true})")
+    page.evaluate(
+        "() => document.getElementById('board').addEventListener('click', e => { window.clicked = e.target.id; }, {once: true})"
+    )
     version = int(page.input_value("#version"))
     act(page, lambda: page.mouse.click(*point))
     assert page.evaluate("window.clicked") == f"r-{covered[1]}" and int(page.input_value("#version")) == version + 1
@@ -318,7 +340,9 @@ def test_a_wheel_past_a_big_boards_edge_keeps_the_counters_in_view(open_page):
     # The board at its bottom edge, halfway across: a wheel down has nowhere to go on the board.
     page.eval_on_selector("#board", "b => { b.scrollTop = b.scrollHeight; b.scrollLeft = b.scrollWidth / 3; }")
     left = page.eval_on_selector("#board", "b => b.scrollLeft")
-    page.mouse.move(*(lambda box: ((box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2))(rect(page, "#board")))
+    page.mouse.move(
+        *(lambda box: ((box["left"] + box["right"]) / 2, (box["top"] + box["bottom"]) / 2))(rect(page, "#board"))
+    )
     page.mouse.wheel(0, 600)
     # Wheels are taken in turn: once a sideways one has moved the board, the one before it is done.
     page.mouse.wheel(-200, 0)
@@ -381,7 +405,9 @@ def test_a_win_shows_its_time_3bv_3bv_per_second_clicks_and_efficiency(open_page
     game_id = on_layout(page, database, "classic", ["oo..", "o*..", "...."])
     win(page)
     game = api(page, game_id)
-    figures = dict(zip(page.locator("#win-figures dt").all_inner_texts(), page.locator("#win-figures dd").all_inner_texts()))
+    figures = dict(
+        zip(page.locator("#win-figures dt").all_inner_texts(), page.locator("#win-figures dd").all_inner_texts())
+    )
     assert figures["3BV"] == str(game["bbbv"]) == str(bbbv(4, 3, frozenset({5})))
     assert figures["3BV/s"] == f"{game['bbbv_per_second']:.2f}" and figures["Clicks"] == str(game["clicks"])
     assert figures["Efficiency"] == f"{round(100 * game['bbbv'] / game['clicks'])} %"
@@ -404,9 +430,21 @@ def test_zoom_buttons_and_a_pinch_grow_the_cells_crisply_and_the_counters_stay(o
     frame = rect(page, "#board")
     cx, cy = (frame["left"] + frame["right"]) / 2, frame["top"] + 120
     session = page.context.new_cdp_session(page)
-    session.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": cx - 30, "y": cy, "id": 1}, {"x": cx + 30, "y": cy, "id": 2}]})
+    session.send(
+        "Input.dispatchTouchEvent",
+        {"type": "touchStart", "touchPoints": [{"x": cx - 30, "y": cy, "id": 1}, {"x": cx + 30, "y": cy, "id": 2}]},
+    )
     for step in range(1, 11):
-        session.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": cx - 30 - 8 * step, "y": cy, "id": 1}, {"x": cx + 30 + 8 * step, "y": cy, "id": 2}]})
+        session.send(
+            "Input.dispatchTouchEvent",
+            {
+                "type": "touchMove",
+                "touchPoints": [
+                    {"x": cx - 30 - 8 * step, "y": cy, "id": 1},
+                    {"x": cx + 30 + 8 * step, "y": cy, "id": 2},
+                ],
+            },
+        )
     session.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     session.detach()
     page.wait_for_function(f"document.getElementById('c-0-0').getBoundingClientRect().width > {before}")
@@ -459,7 +497,11 @@ def blue_behind(page, database: Path) -> str:
     stored = store.load(game_id, seats[0])
     flags = Flags()
     width = len(BOMB_BOARD[0])
-    game = flags.from_layout(width, len(BOMB_BOARD), {y * width + x for y, row in enumerate(BOMB_BOARD) for x, s in enumerate(row) if s == "*"})
+    game = flags.from_layout(
+        width,
+        len(BOMB_BOARD),
+        {y * width + x for y, row in enumerate(BOMB_BOARD) for x, s in enumerate(row) if s == "*"},
+    )
     game.seats, game.state["opponent"], game.version = stored.seats, "screen", stored.version + 1
     for x, y in [(1, 1), (7, 5), (5, 0)]:  # a 2 (Red's turn), a mine for Red, a zero's flood (Blue's turn)
         game, _ = flags.apply(game, Move("reveal", x, y), rng=random.Random(0), now=0.0)
@@ -480,7 +522,9 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
     corner = sorted(f"c-{x}-{y}" for x in range(3, 8) for y in range(3, 8))
     version = int(page.input_value("#version"))
     if size is PHONE:
-        page.evaluate("() => { window.sent = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.sent++); }")
+        page.evaluate(
+            "() => { window.sent = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.sent++); }"
+        )
         page.tap("#c-7-7")  # the first tap aims, and sends nothing; the square is moved inside the board
         assert aimed() == corner and page.evaluate("window.sent") == 0
         assert "Tap the same cell again" in page.inner_text("#board-note")
@@ -502,14 +546,17 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
 def ask_live(page, mark: str) -> int:
     """What the stream's event makes the page ask for, asked now: the status of that answer, once swapped (the
     stream's own events may ask too; the answer waited for is the one marked)."""
-    return page.evaluate("""(mark) => new Promise((done) => {
+    return page.evaluate(
+        """(mark) => new Promise((done) => {
         const asker = document.querySelector('#live [hx-get]');
         asker.addEventListener('htmx:afterRequest', (event) => {
             const told = event.detail.requestConfig.triggeringEvent;
             if (told && told.detail && told.detail[mark]) done(event.detail.xhr.status);
         });
         htmx.trigger(asker, 'sse:changed', { [mark]: true });
-    })""", mark)
+    })""",
+        mark,
+    )
 
 
 def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open_page, database):
@@ -543,8 +590,13 @@ def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open
     def someone_came(route):
         url = route.request.url.replace(f"version={before + 1}", f"version={before}")
         fetched = route.fetch(url=url)
-        route.fulfill(response=fetched, body=fetched.text().replace(
-            f'id="presence" name="presence" value="{shown_presence}"', 'id="presence" name="presence" value="01-came"'))
+        route.fulfill(
+            response=fetched,
+            body=fetched.text().replace(
+                f'id="presence" name="presence" value="{shown_presence}"',
+                'id="presence" name="presence" value="01-came"',
+            ),
+        )
 
     page.route(f"**/games/{game_id}/live?*", someone_came)
     answered = ask_live(page, "came")
@@ -555,8 +607,11 @@ def test_a_live_answer_that_crossed_a_move_does_not_wipe_what_the_move_said(open
 
 def test_flags_news_is_in_the_text_colour_and_a_spectator_has_no_cursor(open_page, database):
     page = open_page(LAPTOP)
-    made = page.request.post("/api/games", data=json.dumps({"mode": "flags", "width": 8, "height": 8, "mines": 12, "opponent": "invite"}),
-                             headers={"content-type": "application/json"})
+    made = page.request.post(
+        "/api/games",
+        data=json.dumps({"mode": "flags", "width": 8, "height": 8, "mines": 12, "opponent": "invite"}),
+        headers={"content-type": "application/json"},
+    )
     game_id = made.json()["id"]
     page.goto(f"/games/{game_id}")
     link = page.input_value("#invite-link")
@@ -570,7 +625,9 @@ def test_flags_news_is_in_the_text_colour_and_a_spectator_has_no_cursor(open_pag
     spectator.goto(link)
     spectator.wait_for_selector("#grid")
     assert "/watch/" in spectator.url
-    assert spectator.get_attribute("#grid", "tabindex") is None and spectator.get_attribute("#board", "data-actions") == ""
+    assert (
+        spectator.get_attribute("#grid", "tabindex") is None and spectator.get_attribute("#board", "data-actions") == ""
+    )
     spectator.click("#c-3-3")
     spectator.keyboard.press("ArrowRight")
     assert spectator.locator("#grid .c.cur").count() == 0

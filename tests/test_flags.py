@@ -19,7 +19,11 @@ MODES = {"flags": FLAGS}
 def layout(*rows: str) -> tuple[int, int, set[int]]:
     """A board drawn as rows, '*' a mine: (width, height, mines)."""
     width = len(rows[0])
-    return width, len(rows), {y * width + x for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "*"}
+    return (
+        width,
+        len(rows),
+        {y * width + x for y, row in enumerate(rows) for x, symbol in enumerate(row) if symbol == "*"},
+    )
 
 
 def game_of(*rows: str, **options: bool):
@@ -229,7 +233,17 @@ def test_a_game_is_stored_and_read_back_whole_and_a_damaged_state_is_refused() -
 
 def test_what_the_seats_see_holds_no_layout() -> None:
     game = FLAGS.new_game(8, 8, 10, rng=random.Random(1))
-    assert set(FLAGS.public_state(game)) == {"turn", "scores", "found", "bombs", "last", "last_seat", "winner", "opponent", "level"}
+    assert set(FLAGS.public_state(game)) == {
+        "turn",
+        "scores",
+        "found",
+        "bombs",
+        "last",
+        "last_seat",
+        "winner",
+        "opponent",
+        "level",
+    }
     assert "layout" not in str(FLAGS.public_state(game)) and game.shown_mines is None
 
 
@@ -244,7 +258,11 @@ def test_hints_and_undo_are_off() -> None:
     game = game_of("*..", "...")
     with pytest.raises(Refused, match="no hints"):
         FLAGS.hint(game, None)
-    assert not game.options.undo and not game.options.probabilities and FlagsOptions.names() == ("bomb", "uncover_all", "probabilities")
+    assert (
+        not game.options.undo
+        and not game.options.probabilities
+        and FlagsOptions.names() == ("bomb", "uncover_all", "probabilities")
+    )
 
 
 def test_the_hard_computer_drops_its_bomb_when_behind_and_a_square_is_worth_it() -> None:
@@ -257,7 +275,9 @@ def test_the_hard_computer_drops_its_bomb_when_behind_and_a_square_is_worth_it()
     FLAGS.seat(game, "alice", "computer", "hard")
     game, _ = move(game, "reveal", 0, 0)
     game, _ = move(game, "reveal", 1, 0)
-    game, _ = move(game, "reveal", 4, 4)  # a 4 among 8 covered cells, which proves none: the computer's turn, 0-2 behind
+    game, _ = move(
+        game, "reveal", 4, 4
+    )  # a 4 among 8 covered cells, which proves none: the computer's turn, 0-2 behind
     assert game.state["turn"] == 1 and game.state["scores"] == [2, 0] and FLAGS.computer_to_move(game)
     bomb = FLAGS.computer_move(game, random.Random(0), Limits())
     assert bomb.action == "bomb" and bomb.seat == 1

@@ -26,10 +26,16 @@ def covered(position: Position) -> set[tuple[int, int]]:
 
 @settings(max_examples=150, deadline=None)
 @given(
-    width=st.integers(2, 5), height=st.integers(2, 5), density=st.floats(0.1, 0.6), share=st.floats(0, 0.8),
-    seed=st.integers(0, 2**32), player=st.sampled_from(sorted(FLAGS_PLAYERS)),
+    width=st.integers(2, 5),
+    height=st.integers(2, 5),
+    density=st.floats(0.1, 0.6),
+    share=st.floats(0, 0.8),
+    seed=st.integers(0, 2**32),
+    player=st.sampled_from(sorted(FLAGS_PLAYERS)),
 )
-def test_a_proven_mine_is_taken_first_and_a_mine_called_proven_is_one(width, height, density, share, seed, player) -> None:
+def test_a_proven_mine_is_taken_first_and_a_mine_called_proven_is_one(
+    width, height, density, share, seed, player
+) -> None:
     mines = max(1, min(width * height - 1, round(width * height * density)))
     position = sample_position(width, height, mines, round(width * height * share), seed)
     if not covered(position):
@@ -42,7 +48,9 @@ def test_a_proven_mine_is_taken_first_and_a_mine_called_proven_is_one(width, hei
     if choice.mine_probability == 1.0:
         assert choice.cell in certain, f"{player} called {choice.cell} a proven mine:\n{position.format()}"
     if player in EXACT and certain:
-        assert choice.cell in certain, f"{player} left the proven mines {sorted(certain)} for {choice.cell}:\n{position.format()}"
+        assert choice.cell in certain, (
+            f"{player} left the proven mines {sorted(certain)} for {choice.cell}:\n{position.format()}"
+        )
     if player in EXACT and choice.mine_probability is not None:
         assert choice.mine_probability == pytest.approx(float(facts.probability[choice.cell]))
 

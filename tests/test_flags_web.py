@@ -28,7 +28,9 @@ def client(url: str) -> httpx.Client:
 
 
 def create(player: httpx.Client, **form: str) -> str:
-    response = player.post("/games", data={"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9", **form})
+    response = player.post(
+        "/games", data={"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9", **form}
+    )
     assert response.status_code == 303, response.text
     return response.headers["location"].rsplit("/", 1)[1]
 
@@ -50,7 +52,11 @@ def covered(game: dict) -> list[tuple[int, int]]:
 
 def move(player: httpx.Client, game_id: str, x: int, y: int, action: str = "reveal") -> httpx.Response:
     version = api(player, game_id)["version"] if player.cookies else 0
-    return player.post(f"/games/{game_id}/moves", data={"action": action, "x": str(x), "y": str(y), "version": str(version)}, headers=HTMX)
+    return player.post(
+        f"/games/{game_id}/moves",
+        data={"action": action, "x": str(x), "y": str(y), "version": str(version)},
+        headers=HTMX,
+    )
 
 
 def lines(html: str) -> list[str]:
@@ -75,7 +81,11 @@ def test_on_one_screen_one_player_moves_for_both_seats_in_turn(server) -> None:
             assert answer.status_code == 200, answer.text
             after = api(player, game_id)
             scored = after["board"][y][x] == "*"
-            assert after["two_players"]["turn"] == mover or after["status"] != "playing" if scored else after["two_players"]["turn"] == 1 - mover
+            assert (
+                after["two_players"]["turn"] == mover or after["status"] != "playing"
+                if scored
+                else after["two_players"]["turn"] == 1 - mover
+            )
             assert [x, y] in after["two_players"]["last"]
         game = api(player, game_id)
         assert game["status"] == "won", "a 6x6 game ends within 36 reveals"
@@ -112,18 +122,27 @@ def test_an_invitation_seats_the_first_who_asks_for_the_seat_and_shows_the_game_
         watching = carol.get(link, follow_redirects=True)
         assert str(watching.url).endswith(f"/games/{game_id}/watch/{key}") and join_form(watching.text) is None
         late = carol.post(f"/games/{game_id}/join/{key}")
-        assert late.status_code == 303 and late.headers["location"] == f"/games/{game_id}/watch/{key}", "the seat is Bob's"
+        assert late.status_code == 303 and late.headers["location"] == f"/games/{game_id}/watch/{key}", (
+            "the seat is Bob's"
+        )
         assert bob.get(link).headers["location"] == f"/games/{game_id}", "Red comes back by the same link"
         # The spectator's page has nothing to click, and their own cookie holds no seat.
         view = carol.get(f"/games/{game_id}/watch/{key}")
         assert view.status_code == 200 and "hx-post" not in view.text.split('id="board"')[1].split(">")[0]
         assert "You are watching" in view.text
         assert carol.get(f"/games/{game_id}").status_code == 404
-        assert carol.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX).status_code == 404
+        assert (
+            carol.post(
+                f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX
+            ).status_code
+            == 404
+        )
         # A wrong key finds nothing.
         assert carol.get(f"/games/{game_id}/join/{key[:-1]}x").status_code == 404
         # Red may not move on Blue's turn; Blue may.
-        refused = bob.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX)
+        refused = bob.post(
+            f"/games/{game_id}/moves", data={"action": "reveal", "x": "0", "y": "0", "version": "1"}, headers=HTMX
+        )
         assert refused.status_code == 409 and "It is Blue&#39;s turn" in refused.text
         assert "Blue&#39;s turn: wait for their move" in refused.text and "Red (you)" in refused.text
         assert stored(database, game_id)["version"] == 1, "the refusal changed nothing"
@@ -137,7 +156,9 @@ def test_the_poll_answers_204_until_something_changes_and_then_the_cells_that_di
     url, _ = server
     with client(url) as alice, client(url) as bob:
         game_id = create(alice, opponent="invite")
-        link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+        link = re.search(
+            r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text
+        ).group(1)
         assert bob.post(link).status_code == 303
         page = bob.get(f"/games/{game_id}")
         version = re.search(r'id="version" name="version" value="(\d+)"', page.text).group(1)
@@ -246,16 +267,25 @@ def test_a_bad_opponent_or_level_is_refused_with_a_message(server, form: dict, m
 def test_the_api_plays_flags_and_refuses_an_opponent_for_one_player_games(server) -> None:
     url, _ = server
     with client(url) as alice:
-        made = alice.post("/api/games", json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen", "bomb": False})
+        made = alice.post(
+            "/api/games",
+            json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen", "bomb": False},
+        )
         assert made.status_code == 201, made.text
         game = made.json()
-        assert game["two_players"]["turn"] == 0 and game["options"] == {"bomb": False, "uncover_all": False, "probabilities": False}
+        assert game["two_players"]["turn"] == 0 and game["options"] == {
+            "bomb": False,
+            "uncover_all": False,
+            "probabilities": False,
+        }
         x, y = covered(game)[0]
         moved = alice.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": x, "y": y})
         assert moved.status_code == 200 and moved.json()["version"] == 1
         bomb = alice.post(f"/api/games/{game['id']}/moves", json={"action": "bomb", "x": 2, "y": 2})
         assert bomb.status_code == 409 and "turned off" in bomb.json()["detail"]
-        refused = alice.post("/api/games", json={"mode": "classic", "width": 9, "height": 9, "mines": 10, "opponent": "computer"})
+        refused = alice.post(
+            "/api/games", json={"mode": "classic", "width": 9, "height": 9, "mines": 10, "opponent": "computer"}
+        )
         assert refused.status_code == 422 and "one player" in refused.json()["detail"]
 
 
@@ -263,7 +293,9 @@ def test_no_answer_shows_a_mine_nobody_found_before_the_end(server) -> None:
     url, database = server
     with client(url) as alice, client(url) as bob, client(url) as carol:
         game_id = create(alice, opponent="invite")
-        link = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+        link = re.search(
+            r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text
+        ).group(1)
         key = link.rsplit("/", 1)[1]
         assert bob.post(link).status_code == 303
         carol.get(link)
@@ -275,14 +307,25 @@ def test_no_answer_shows_a_mine_nobody_found_before_the_end(server) -> None:
             layout = set(data["hidden"]["layout"])
             found = {index for cells in data["state"]["found"] for index in cells}
             answers = [
-                alice.get(f"/games/{game_id}"), bob.get(f"/api/games/{game_id}"), carol.get(f"/games/{game_id}/watch/{key}"),
-                bob.get(f"/games/{game_id}/live", params={"version": "0"}), carol.get(f"/games/{game_id}/watch/{key}/live", params={"version": "0"}),
+                alice.get(f"/games/{game_id}"),
+                bob.get(f"/api/games/{game_id}"),
+                carol.get(f"/games/{game_id}/watch/{key}"),
+                bob.get(f"/games/{game_id}/live", params={"version": "0"}),
+                carol.get(f"/games/{game_id}/watch/{key}/live", params={"version": "0"}),
             ]
             for answer in answers:
                 assert answer.status_code == 200
-                assert json.dumps(data["hidden"]["layout"]) not in answer.text and json.dumps(sorted(layout)) not in answer.text
+                assert (
+                    json.dumps(data["hidden"]["layout"]) not in answer.text
+                    and json.dumps(sorted(layout)) not in answer.text
+                )
                 if answer.headers["content-type"].startswith("application/json"):
-                    shown = {y * 6 + x for y, row in enumerate(answer.json()["board"]) for x, symbol in enumerate(row) if symbol == "*"}
+                    shown = {
+                        y * 6 + x
+                        for y, row in enumerate(answer.json()["board"])
+                        for x, symbol in enumerate(row)
+                        if symbol == "*"
+                    }
                     assert shown == found
                 else:
                     assert 'class="c m"' not in answer.text
@@ -308,7 +351,9 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         refused = alice.patch(f"/api/games/{between_people}/options", json={"probabilities": True})
         assert refused.status_code == 409 and "practice against the computer" in refused.json()["detail"]
         assert not api(alice, between_people)["options"]["probabilities"]
-        rules = alice.post(f"/games/{against_computer}/options", data={"probabilities": "on"}, headers=HTMX)  # the bomb left out
+        rules = alice.post(
+            f"/games/{against_computer}/options", data={"probabilities": "on"}, headers=HTMX
+        )  # the bomb left out
         assert rules.status_code == 409 and "set when it is made" in rules.text
         assert 'class="topbar flags-bar"' in rules.text, "a refusal keeps the page a Flags page"
         # The page's practice switch sends the rules as they are: only the overlay changes.
@@ -334,7 +379,9 @@ def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_
                 assert alice.get(f"/games/{game_id}").status_code == 200
                 wait_until(played, 30, "the computer did not take its turn after the restart")
             elif look == "stream":
-                with alice.stream("GET", f"/games/{game_id}/events", params={"version": str(game["version"])}) as stream:
+                with alice.stream(
+                    "GET", f"/games/{game_id}/events", params={"version": str(game["version"])}
+                ) as stream:
                     assert stream.status_code == 200
                     wait_until(played, 30, "the computer did not move while its page's stream was open")
             elif look == "poll":
@@ -349,7 +396,9 @@ def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_
 def invite(alice: httpx.Client) -> tuple[str, str]:
     """A Flags game Alice made with an invitation; its id and the link."""
     game_id = create(alice, opponent="invite")
-    return game_id, re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text).group(1)
+    return game_id, re.search(
+        r'id="invite-link" type="text" readonly value="([^"]+)"', alice.get(f"/games/{game_id}").text
+    ).group(1)
 
 
 def test_the_inviter_frees_the_seat_of_someone_who_took_it_and_never_moved(server) -> None:
@@ -407,7 +456,10 @@ def test_only_the_maker_deletes_a_game_of_two_and_anyone_else_leaves_it(server) 
         assert bob.post(f"/games/{game_id}/delete").status_code == 303 and api(alice, game_id)["id"] == game_id
         # The maker deletes it for everyone.
         assert alice.delete(f"/api/games/{game_id}").status_code == 204
-        assert alice.get(f"/api/games/{game_id}").status_code == 404 and bob.get(f"/api/games/{game_id}").status_code == 404
+        assert (
+            alice.get(f"/api/games/{game_id}").status_code == 404
+            and bob.get(f"/api/games/{game_id}").status_code == 404
+        )
 
 
 @pytest.mark.parametrize("opponent", ["screen", "invite", "computer"])

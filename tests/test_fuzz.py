@@ -8,10 +8,10 @@ import random
 import httpx
 import pytest
 import schemathesis
-from schemathesis.checks import positive_data_acceptance
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from schemathesis.checks import positive_data_acceptance
 
 from app.game import Game, Move, Refused, set_options
 from app.modes import apply_move, new_game
@@ -74,7 +74,11 @@ def check_invariants(game: Game) -> None:
     if game.status == "won":
         assert covered == game.mines and sorted(game.shown_mines) == [i for i, s in enumerate(game.cells) if s == "."]
     if game.status == "lost":
-        assert game.exploded in game.shown_mines and game.cells[game.exploded] == "." and len(game.shown_mines) == game.mines
+        assert (
+            game.exploded in game.shown_mines
+            and game.cells[game.exploded] == "."
+            and len(game.shown_mines) == game.mines
+        )
     if game.status == "playing":
         assert game.shown_mines is None and game.exploded is None
         Analyzer(game.position()).check()  # what the player sees always has a layout
@@ -83,7 +87,9 @@ def check_invariants(game: Game) -> None:
 class RulesMachine(RuleBasedStateMachine):
     """Any sequence of moves, valid or not: refused ones change nothing, the rest keep the game sound."""
 
-    @initialize(width=st.integers(2, 7), height=st.integers(2, 7), density=st.floats(0.05, 0.6), seed=st.integers(0, 2**16))
+    @initialize(
+        width=st.integers(2, 7), height=st.integers(2, 7), density=st.floats(0.05, 0.6), seed=st.integers(0, 2**16)
+    )
     def start(self, width, height, density, seed):
         mines = max(1, min(width * height - 1, round(width * height * density)))
         self.game = new_game(width, height, mines, rng=random.Random(0))
@@ -100,7 +106,11 @@ class RulesMachine(RuleBasedStateMachine):
         before = self.game.to_json(), list(self.game.history)
         try:
             self.game, outcome = apply_move(
-                self.game, Move(action, x, y, mark if action == "flag" else None), rng=self.rng, now=1.0, analyzer=self.analyzer
+                self.game,
+                Move(action, x, y, mark if action == "flag" else None),
+                rng=self.rng,
+                now=1.0,
+                analyzer=self.analyzer,
             )
             self.analyzer = outcome.analyzer if action != "undo" else None
         except Refused:
@@ -127,7 +137,14 @@ TestRulesMachine.settings = settings(max_examples=60, stateful_step_count=25, de
 
 
 def test_random_moves_through_the_api_keep_the_game_sound(server):
-    @given(st.lists(st.tuples(st.sampled_from(["reveal", "flag", "chord", "undo", "bogus"]), st.integers(-2, 9), st.integers(-2, 9)), max_size=25))
+    @given(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["reveal", "flag", "chord", "undo", "bogus"]), st.integers(-2, 9), st.integers(-2, 9)
+            ),
+            max_size=25,
+        )
+    )
     @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
     def play(moves):
         with httpx.Client(base_url=server, timeout=60) as client:

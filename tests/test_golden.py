@@ -40,7 +40,10 @@ class Recorder:
 
     def keep(self, label: str, response: httpx.Response, expected: int | tuple[int, ...] = 200) -> httpx.Response:
         assert response.status_code in (expected if isinstance(expected, tuple) else (expected,)), (
-            label, response.status_code, response.text[:500])
+            label,
+            response.status_code,
+            response.text[:500],
+        )
         text = f"status: {response.status_code}\n{response.text}"
         if response.headers.get("content-type", "").startswith("application/json") and text:
             if isinstance(response.json(), dict) and "id" in response.json():
@@ -76,8 +79,15 @@ def created(recorder: Recorder, label: str, form: dict[str, str]) -> str:
     return game_id
 
 
-def page_move(recorder: Recorder, label: str, game_id: str, action: str, x: int | None = None, y: int | None = None,
-              expected: int = 200) -> httpx.Response:
+def page_move(
+    recorder: Recorder,
+    label: str,
+    game_id: str,
+    action: str,
+    x: int | None = None,
+    y: int | None = None,
+    expected: int = 200,
+) -> httpx.Response:
     version = recorder.api(game_id)["version"]
     form = {"action": action, "version": str(version)}
     if x is not None:
@@ -109,14 +119,19 @@ def play_one_player(recorder: Recorder, mode: str) -> None:
         recorder.keep("api-analysis", client.get(f"/api/games/{game_id}/analysis"))
     recorder.keep("page-later", client.get(f"/games/{game_id}"))
     recorder.clock.advance(5)  # the game list orders by time: a tie would fall back to the random ids
-    recorder.keep("api-created", client.post("/api/games", json={"width": 8, "height": 8, "mines": 10, "mode": mode}), 201)
+    recorder.keep(
+        "api-created", client.post("/api/games", json={"width": 8, "height": 8, "mines": 10, "mode": mode}), 201
+    )
     recorder.keep("home-later", client.get("/"))
 
 
 def play_flags_on_one_screen(recorder: Recorder) -> None:
     client = recorder.client
-    game_id = created(recorder, "create", {"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9",
-                                           "opponent": "screen"})
+    game_id = created(
+        recorder,
+        "create",
+        {"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9", "opponent": "screen"},
+    )
     recorder.keep("page-new", client.get(f"/games/{game_id}"))
     recorder.api(game_id, "api-new")
     for step in range(6):
@@ -134,8 +149,11 @@ def play_flags_on_one_screen(recorder: Recorder) -> None:
 
 def play_flags_invitation(recorder: Recorder, guest: httpx.Client) -> None:
     client = recorder.client
-    game_id = created(recorder, "create", {"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9",
-                                           "opponent": "invite"})
+    game_id = created(
+        recorder,
+        "create",
+        {"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9", "opponent": "invite"},
+    )
     page = client.get(f"/games/{game_id}")
     key = re.search(r'/join/([A-Za-z0-9_-]+)"', page.text).group(1)
     recorder.name(key, "KEY")
@@ -148,22 +166,47 @@ def play_flags_invitation(recorder: Recorder, guest: httpx.Client) -> None:
     recorder.keep("live-after-join", client.get(f"/games/{game_id}/live", params={"version": "0", "presence": "0"}))
     game = recorder.api(game_id, "api-joined")
     x, y = covered(game)[0]
-    recorder.keep("refused-turn", guest.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": str(x), "y": str(y),
-                                                                             "version": str(game["version"])}, headers=HTMX), 409)
+    recorder.keep(
+        "refused-turn",
+        guest.post(
+            f"/games/{game_id}/moves",
+            data={"action": "reveal", "x": str(x), "y": str(y), "version": str(game["version"])},
+            headers=HTMX,
+        ),
+        409,
+    )
     page_move(recorder, "move-blue", game_id, "reveal", x, y)
     after = recorder.api(game_id)
-    recorder.keep("live-guest", guest.get(f"/games/{game_id}/live", params={"version": str(game["version"]), "presence": "01"}))
+    recorder.keep(
+        "live-guest", guest.get(f"/games/{game_id}/live", params={"version": str(game["version"]), "presence": "01"})
+    )
     recorder.keep("api-guest", guest.get(f"/api/games/{game_id}"))
     recorder.keep("watch-later", httpx.get(f"{client.base_url}/games/{game_id}/watch/{key}"))
-    recorder.keep("watch-live", httpx.get(f"{client.base_url}/games/{game_id}/watch/{key}/live",
-                                          params={"version": str(game["version"]), "presence": ""}))
+    recorder.keep(
+        "watch-live",
+        httpx.get(
+            f"{client.base_url}/games/{game_id}/watch/{key}/live",
+            params={"version": str(game["version"]), "presence": ""},
+        ),
+    )
     assert after["version"] > game["version"]
 
 
 def play_flags_computer(recorder: Recorder) -> None:
     client = recorder.client
-    game_id = created(recorder, "create", {"mode": "flags", "preset": "custom", "width": "6", "height": "6", "mines": "9",
-                                           "opponent": "computer", "level": "easy"})
+    game_id = created(
+        recorder,
+        "create",
+        {
+            "mode": "flags",
+            "preset": "custom",
+            "width": "6",
+            "height": "6",
+            "mines": "9",
+            "opponent": "computer",
+            "level": "easy",
+        },
+    )
     recorder.keep("page-new", client.get(f"/games/{game_id}"))
     game = recorder.api(game_id)
     x, y = covered(game)[0]
@@ -195,8 +238,13 @@ SCRIPTS = {
 @pytest.fixture
 def recorded(tmp_path, request) -> Iterator[Recorder]:
     clock = FakeClock()
-    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=7), clock=clock, computer_pause=0.0,
-                     secret_key="golden answers, not a real key") as url:
+    with live_server(
+        tmp_path / "games.sqlite3",
+        deals=Deals(seed=7),
+        clock=clock,
+        computer_pause=0.0,
+        secret_key="golden answers, not a real key",
+    ) as url:
         with httpx.Client(base_url=url, timeout=30) as client, httpx.Client(base_url=url, timeout=30) as guest:
             recorder = Recorder(client, clock)
             recorder.names[url] = "http://kaboom.test"  # the port is free one, a new one every run

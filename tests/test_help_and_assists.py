@@ -137,13 +137,17 @@ def test_the_everything_assist_opens_every_proven_safe_cell_and_flags_every_prov
 
 def test_the_everything_assist_leaves_only_genuine_guesses(deal_seed):
     for board in range(5):
-        game = new_game(16, 16, 40, "classic", ClassicOptions(assist_all=True), rng=random.Random(deal_seed * 100 + board))
+        game = new_game(
+            16, 16, 40, "classic", ClassicOptions(assist_all=True), rng=random.Random(deal_seed * 100 + board)
+        )
         after = play(game, "reveal", 8, 8)
         assert after.status in ("playing", "won")
         if after.status == "playing":
             statuses = Analyzer(after.position()).classify()
             assert Status.SAFE not in statuses.values()
-            assert all(after.marks.get(after.index(*cell)) == "F" for cell, status in statuses.items() if status is Status.MINE)
+            assert all(
+                after.marks.get(after.index(*cell)) == "F" for cell, status in statuses.items() if status is Status.MINE
+            )
 
 
 def test_an_assist_opening_a_cell_spends_granted_help_and_goes_on_from_the_mine_it_found():

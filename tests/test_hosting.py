@@ -38,7 +38,9 @@ def hammer(url: str, cookies: dict, game_id: str, cells: list) -> list[int]:
 
     def flag(cell):
         with httpx.Client(base_url=url, cookies=cookies, timeout=60) as client:
-            return client.post(f"/api/games/{game_id}/moves", json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}).status_code
+            return client.post(
+                f"/api/games/{game_id}/moves", json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}
+            ).status_code
 
     with ThreadPoolExecutor(max_workers=24) as pool:
         return list(pool.map(flag, cells))
@@ -165,23 +167,35 @@ def test_a_damaged_game_answers_clearly_and_others_keep_working(tmp_path):
         damaged = new_game(client)
         healthy = new_game(client)
         with sqlite3.connect(database) as connection:
-            connection.execute("UPDATE games SET data = 'not json', version = version + 1 WHERE id = ?", (damaged["id"],))
+            connection.execute(
+                "UPDATE games SET data = 'not json', version = version + 1 WHERE id = ?", (damaged["id"],)
+            )
         response = client.get(f"/api/games/{damaged['id']}")
         assert response.status_code == 500 and "damaged" in response.json()["detail"]
         assert "damaged" in client.get(f"/games/{damaged['id']}").text
-        assert client.post(f"/api/games/{healthy['id']}/moves", json={"action": "reveal", "x": 1, "y": 1}).status_code == 200
+        assert (
+            client.post(f"/api/games/{healthy['id']}/moves", json={"action": "reveal", "x": 1, "y": 1}).status_code
+            == 200
+        )
 
 
 def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
     result = subprocess.run(
-        [KABOOM, "serve", "--database", str(blocker / "games.sqlite3")], capture_output=True, text=True, timeout=60, env={**os.environ, **SECRET}
+        [KABOOM, "serve", "--database", str(blocker / "games.sqlite3")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **SECRET},
     )
     assert result.returncode == 2 and "cannot open the database" in result.stderr
     result = subprocess.run(
         [KABOOM, "serve", "--database", str(tmp_path / "ok.sqlite3")],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "KABOOM_GENERATE_SECRET": "false", "KABOOM_SECRET_KEY": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "KABOOM_GENERATE_SECRET": "false", "KABOOM_SECRET_KEY": ""},
     )
     assert result.returncode == 2 and "KABOOM_SECRET_KEY is not set" in result.stderr
 
@@ -271,7 +285,11 @@ def test_one_client_holding_more_connections_than_the_server_has_files_cannot_st
     # 300 unfinished requests from one address against a server that may open 256 files: without a cap per
     # client the file descriptors run out and nobody else is answered. The read deadline is long here, so
     # only the cap per client can save the other client.
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_READ_TIMEOUT": "120", "KABOOM_CONNECTIONS_PER_CLIENT": "20"}
+    env = {
+        "KABOOM_DATABASE": str(tmp_path / "games.sqlite3"),
+        "KABOOM_READ_TIMEOUT": "120",
+        "KABOOM_CONNECTIONS_PER_CLIENT": "20",
+    }
     with kaboom_process(preexec_fn=open_files_limit(256), **env, **SECRET) as (_, url):
         slow = [slow_connection(port_of(url), "127.0.0.2", b"GET / HTTP/1.1\r\nHost: kaboom\r\n") for _ in range(300)]
         try:
@@ -282,7 +300,9 @@ def test_one_client_holding_more_connections_than_the_server_has_files_cannot_st
             received = [bytearray() for _ in slow]
             wait_until(
                 lambda: sum(not closed_by_server(c, r) for c, r in zip(slow, received)) <= 20,
-                30, "the connections past the cap per client were not closed within 30 s", every=0.1,
+                30,
+                "the connections past the cap per client were not closed within 30 s",
+                every=0.1,
             )
         finally:
             for connection in slow:
@@ -290,13 +310,18 @@ def test_one_client_holding_more_connections_than_the_server_has_files_cannot_st
 
 
 def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_path):
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_READ_TIMEOUT": "1", "KABOOM_KEEPALIVE_TIMEOUT": "1"}
+    env = {
+        "KABOOM_DATABASE": str(tmp_path / "games.sqlite3"),
+        "KABOOM_READ_TIMEOUT": "1",
+        "KABOOM_KEEPALIVE_TIMEOUT": "1",
+    }
     with kaboom_process(**env, **SECRET) as (_, url):
         port = port_of(url)
         heads = [slow_connection(port, "127.0.0.1", b"GET /healthz HTTP/1.1\r\nHost: kaboom\r\n") for _ in range(5)]
         silent = [slow_connection(port, "127.0.0.1", b"") for _ in range(5)]
         body = slow_connection(
-            port, "127.0.0.1",
+            port,
+            "127.0.0.1",
             b"POST /api/games HTTP/1.1\r\nHost: kaboom\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
         )
         after_answer = slow_connection(port, "127.0.0.1", b"GET /healthz HTTP/1.1\r\nHost: kaboom\r\n\r\n")
@@ -333,7 +358,10 @@ def test_workers_stop_when_their_parent_is_killed(tmp_path):
     with kaboom_process(**env) as (process, url):
         supervisor = psutil.Process(process.pid)
         wait_until(
-            lambda: len(supervisor.children(recursive=True)) >= 2, 60, "two workers did not start within 60 s", every=0.1
+            lambda: len(supervisor.children(recursive=True)) >= 2,
+            60,
+            "two workers did not start within 60 s",
+            every=0.1,
         )
         workers = supervisor.children(recursive=True)
         os.kill(process.pid, signal.SIGKILL)
@@ -363,7 +391,11 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
             except psutil.NoSuchProcess:
                 return 0
 
-        wait_until(lanes, 60, lambda: f"no slow lane at a lower priority: {psutil.Process(process.pid).children(recursive=True)}")
+        wait_until(
+            lanes,
+            60,
+            lambda: f"no slow lane at a lower priority: {psutil.Process(process.pid).children(recursive=True)}",
+        )
         tree = psutil.Process(process.pid).children(recursive=True)
         process.terminate()
         assert process.wait(30) == 0
@@ -412,7 +444,9 @@ def test_past_the_connection_ceiling_a_request_gets_503_and_then_connections_are
                 connection.close()
             # Not at once: the server may not have seen the others leave yet.
             wait_until(
-                lambda: answers_health(url, timeout=10), 30, "no answer 30 s after the other connections were closed",
+                lambda: answers_health(url, timeout=10),
+                30,
+                "no answer 30 s after the other connections were closed",
                 every=0.1,
             )
         finally:
@@ -423,7 +457,10 @@ def test_past_the_connection_ceiling_a_request_gets_503_and_then_connections_are
 def test_a_proxy_setting_that_is_no_address_stops_the_server_with_a_message(tmp_path):
     for value, message in (("*", "would let every client choose"), ("proxy.example", "is not an IP address")):
         result = subprocess.run(
-            [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")], capture_output=True, text=True, timeout=60,
+            [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")],
+            capture_output=True,
+            text=True,
+            timeout=60,
             env={**os.environ, **SECRET, "KABOOM_FORWARDED_ALLOW_IPS": value},
         )
         assert result.returncode == 2 and message in result.stderr, result.stderr

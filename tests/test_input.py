@@ -206,7 +206,13 @@ def test_every_kind_of_answer_carries_the_security_headers(client, server):
         ("a static file", 200, client.get("/static/kaboom.css")),
         ("the API docs", 200, client.get("/docs")),
         ("the OpenAPI schema", 200, client.get("/openapi.json")),
-        ("a redirect", 303, client.post(f"/games/{game['id']}/moves", data={"action": "flag", "x": "0", "y": "0"}, follow_redirects=False)),
+        (
+            "a redirect",
+            303,
+            client.post(
+                f"/games/{game['id']}/moves", data={"action": "flag", "x": "0", "y": "0"}, follow_redirects=False
+            ),
+        ),
         ("a missing page", 404, client.get("/no-such-page")),
         ("a missing game", 404, client.get("/api/games/no-such-game")),
         ("a missing static file", 404, client.get("/static/no-such-file.js")),

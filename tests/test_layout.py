@@ -17,11 +17,24 @@ LAPTOP_768 = {"viewport": {"width": 1366, "height": 768}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 # What a player needs in view to play: the board, the counters and every button.
-ESSENTIALS = ["#grid", "#mines-left", "#face", "#timer", "#undo", "#hint-button", "#show-button", "#flag-mode", "#again button"]
+ESSENTIALS = [
+    "#grid",
+    "#mines-left",
+    "#face",
+    "#timer",
+    "#undo",
+    "#hint-button",
+    "#show-button",
+    "#flag-mode",
+    "#again button",
+]
 
 
 def rect(page, selector: str) -> dict:
-    return page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }")
+    return page.eval_on_selector(
+        selector,
+        "e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }",
+    )
 
 
 def outside_viewport(page, selectors: list[str]) -> list[str]:
@@ -78,7 +91,10 @@ def test_a_phone_shows_every_column_of_intermediate_and_a_tap_on_the_last_reveal
     frame = rect(page, "#board")
     for x in range(width):
         cell = rect(page, f"#c-{x}-0")
-        assert frame["left"] <= cell["left"] and cell["right"] <= min(frame["right"], 390) and cell["width"] >= 20, (x, cell)
+        assert frame["left"] <= cell["left"] and cell["right"] <= min(frame["right"], 390) and cell["width"] >= 20, (
+            x,
+            cell,
+        )
     assert page.eval_on_selector("#board", "b => b.scrollWidth - b.clientWidth") <= 0
     assert outside_viewport(page, ["#grid", "#mines-left", "#face", "#timer"]) == []
     first_move(page, width - 1, 8, tap=True)
@@ -170,8 +186,12 @@ def test_home_end_and_page_keys_move_the_cursor_across_a_big_board(open_page):
         return tuple(int(part) for part in page.get_attribute("#grid .c.cur", "id").split("-")[1:])
 
     for key, expected in [
-        ("End", (29, 0)), ("PageDown", (29, 10)), ("PageDown", (29, 15)), ("Home", (0, 15)),
-        ("Control+End", (29, 15)), ("Control+Home", (0, 0)),
+        ("End", (29, 0)),
+        ("PageDown", (29, 10)),
+        ("PageDown", (29, 15)),
+        ("Home", (0, 15)),
+        ("Control+End", (29, 15)),
+        ("Control+Home", (0, 0)),
     ]:
         page.keyboard.press(key)
         assert cursor() == expected, key
@@ -222,8 +242,10 @@ def test_show_me_brings_a_hinted_cell_off_a_panned_board_into_view(open_page, da
 
 @pytest.mark.parametrize("width", [320, 390])
 def test_every_preset_button_shows_its_whole_name_on_a_phone(open_page, width):
-    """"Intermediate" in bold once ran past its button's border, three buttons a row at 390 px."""
+    """ "Intermediate" in bold once ran past its button's border, three buttons a row at 390 px."""
     page = open_page({**PHONE, "viewport": {"width": width, "height": 844}})
     page.goto("/")
-    names = page.eval_on_selector_all(".presets button", "buttons => buttons.map(b => [b.innerText.split('\\n')[0], b.scrollWidth - b.clientWidth])")
+    names = page.eval_on_selector_all(
+        ".presets button", "buttons => buttons.map(b => [b.innerText.split('\\n')[0], b.scrollWidth - b.clientWidth])"
+    )
     assert names and all(overflow <= 0 for _, overflow in names), [name for name, overflow in names if overflow > 0]

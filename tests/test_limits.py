@@ -58,11 +58,15 @@ def test_every_request_on_a_slow_position_ends_by_its_deadline(tmp_path):
         game_id = place(client, database, game, overlay=True)
         x, y = covered_cell(client, game_id)
         page = client.get(f"/games/{game_id}")
-        flag = client.post(f"/games/{game_id}/moves", data={"action": "flag", "x": x, "y": y, "version": "0"}, headers=HTMX)
+        flag = client.post(
+            f"/games/{game_id}/moves", data={"action": "flag", "x": x, "y": y, "version": "0"}, headers=HTMX
+        )
         hint = client.post(f"/games/{game_id}/hint", headers=HTMX)
         analysis = client.get(f"/api/games/{game_id}/analysis")
         x, y = covered_cell(client, game_id)
-        reveal = client.post(f"/games/{game_id}/moves", data={"action": "reveal", "x": x, "y": y, "version": "0"}, headers=HTMX)
+        reveal = client.post(
+            f"/games/{game_id}/moves", data={"action": "reveal", "x": x, "y": y, "version": "0"}, headers=HTMX
+        )
         for response in (page, flag, hint, analysis, reveal):
             assert response.status_code in (200, 409, 503), response.text
             # One deadline, plus what is not the solver: less than the three deadlines the bug stacked.
@@ -79,7 +83,8 @@ def losing_click_within_full_work(game, work: int) -> tuple[int, int]:
     statuses = complete.classify()
     assert complete.safe_cell_exists()
     return next(
-        cell for cell, status in statuses.items()
+        cell
+        for cell, status in statuses.items()
         if status is not Status.SAFE and partial.proven(cell) is Status.UNKNOWN and not complete.is_outside(cell)
     )
 
@@ -95,12 +100,17 @@ def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
     assert expected.status == "playing" and expected.cells[expected.index(*cell)] != "."
     heavy, _ = scattered_game(seed=2, **HEAVY)
     database = tmp_path / "games.sqlite3"
-    with live_server(database, solver_seconds=2.0, solver_work=work) as url, httpx.Client(base_url=url, timeout=60) as client:
+    with (
+        live_server(database, solver_seconds=2.0, solver_work=work) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
         quiet = place(client, database, game)
         busy = place(client, database, game)
         loads = [place(client, database, heavy, overlay=True) for _ in range(8)]
         answers = {}
-        answers["quiet"] = client.post(f"/api/games/{quiet}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]})
+        answers["quiet"] = client.post(
+            f"/api/games/{quiet}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]}
+        )
         stop = threading.Event()
         started = threading.Barrier(9)
 
@@ -116,7 +126,9 @@ def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
         with ThreadPoolExecutor(8) as pool:
             running = [pool.submit(keep_busy, game_id) for game_id in loads]
             started.wait(timeout=30)
-            answers["busy"] = client.post(f"/api/games/{busy}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]})
+            answers["busy"] = client.post(
+                f"/api/games/{busy}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]}
+            )
             stop.set()
             assert all(future.result(timeout=120) >= 1 for future in running)
         for name, answer in answers.items():

@@ -22,7 +22,7 @@ from app.game import Move
 from app.modes import apply_move, new_game
 from app.service import Deals
 from app.store import MemoryStore
-from tests.live import kaboom_process, live_server, wait_until
+from tests.live import kaboom_process, live_server
 from tests.redis_server import redis_server
 
 # The browser test's server: one live stream per worker, so that a second page's stream is refused.
@@ -78,7 +78,9 @@ def test_a_wait_with_nothing_changed_ends_at_its_time_with_false() -> None:
 
 
 def flags_game(player: httpx.Client) -> str:
-    response = player.post("/api/games", json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen"})
+    response = player.post(
+        "/api/games", json={"mode": "flags", "width": 6, "height": 6, "mines": 9, "opponent": "screen"}
+    )
     assert response.status_code == 201, response.text
     return response.json()["id"]
 
@@ -86,18 +88,32 @@ def flags_game(player: httpx.Client) -> str:
 async def open_streams(stack: AsyncExitStack, url: str, cookies, game_ids: list[str]) -> list[httpx.Response]:
     """A live stream on each game, each on a connection of its own, all open before this returns."""
     client = await stack.enter_async_context(
-        httpx.AsyncClient(base_url=url, cookies=cookies, timeout=httpx.Timeout(DEADLINE), limits=httpx.Limits(max_connections=None))
+        httpx.AsyncClient(
+            base_url=url, cookies=cookies, timeout=httpx.Timeout(DEADLINE), limits=httpx.Limits(max_connections=None)
+        )
     )
-    streams = [stack.enter_async_context(client.stream("GET", f"/games/{game_id}/events", params={"version": "0"})) for game_id in game_ids]
+    streams = [
+        stack.enter_async_context(client.stream("GET", f"/games/{game_id}/events", params={"version": "0"}))
+        for game_id in game_ids
+    ]
     return list(await asyncio.gather(*streams))
 
 
 def test_hundreds_of_live_streams_on_redis_hold_no_store_connection_each(tmp_path) -> None:
     """150 streams on one worker (redis-py's pool once held a connection per stream, and 100 ran it dry):
     Redis sees a handful of this worker's connections, and another player's game and /healthz go on."""
-    with redis_server() as redis_url, live_server(
-        tmp_path / "unused.sqlite3", deals=Deals(seed=1), store=redis_url, live_streams_per_client=1000, create_limit=1000
-    ) as url, httpx.Client(base_url=url, timeout=DEADLINE) as alice, httpx.Client(base_url=url, timeout=DEADLINE) as bob:
+    with (
+        redis_server() as redis_url,
+        live_server(
+            tmp_path / "unused.sqlite3",
+            deals=Deals(seed=1),
+            store=redis_url,
+            live_streams_per_client=1000,
+            create_limit=1000,
+        ) as url,
+        httpx.Client(base_url=url, timeout=DEADLINE) as alice,
+        httpx.Client(base_url=url, timeout=DEADLINE) as bob,
+    ):
         games = [flags_game(alice) for _ in range(30)]
         watcher = redis.Redis.from_url(redis_url)
         before = len(watcher.client_list())
@@ -112,12 +128,18 @@ def test_hundreds_of_live_streams_on_redis_hold_no_store_connection_each(tmp_pat
                 assert (await asyncio.to_thread(bob.get, "/healthz")).status_code == 200
                 created = await asyncio.to_thread(bob.post, "/api/games", json={"width": 9, "height": 9, "mines": 10})
                 assert created.status_code == 201
-                moved = await asyncio.to_thread(bob.post, f"/api/games/{created.json()['id']}/moves", json={"action": "reveal", "x": 4, "y": 4})
+                moved = await asyncio.to_thread(
+                    bob.post, f"/api/games/{created.json()['id']}/moves", json={"action": "reveal", "x": 4, "y": 4}
+                )
                 assert moved.status_code == 200
                 # A move on a watched game reaches each of its five streams.
                 board = (await asyncio.to_thread(alice.get, f"/api/games/{games[7]}")).json()["board"]
                 x, y = next((x, y) for y, row in enumerate(board) for x, symbol in enumerate(row) if symbol == ".")
-                assert (await asyncio.to_thread(alice.post, f"/api/games/{games[7]}/moves", json={"action": "reveal", "x": x, "y": y})).status_code == 200
+                assert (
+                    await asyncio.to_thread(
+                        alice.post, f"/api/games/{games[7]}/moves", json={"action": "reveal", "x": x, "y": y}
+                    )
+                ).status_code == 200
                 heard = [stream for index, stream in enumerate(streams) if index % 30 == 7]
 
                 async def changed(stream: httpx.Response) -> None:
@@ -132,7 +154,10 @@ def test_hundreds_of_live_streams_on_redis_hold_no_store_connection_each(tmp_pat
 
 
 def test_streams_past_a_clients_cap_or_the_workers_are_refused_with_a_message(tmp_path) -> None:
-    with live_server(tmp_path / "games.sqlite3", live_streams_per_client=3, live_streams=4) as url, httpx.Client(base_url=url, timeout=DEADLINE) as alice:
+    with (
+        live_server(tmp_path / "games.sqlite3", live_streams_per_client=3, live_streams=4) as url,
+        httpx.Client(base_url=url, timeout=DEADLINE) as alice,
+    ):
         game_id = flags_game(alice)
 
         async def scene() -> None:
@@ -142,18 +167,27 @@ def test_streams_past_a_clients_cap_or_the_workers_are_refused_with_a_message(tm
                 refused = await asyncio.to_thread(alice.get, f"/games/{game_id}/events", params={"version": "0"})
                 assert refused.status_code == 429 and "Too many live pages from your address: at most 3" in refused.text
                 # The page's poll answers still.
-                assert (await asyncio.to_thread(alice.get, f"/games/{game_id}/live", params={"version": "0"})).status_code in (200, 204)
+                assert (
+                    await asyncio.to_thread(alice.get, f"/games/{game_id}/live", params={"version": "0"})
+                ).status_code in (200, 204)
             # Closed streams give their places back.
             async with AsyncExitStack() as stack:
-                assert [stream.status_code for stream in await open_streams(stack, url, alice.cookies, [game_id] * 3)] == [200] * 3
+                assert [
+                    stream.status_code for stream in await open_streams(stack, url, alice.cookies, [game_id] * 3)
+                ] == [200] * 3
 
         asyncio.run(scene())
-    with live_server(tmp_path / "games.sqlite3", live_streams_per_client=10, live_streams=2) as url, httpx.Client(base_url=url, timeout=DEADLINE) as alice:
+    with (
+        live_server(tmp_path / "games.sqlite3", live_streams_per_client=10, live_streams=2) as url,
+        httpx.Client(base_url=url, timeout=DEADLINE) as alice,
+    ):
         game_id = flags_game(alice)
 
         async def full() -> None:
             async with AsyncExitStack() as stack:
-                assert [stream.status_code for stream in await open_streams(stack, url, alice.cookies, [game_id] * 2)] == [200] * 2
+                assert [
+                    stream.status_code for stream in await open_streams(stack, url, alice.cookies, [game_id] * 2)
+                ] == [200] * 2
                 refused = await asyncio.to_thread(alice.get, f"/games/{game_id}/events", params={"version": "0"})
                 assert refused.status_code == 503 and "as many live pages as it can (2)" in refused.text
 
@@ -165,9 +199,16 @@ def test_a_stopping_server_ends_its_live_streams_and_the_computers_turns(tmp_pat
     """SIGTERM with a Flags page open against the computer: the stream ends and the server exits at once,
     where it used to keep serving (and the computer playing) until its streams timed out."""
     database = tmp_path / "games.sqlite3"
-    env = {"KABOOM_DATABASE": str(database), "KABOOM_WORKERS": workers, "KABOOM_COMPUTER_PAUSE": "5", "KABOOM_SECRET_KEY": "a test key of enough length"}
+    env = {
+        "KABOOM_DATABASE": str(database),
+        "KABOOM_WORKERS": workers,
+        "KABOOM_COMPUTER_PAUSE": "5",
+        "KABOOM_SECRET_KEY": "a test key of enough length",
+    }
     with kaboom_process(**env) as (process, url), httpx.Client(base_url=url, timeout=DEADLINE) as alice:
-        made = alice.post("/api/games", json={"mode": "flags", "width": 8, "height": 8, "mines": 12, "opponent": "computer"})
+        made = alice.post(
+            "/api/games", json={"mode": "flags", "width": 8, "height": 8, "mines": 12, "opponent": "computer"}
+        )
         assert made.status_code == 201, made.text
         game_id = made.json()["id"]
         opened, ended = threading.Event(), threading.Event()

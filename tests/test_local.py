@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from solver import Status
 from solver.local import deduce, subtract_groups
 from tests.reference import truth
 from tests.strategies import positions

@@ -57,10 +57,14 @@ def test_the_frontier_counts_every_layout_and_every_reveal_exactly(position):
     assert frontier.layouts == len(layouts)
     undetermined = frontier.undetermined()
     # Proven cells are the same in every layout; the rest is what the frontier enumerates.
-    assert sorted(sorted(layout & frozenset(undetermined)) for layout in layouts) == sorted(sorted(layout) for layout in frontier.all_layouts(10_000))
+    assert sorted(sorted(layout & frozenset(undetermined)) for layout in layouts) == sorted(
+        sorted(layout) for layout in frontier.all_layouts(10_000)
+    )
     chances = frontier.chances()
     for index in undetermined:
-        assert chances[index] == pytest.approx(float(Fraction(sum(index in layout for layout in layouts), len(layouts))))
+        assert chances[index] == pytest.approx(
+            float(Fraction(sum(index in layout for layout in layouts), len(layouts)))
+        )
         for value in frontier.values(index):
             expected = sum(1 for layout in layouts if index not in layout and shown(index, layout, position) == value)
             after = frontier.reveal(index, value, strategy.Budget())
@@ -133,8 +137,13 @@ def check_pseudo_50_50s(seed: int, count: int) -> None:
         for cell in pseudo:
             for layout in (layout for layout in layouts if cell in layout):
                 assert any(
-                    (swapped := (layout - block) | (block - layout)) in layouts and cell not in swapped
-                    and all(shown(other, layout, position) == shown(other, swapped, position) for other in undetermined if other not in layout | swapped | block)
+                    (swapped := (layout - block) | (block - layout)) in layouts
+                    and cell not in swapped
+                    and all(
+                        shown(other, layout, position) == shown(other, swapped, position)
+                        for other in undetermined
+                        if other not in layout | swapped | block
+                    )
                     for block in blocks_around(cell, position.width, position.height)
                 ), (position.rows, cell, sorted(layout))
         checked += 1
@@ -153,7 +162,11 @@ def test_a_pseudo_50_50_can_be_a_worse_guess_than_its_twin_and_the_endgame_searc
     assert FiftyFifties(frontier, chances, strategy.Budget()).pseudo_pairs() == [3, 7]
     layouts, cells = frontier.all_layouts(10), frontier.undetermined()
     assert win_chance_of(3, layouts, cells, position) == Fraction(1, 2)
-    assert win_chance_of(7, layouts, cells, position) == win_chance(layouts, cells, frozenset(), position) == Fraction(3, 4)
+    assert (
+        win_chance_of(7, layouts, cells, position)
+        == win_chance(layouts, cells, frozenset(), position)
+        == Fraction(3, 4)
+    )
     assert choose(rows, 7).cells == ((3, 1),)
 
 
@@ -184,7 +197,10 @@ def win_chance(layouts: list[frozenset[int]], cells: list[int], opened: frozense
         groups: dict[int, list] = {}
         for layout in safe_in:
             groups.setdefault(shown(cell, layout, position), []).append(layout)
-        chance = sum(Fraction(len(group), len(layouts)) * win_chance(group, cells, opened | {cell}, position) for group in groups.values())
+        chance = sum(
+            Fraction(len(group), len(layouts)) * win_chance(group, cells, opened | {cell}, position)
+            for group in groups.values()
+        )
         best = max(best, chance)
     return best
 
@@ -192,7 +208,12 @@ def win_chance(layouts: list[frozenset[int]], cells: list[int], opened: frozense
 @given(positions(max_side=4))
 def test_the_endgame_search_wins_as_often_as_the_best_play(position):
     frontier = frontier_of(position)
-    if frontier is None or not truth(position).consistent or not 2 <= frontier.layouts <= 40 or len(frontier.undetermined()) > 7:
+    if (
+        frontier is None
+        or not truth(position).consistent
+        or not 2 <= frontier.layouts <= 40
+        or len(frontier.undetermined()) > 7
+    ):
         return
     layouts = frontier.all_layouts(40)
     search = Endgame(frontier, layouts, work=10**9, deadline=None)
@@ -238,7 +259,10 @@ def win_chance_of(move: int, layouts: list[frozenset[int]], cells: list[int], po
     for layout in layouts:
         if move not in layout:
             groups.setdefault(shown(move, layout, position), []).append(layout)
-    return sum((Fraction(len(g), len(layouts)) * win_chance(g, cells, frozenset({move}), position) for g in groups.values()), Fraction(0))
+    return sum(
+        (Fraction(len(g), len(layouts)) * win_chance(g, cells, frozenset({move}), position) for g in groups.values()),
+        Fraction(0),
+    )
 
 
 def test_the_endgame_takes_the_move_that_wins_most_where_one_look_ahead_does_not():

@@ -20,7 +20,6 @@ from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.fixed_mode import FixedLayout, registered
 
-
 pytestmark = pytest.mark.usefixtures("seeded")
 # Run over many seeds (--deal-seeds) the tests create many games from one address.
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -74,15 +73,22 @@ def test_no_answer_shows_a_modes_hidden_state_before_the_end(mode, monkeypatch, 
             game = client.get(api).json()
             cell = progress_cell(Analyzer(Position(9, 9, 10, tuple(game["board"]))))
             x, y = cell
-            revealed = next(((cx, cy) for cy, row in enumerate(game["board"]) for cx, s in enumerate(row) if s in "012345678"), (9, 9))
+            revealed = next(
+                ((cx, cy) for cy, row in enumerate(game["board"]) for cx, s in enumerate(row) if s in "012345678"),
+                (9, 9),
+            )
             responses = [
                 client.get(api),
                 client.get(page),
                 client.get(f"{api}/analysis"),
                 client.post(f"{api}/hint"),
                 client.post(f"{page}/hint", data={"show": "yes"}, headers=htmx),
-                client.post(f"{api}/moves", json={"action": "flag", "x": revealed[0], "y": revealed[1]}),  # refused: 409 or 422
-                client.post(f"{page}/moves", data={"action": "reveal", "x": "99", "y": "0", "version": "0"}, headers=htmx),
+                client.post(
+                    f"{api}/moves", json={"action": "flag", "x": revealed[0], "y": revealed[1]}
+                ),  # refused: 409 or 422
+                client.post(
+                    f"{page}/moves", data={"action": "reveal", "x": "99", "y": "0", "version": "0"}, headers=htmx
+                ),
                 client.patch(f"{api}/options", json={"debug_overlay": step % 2 == 0}),
             ]
             # The move itself, through the API and the page in turn.

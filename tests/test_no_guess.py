@@ -18,15 +18,23 @@ from solver.local import deduce
 
 # Sizes and densities from 10 % to 25 %, small ones with more boards (they are quick).
 SIZES = [
-    (8, 8, 10, 40), (9, 9, 10, 40), (9, 9, 20, 40), (16, 16, 40, 25), (16, 16, 64, 20),
-    (30, 16, 99, 10), (30, 16, 120, 8), (12, 7, 21, 17),
+    (8, 8, 10, 40),
+    (9, 9, 10, 40),
+    (9, 9, 20, 40),
+    (16, 16, 40, 25),
+    (16, 16, 64, 20),
+    (30, 16, 99, 10),
+    (30, 16, 120, 8),
+    (12, 7, 21, 17),
 ]
 
 
 def deal(width: int, height: int, mines: int, seed: int, safe_only: bool = False) -> tuple[Game, tuple[int, int]]:
     """A no-guess game after its first click, at a cell drawn from the seed."""
     rng = random.Random(seed)
-    game = new_game(width, height, mines, "classic", ClassicOptions(no_guess=True, first_click_safe_only=safe_only), rng=rng)
+    game = new_game(
+        width, height, mines, "classic", ClassicOptions(no_guess=True, first_click_safe_only=safe_only), rng=rng
+    )
     first = (rng.randrange(width), rng.randrange(height))
     after, outcome = apply_move(game, Move("reveal", *first), rng=rng, now=1.0)
     assert after.status == "playing" or after.status == "won"
@@ -41,7 +49,9 @@ def play_proven_safe_cells_only(game: Game, analyzer: Analyzer) -> Game:
             break
         for cell in safe:
             if game.cells[game.index(*cell)] == ".":
-                game, outcome = apply_move(game, Move("reveal", *cell), rng=random.Random(0), now=2.0, analyzer=analyzer)
+                game, outcome = apply_move(
+                    game, Move("reveal", *cell), rng=random.Random(0), now=2.0, analyzer=analyzer
+                )
                 assert game.status != "lost", f"a proven-safe cell {cell} was a mine"
                 analyzer = outcome.analyzer
     return game

@@ -32,7 +32,9 @@ REFUSAL = "No no-guess board of this size and density could be made within the s
 DENSE = {"width": 100, "height": 100, "mines": 2500}
 
 
-def new_no_guess_game(client: httpx.Client, width: int = 9, height: int = 9, mines: int = 10, no_guess: bool = True) -> str:
+def new_no_guess_game(
+    client: httpx.Client, width: int = 9, height: int = 9, mines: int = 10, no_guess: bool = True
+) -> str:
     body = {"width": width, "height": height, "mines": mines, "mode": "classic", "no_guess": no_guess}
     created = client.post("/api/games", json=body)
     assert created.status_code == 201, created.text
@@ -152,7 +154,13 @@ def deals_seen(monkeypatch, service: GameService) -> list[bool]:
     return cheap
 
 
-SIZES = [((100, 100, 1000), True), ((60, 60, 400), True), ((20, 20, 300), True), ((30, 16, 99), False), ((16, 16, 40), False)]
+SIZES = [
+    ((100, 100, 1000), True),
+    ((60, 60, 400), True),
+    ((20, 20, 300), True),
+    ((30, 16, 99), False),
+    ((16, 16, 40), False),
+]
 
 
 @pytest.mark.parametrize("size,slow", SIZES, ids=[f"{w}x{h}-{k}" for (w, h, k), _ in SIZES])

@@ -37,8 +37,12 @@ SECONDS = 1_000_000_000  # Caddy's JSON counts durations in nanoseconds
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # how every zstd frame starts (RFC 8878)
 # What Kaboom sends, as Starlette names it: each must be compressed, and the event stream never.
 KABOOM_TYPES = [
-    "text/html; charset=utf-8", "text/css; charset=utf-8", "text/javascript; charset=utf-8",
-    "text/plain; charset=utf-8", "application/json", "image/svg+xml",
+    "text/html; charset=utf-8",
+    "text/css; charset=utf-8",
+    "text/javascript; charset=utf-8",
+    "text/plain; charset=utf-8",
+    "application/json",
+    "image/svg+xml",
 ]
 
 pytestmark = pytest.mark.skipif(
@@ -62,7 +66,10 @@ def caddy_env(home: Path, **env: str) -> dict[str, str]:
 def caddy(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [CADDY, *args, "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-        env=caddy_env(home, **env), capture_output=True, text=True, timeout=60,
+        env=caddy_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -193,7 +200,10 @@ def caddy_in_front(home: Path, kaboom_url: str, **env: str) -> Iterator[str]:
     with log.open("wb") as output:
         process = subprocess.Popen(
             [CADDY, "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-            env=environment, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
 
@@ -243,7 +253,10 @@ def test_caddy_in_front_of_kaboom(tmp_path):
                 for _ in range(5):
                     padded = b"{" + b" " * (size - 2) + b"}"
                     big = client.post("/api/games", content=padded, headers={"Content-Type": "application/json"})
-                    assert big.status_code == 413 and big.text == f"The request body is larger than {MAX_BODY_BYTES} bytes."
+                    assert (
+                        big.status_code == 413
+                        and big.text == f"The request body is larger than {MAX_BODY_BYTES} bytes."
+                    )
         with httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=30) as other:
             # Kaboom believes Caddy's X-Forwarded-For: another client is not counted with the first.
             assert other.post("/api/games", json=body).status_code == 201

@@ -11,12 +11,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app import records
 from app.config import Settings
 from app.game import Move
 from app.modes import apply_move, get_mode
 from app.modes.classic import BoardId
-from app import records
-from app.records import BEST_TIMES, TAIL, TALLIED, fixed_layout_figures, records_of, recount, result_of, tallied, tally, tally_key
+from app.records import (
+    BEST_TIMES,
+    TAIL,
+    TALLIED,
+    fixed_layout_figures,
+    records_of,
+    recount,
+    result_of,
+    tallied,
+    tally,
+    tally_key,
+)
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from solver.generate import bbbv
@@ -49,15 +60,32 @@ def test_a_won_classic_game_has_its_3bv_its_rate_and_its_clicks():
 
 def result(won: bool, seconds: float, at: float, mode: str = "classic", size=(9, 9, 10)) -> str:
     width, height, mines = size
-    return json.dumps({
-        "mode": mode, "width": width, "height": height, "mines": mines, "won": won, "seconds": seconds,
-        "finished_at": at, "deaths": 0, "hints": 0, "bbbv": 20 if won else None, "clicks": 30 if won else None,
-    })
+    return json.dumps(
+        {
+            "mode": mode,
+            "width": width,
+            "height": height,
+            "mines": mines,
+            "won": won,
+            "seconds": seconds,
+            "finished_at": at,
+            "deaths": 0,
+            "hints": 0,
+            "bbbv": 20 if won else None,
+            "clicks": 30 if won else None,
+        }
+    )
 
 
 def test_records_add_up_games_wins_streaks_and_the_best_times_per_mode_and_size():
-    stored = [result(True, 30.0, 1), result(True, 20.0, 2), result(False, 5.0, 3), result(True, 40.0, 4),
-              result(True, 10.0, 5, mode="cruel"), result(False, 9.0, 6, size=(30, 16, 99))]
+    stored = [
+        result(True, 30.0, 1),
+        result(True, 20.0, 2),
+        result(False, 5.0, 3),
+        result(True, 40.0, 4),
+        result(True, 10.0, 5, mode="cruel"),
+        result(False, 9.0, 6, size=(30, 16, 99)),
+    ]
     records = records_of(list(reversed(stored)))  # the store's order does not matter: the end times do
     classic, cruel, expert = records.records
     assert (classic.mode, classic.size) == ("classic", "Beginner (9×9, 10 mines)")
@@ -74,7 +102,14 @@ def test_only_the_ten_best_times_are_kept():
 
 
 def test_a_stored_result_that_does_not_read_is_left_out_and_counted():
-    records = records_of([result(True, 30.0, 1), "not JSON", json.dumps({"won": "yes"}), result(False, 1.0, 2).replace('"seconds": 1.0', '"seconds": -1')])
+    records = records_of(
+        [
+            result(True, 30.0, 1),
+            "not JSON",
+            json.dumps({"won": "yes"}),
+            result(False, 1.0, 2).replace('"seconds": 1.0', '"seconds": -1'),
+        ]
+    )
     assert records.unreadable == 3 and records.records[0].games == 1
 
 
@@ -113,8 +148,15 @@ def stored_results(draw) -> str:
     if draw(st.integers(0, 9)) == 0:
         return draw(st.sampled_from(["not JSON", json.dumps({"won": "yes"}), result(True, -1.0, 1)]))
     won = draw(st.booleans())
-    text = json.loads(result(won, draw(st.sampled_from([0.5, 3.0, 9.25, 30.0, 41.5])), draw(st.integers(0, 25)),
-                             mode=draw(st.sampled_from(["classic", "cruel"])), size=draw(st.sampled_from([(9, 9, 10), (16, 16, 40)]))))
+    text = json.loads(
+        result(
+            won,
+            draw(st.sampled_from([0.5, 3.0, 9.25, 30.0, 41.5])),
+            draw(st.integers(0, 25)),
+            mode=draw(st.sampled_from(["classic", "cruel"])),
+            size=draw(st.sampled_from([(9, 9, 10), (16, 16, 40)])),
+        )
+    )
     kind = draw(st.sampled_from([None, "", "no guessing"]))
     if kind is not None:
         text["kind"] = kind
@@ -191,7 +233,9 @@ def layout_of(service: GameService, game_id: str, player: str = "alice") -> froz
 async def lose(service: GameService, game_id: str) -> None:
     # Wherever the first click is, a board id's layout is dealt for the id's own first click: a mine loses.
     mine = min(layout_of(service, game_id))
-    after = (await service.move(game_id, "alice", Move("reveal", *service.store.load(game_id, "alice").cell(mine)))).after
+    after = (
+        await service.move(game_id, "alice", Move("reveal", *service.store.load(game_id, "alice").cell(mine)))
+    ).after
     assert after.status == "lost"
 
 
@@ -251,6 +295,7 @@ def test_of_two_games_of_a_board_played_at_once_the_first_to_end_is_the_result(s
 
 def test_the_game_that_showed_a_board_stays_its_result_after_an_undo(service, clock):
     """Its own end does not make it a replay: a loss undone and played on to a win is the loss it first was."""
+
     async def play():
         game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         await lose(service, game_id)
@@ -276,4 +321,3 @@ def test_each_player_sees_a_board_for_themselves(service, clock):
     asyncio.run(play())
     record = the_record(service)
     assert (record.games, record.wins) == (1, 1)
-

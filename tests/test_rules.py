@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from itertools import combinations
 
@@ -10,8 +11,6 @@ import pytest
 
 from app.game import Game, Invalid, Move, Refused, board_size, set_options
 from app.modes import CruelOptions, apply_move, game_from_json, get_mode, hint, new_game
-import time
-
 from solver import Analyzer, Limits, OutOfWork, Status
 from solver.strategy import progress_cell
 from tests.stats import assert_follows
@@ -313,7 +312,10 @@ def test_hints_say_what_the_player_could_know():
     assert advice.cell in {(2, 0), (2, 1)} and advice.proof == [(0, 0)] and advice.uses_count
     guess = game_from(NOTHING_SAFE, 3)
     # The hint says where a guess is allowed: under the strict rule, next to a number.
-    assert hint(guess, Analyzer(guess.position())).message == "No safe cells: guess next to a number, or turn on Allow guessing anywhere"
+    assert (
+        hint(guess, Analyzer(guess.position())).message
+        == "No safe cells: guess next to a number, or turn on Allow guessing anywhere"
+    )
     anywhere = game_from(NOTHING_SAFE, 3, allow_outside=True)
     assert hint(anywhere, Analyzer(anywhere.position())).message == "No safe cells: you may guess, anywhere"
     outside = game_from(FRONTIER_FULL, 3)
@@ -389,7 +391,9 @@ SMALL_WORK = 200_000  # units: a small part of what scattered_game's position ne
 
 
 def unproven_cells(game: Game, analyzer: Analyzer) -> list[int]:
-    return [i for i, symbol in enumerate(game.cells) if symbol == "." and analyzer.proven(game.cell(i)) is Status.UNKNOWN]
+    return [
+        i for i, symbol in enumerate(game.cells) if symbol == "." and analyzer.proven(game.cell(i)) is Status.UNKNOWN
+    ]
 
 
 def test_a_click_past_the_work_allowance_is_a_guess():
@@ -399,7 +403,9 @@ def test_a_click_past_the_work_allowance_is_a_guess():
         partial.classify()
     # A cell the allowed work did not decide, and that the real layout leaves empty: it can be safe.
     index = next(i for i in unproven_cells(game, partial) if i not in mines)
-    after, outcome = apply_move(game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, limits=Limits(work=SMALL_WORK))
+    after, outcome = apply_move(
+        game, Move("reveal", *game.cell(index)), rng=random.Random(1), now=1.0, limits=Limits(work=SMALL_WORK)
+    )
     assert "too complex" in outcome.message
     # The fair reading: no safe cell is known, so a cell that can be safe is safe.
     assert after.status == "playing" and outcome.forced_guess and after.state["forced_guesses"] == 1

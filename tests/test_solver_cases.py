@@ -1,8 +1,8 @@
 """Hand-made positions for the cases that matter most, and the solver's limits."""
 
 import random
-from fractions import Fraction
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -94,7 +94,11 @@ def test_explanations_are_local_and_say_when_the_count_is_needed():
 
 def test_over_budget_probabilities_say_so_and_statuses_still_come():
     # Scattered numbers make one big component; a tiny budget cannot count it.
-    text = "8 8 10\n" + "\n".join([".1......", "........", "...2....", ".....1..", "........", ".1....1.", "........", "....1..."]) + "\n"
+    text = (
+        "8 8 10\n"
+        + "\n".join([".1......", "........", "...2....", ".....1..", "........", ".1....1.", "........", "....1..."])
+        + "\n"
+    )
     analyzer = Analyzer(parse_position(text))
     result = analyzer.probabilities(Budget(steps=5))
     assert result.budget_exceeded and result.cells is None

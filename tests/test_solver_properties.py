@@ -103,7 +103,11 @@ def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
     revealed: set = set()
     for cell in order[:steps]:
         # Reveal in batches as a flood fill would, mines shown as in Flags.
-        batch = {cell} | ({c for c in cells if abs(c[0] - cell[0]) <= 1 and abs(c[1] - cell[1]) <= 1 and c not in mines} if number_at(cell, mines, width, height) == "0" and cell not in mines else set())
+        batch = {cell} | (
+            {c for c in cells if abs(c[0] - cell[0]) <= 1 and abs(c[1] - cell[1]) <= 1 and c not in mines}
+            if number_at(cell, mines, width, height) == "0" and cell not in mines
+            else set()
+        )
         batch -= revealed
         revealed |= batch
         position = render(width, height, len(mines), mines, revealed, set())
@@ -139,7 +143,9 @@ def test_the_same_position_and_seed_draw_the_same_layout_however_the_position_wa
             break
         target = data.draw(st.sampled_from(covered))
         force = (target, False) if target not in mines else None
-        assert analyzer.sample_layout(random.Random(seed), force=force) == fresh.sample_layout(random.Random(seed), force=force)
+        assert analyzer.sample_layout(random.Random(seed), force=force) == fresh.sample_layout(
+            random.Random(seed), force=force
+        )
 
 
 def test_forcing_a_cell_that_only_the_first_settling_proves():
@@ -155,7 +161,9 @@ def test_sampling_frequencies_follow_exact_probabilities():
     # Two separate groups whose mine counts vary, and an outside: the weights
     # C(outside, mines left) decide how often each group holds more mines.
     position = render(
-        6, 5, 7,
+        6,
+        5,
+        7,
         mines={(0, 0), (1, 2), (5, 0), (4, 3), (2, 4), (5, 4), (3, 0)},
         revealed={(0, 1), (1, 1), (5, 1), (5, 2), (4, 2)},
         flags=set(),

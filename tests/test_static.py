@@ -16,7 +16,10 @@ def test_htmx_is_the_pinned_2_0_release():
 def test_the_sse_extension_is_the_pinned_release_with_its_licence():
     version = re.search(r"^HTMX_SSE_VERSION \?= (\S+)$", (STATIC.parent / "Makefile").read_text(), re.M).group(1)
     digest = hashlib.sha256((STATIC / "htmx-ext-sse.min.js").read_bytes()).hexdigest()
-    assert f"| htmx-ext-sse.min.js | htmx-ext-sse (npm), dist/sse.min.js | {version} | {digest} |" in (STATIC / "VENDORED.md").read_text()
+    assert (
+        f"| htmx-ext-sse.min.js | htmx-ext-sse (npm), dist/sse.min.js | {version} | {digest} |"
+        in (STATIC / "VENDORED.md").read_text()
+    )
     assert "BSD Zero Clause License" in (STATIC / "htmx-ext-sse.LICENSE").read_text()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import threading
 import time
 
 import pytest
@@ -30,7 +29,9 @@ def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:
 
 def covered_cell(game: Game) -> tuple[int, int]:
     """A cell the game still shows covered: moves after a reveal act on what the reveal left."""
-    return game.cell(next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in game.marks))
+    return game.cell(
+        next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in game.marks)
+    )
 
 
 class Backend:
@@ -224,7 +225,9 @@ class TestStoreContract:
         other = store.create(game_for("alice"))
         store.record_result("alice", other, {"won": True, "finished_at": 3.0})
         store.delete(game_id, "alice")
-        kept = sorted((json.loads(text) for text in store.results_of("alice")), key=lambda result: result["finished_at"])
+        kept = sorted(
+            (json.loads(text) for text in store.results_of("alice")), key=lambda result: result["finished_at"]
+        )
         assert kept == [{"won": False, "finished_at": 1.0}, {"won": True, "finished_at": 3.0}]
         assert store.results_of("bob") == []
 
@@ -498,7 +501,10 @@ class TestStoreContract:
         store = backend.store
         ids = [store.create(game_for("alice")) for _ in range(3)]
         games = [store.load(game_id, "alice") for game_id in ids]
-        assert store.stored_versions([*ids, "no-such-game"]) == {**{game_id: 0 for game_id in ids}, "no-such-game": None}
+        assert store.stored_versions([*ids, "no-such-game"]) == {
+            **{game_id: 0 for game_id in ids},
+            "no-such-game": None,
+        }
         assert store.stored_version(ids[0]) == 0 and store.stored_version("no-such-game") is None
         changes = backend.reopened().changes()  # following from the moment it is made
         try:

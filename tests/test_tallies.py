@@ -19,9 +19,17 @@ from tests.test_store import backend, redis_url, store  # noqa: F401 (fixtures)
 # Ends out of order (a game that ended earlier, written later), at the same moment, of several groups, and
 # one result that does not read: each goes its own way through the tallies.
 HISTORY = [
-    result(True, 30.0, 10), result(False, 4.0, 11), result(True, 20.0, 12), result(True, 25.0, 12),
-    result(True, 10.0, 13, mode="cruel"), result(False, 9.0, 14, size=(30, 16, 99)), result(True, 15.0, 11.5),
-    "not JSON", result(True, 12.0, 9), result(True, 8.0, 20), result(False, 3.0, 21, mode="cruel"),
+    result(True, 30.0, 10),
+    result(False, 4.0, 11),
+    result(True, 20.0, 12),
+    result(True, 25.0, 12),
+    result(True, 10.0, 13, mode="cruel"),
+    result(False, 9.0, 14, size=(30, 16, 99)),
+    result(True, 15.0, 11.5),
+    "not JSON",
+    result(True, 12.0, 9),
+    result(True, 8.0, 20),
+    result(False, 3.0, 21, mode="cruel"),
     *(result(seconds % 3 != 0, float(seconds), 30 + seconds) for seconds in range(1, 16)),
 ]
 
@@ -89,7 +97,9 @@ class TestTallies:
         assert store.board_seen_in("alice", "board-x") is None
         keep(store, "alice", "lost", result(False, 3.0, 1), board="board-x")
         keep(store, "alice", "replayed", result(True, 2.0, 2), board="board-x")
-        keep(store, "alice", "lost", result(True, 2.0, 3), board="board-x")  # the first, won after an undo: still its loss
+        keep(
+            store, "alice", "lost", result(True, 2.0, 3), board="board-x"
+        )  # the first, won after an undo: still its loss
         assert store.board_seen_in("alice", "board-x") == "lost"
         (record,) = records(store).records
         assert (record.games, record.wins, record.best) == (1, 0, [])

@@ -10,7 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from app.tournament import Board, GameRecord, Program, check_program, games, komal_points, parse_answer, play, schedule, sets
+from app.tournament import (
+    Board,
+    GameRecord,
+    Program,
+    check_program,
+    games,
+    komal_points,
+    parse_answer,
+    play,
+    schedule,
+    sets,
+)
 from solver.position import Position
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
@@ -21,12 +32,20 @@ def test_the_komal_schedule_is_48_boards_each_played_once_by_each_side_first() -
     boards = schedule()
     assert len(boards) == 48
     assert {(board.width, board.height) for board in boards} == {(20, 20), (20, 100), (100, 100)}
-    densities = sorted({Fraction(board.mines, board.width * board.height) for board in boards if board.width == 100 and board.height == 100})
+    densities = sorted(
+        {
+            Fraction(board.mines, board.width * board.height)
+            for board in boards
+            if board.width == 100 and board.height == 100
+        }
+    )
     assert densities[0] == Fraction(1, 10) and densities[-1] == Fraction(475, 1000) and len(densities) == 16
     played = games(boards)
     assert len(played) == 96 and {first for _, first in played} == {0, 1}
     assert all(played[2 * n][0] == played[2 * n + 1][0] == boards[n] for n in range(48))
-    assert len(schedule(quick=True)) == 6 and schedule(sizes=((20, 100),)) == [board for board in boards if board.height == 100 and board.width == 20]
+    assert len(schedule(quick=True)) == 6 and schedule(sizes=((20, 100),)) == [
+        board for board in boards if board.height == 100 and board.width == 20
+    ]
 
 
 def test_the_same_seed_deals_the_same_boards_and_another_seed_others() -> None:
@@ -54,7 +73,16 @@ def test_a_set_is_won_with_two_thirds_of_its_games_and_scores_three_points() -> 
 
 @pytest.mark.parametrize(
     ("answer", "problem"),
-    [("2 1", None), ("2 1\n", None), ("1 1", "not covered"), ("4 1", "off the 3x2 board"), ("0 1", "off the"), ("2", "expected 'X Y'"), ("2 x", "expected 'X Y'"), ("", "expected 'X Y'")],
+    [
+        ("2 1", None),
+        ("2 1\n", None),
+        ("1 1", "not covered"),
+        ("4 1", "off the 3x2 board"),
+        ("0 1", "off the"),
+        ("2", "expected 'X Y'"),
+        ("2 x", "expected 'X Y'"),
+        ("", "expected 'X Y'"),
+    ],
 )
 def test_an_answer_is_read_as_a_covered_cell_or_called_illegal(answer: str, problem: str | None) -> None:
     position = Position(3, 2, 1, ("1..", "..."))

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 from app.game import LossReview, set_options
 from app.modes import get_mode
-from app.web.errors import as_sentence
 from app.service import Overlay
+from app.web.errors import as_sentence
 from app.web.view import Look, Seating, cell_html, clock_text, flags_lines, panel, review_text
 from solver import Allowance
 from tests.boards import classic_from
@@ -92,16 +92,23 @@ def test_a_won_game_shows_its_time_in_tenths():
 def test_a_cell_says_where_it_is():
     """Issue 9 #13: cell labels had no coordinates, so a screen reader moving the cursor heard only "covered"."""
     assert 'aria-label="covered, column 3, row 4"' in cell_html((2, 3), ("c u", "covered", "", ""))
-    assert cell_html((0, 0), ("c n2", "2", "2", "")) == '<div id="c-0-0" class="c n2" role="gridcell" aria-label="2, column 1, row 1">2</div>'
+    assert (
+        cell_html((0, 0), ("c n2", "2", "2", ""))
+        == '<div id="c-0-0" class="c n2" role="gridcell" aria-label="2, column 1, row 1">2</div>'
+    )
 
 
 def test_a_loss_the_bot_clicked_is_told_as_the_bots():
     """Issue 22 #12: after the bot's losing click the review said "you clicked"."""
     game = classic_from(["o.", ".*"])
     review = LossReview((1, 1), False, Fraction(1, 3), [], None, [], False, {})
-    assert review_text(review, game).startswith("When you clicked column 2, row 2, it was a mine in 33 % of the layouts that fit what you saw.")
+    assert review_text(review, game).startswith(
+        "When you clicked column 2, row 2, it was a mine in 33 % of the layouts that fit what you saw."
+    )
     bots = LossReview((1, 1), False, Fraction(1, 3), [], None, [], False, {}, by_bot=True)
-    assert review_text(bots, game).startswith("When the bot clicked column 2, row 2, it was a mine in 33 % of the layouts that fit what it saw.")
+    assert review_text(bots, game).startswith(
+        "When the bot clicked column 2, row 2, it was a mine in 33 % of the layouts that fit what it saw."
+    )
 
 
 def test_a_finished_game_of_two_tells_each_player_first_whether_they_won():

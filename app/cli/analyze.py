@@ -75,7 +75,6 @@ def analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     stdout.write("\n")
 
 
-
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "analyze",
@@ -85,8 +84,15 @@ def add_parser(commands) -> None:
             "lines, and prints each grid with every covered cell replaced by s (safe), m (mine) or ? (unknown)."
         ),
     )
-    parser.add_argument("--json", action="store_true", help="print statuses and exact mine probabilities as JSON, one line per position")
-    parser.add_argument("--explain", type=cell_argument, metavar="X,Y", help="print the numbers that prove the status of this cell (1-based column, row)")
+    parser.add_argument(
+        "--json", action="store_true", help="print statuses and exact mine probabilities as JSON, one line per position"
+    )
+    parser.add_argument(
+        "--explain",
+        type=cell_argument,
+        metavar="X,Y",
+        help="print the numbers that prove the status of this cell (1-based column, row)",
+    )
     parser.add_argument(
         "--budget",
         type=int,

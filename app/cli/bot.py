@@ -77,9 +77,15 @@ def read_layouts(path: Path, first: str | None, opening: bool) -> list[Board]:
             width, height, mines = board_size(int(fields[0]), int(fields[1]), int(fields[2]))
             cells = [tuple(int(part) for part in field.split(",")) for field in fields[3:]]
         except (ValueError, IndexError, Invalid) as error:
-            raise BadInput(f"{where}: expected 'W H K' and K mines as x,y ({getattr(error, 'message', error)})") from None
-        if len(cells) != mines or any(len(cell) != 2 or not (0 <= cell[0] < width and 0 <= cell[1] < height) for cell in cells):
-            raise BadInput(f"{where}: {mines} mines on the {width}x{height} board expected, as x,y with 0-based column and row")
+            raise BadInput(
+                f"{where}: expected 'W H K' and K mines as x,y ({getattr(error, 'message', error)})"
+            ) from None
+        if len(cells) != mines or any(
+            len(cell) != 2 or not (0 <= cell[0] < width and 0 <= cell[1] < height) for cell in cells
+        ):
+            raise BadInput(
+                f"{where}: {mines} mines on the {width}x{height} board expected, as x,y with 0-based column and row"
+            )
         layout = frozenset(y * width + x for x, y in cells)
         if len(layout) != mines:
             raise BadInput(f"{where}: a mine is listed twice")
@@ -103,18 +109,28 @@ def percentile(values: list[float], share: float) -> float:
 
 def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     if args.mode == "cruel" and (args.layouts is not None or args.opening):
-        raise BadInput("--layouts and --opening are for classic games: cruel games have no fixed layout, and their first click always opens an area")
+        raise BadInput(
+            "--layouts and --opening are for classic games: cruel games have no fixed layout, and their first click always opens an area"
+        )
     if args.calibration is not None and args.calibration.suffix.lower() != ".png":
         raise BadInput(f"--calibration writes a PNG file: {args.calibration} does not end in .png")
     if args.layouts is not None:
         boards = read_layouts(args.layouts, args.first, args.opening)
     else:
         width, height, mines = args.size
-        boards = [Board(width, height, mines, first_cell(args.first or "corner", width, height), args.opening, mode=args.mode)] * args.games
+        boards = [
+            Board(width, height, mines, first_cell(args.first or "corner", width, height), args.opening, mode=args.mode)
+        ] * args.games
     jobs = [(board, args.strategy, args.seed * 1_000_003 + number) for number, board in enumerate(boards)]
     results: list[GameResult] = []
     console = Console(file=sys.stderr)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"{args.strategy}", total=len(jobs), rate="")
         with ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else _InProcess() as pool:
@@ -129,11 +145,20 @@ def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     seconds = [result.seconds for result in results]
     bins = calibration(results)
     if args.calibration is not None:
-        draw_calibration(bins, args.calibration, f"{args.strategy} on {describe(boards[0])}: {sum(b.guesses for b in bins)} guesses in {len(results)} games")
+        draw_calibration(
+            bins,
+            args.calibration,
+            f"{args.strategy} on {describe(boards[0])}: {sum(b.guesses for b in bins)} guesses in {len(results)} games",
+        )
     if args.json:
         summary = {
-            "games": [result.as_json() for result in results], "wins": wins, "played": len(results),
-            "win_rate": wins / len(results), "interval": [low, high], "strategy": args.strategy, "mode": args.mode,
+            "games": [result.as_json() for result in results],
+            "wins": wins,
+            "played": len(results),
+            "win_rate": wins / len(results),
+            "interval": [low, high],
+            "strategy": args.strategy,
+            "mode": args.mode,
             "guesses_per_game": statistics.mean(result.guesses for result in results),
             "calibration": [entry.as_json() for entry in bins],
         }
@@ -192,13 +217,30 @@ def draw_calibration(bins: list[CalibrationBin], path: Path, title: str) -> None
     top = min(1.0, 1.06 * max([0.5] + [entry.interval[1] for entry in bins] + [entry.predicted for entry in bins]))
     axes.plot([0, top], [0, top], color="0.6", linestyle="--", label="calibrated")
     axes.errorbar(
-        [entry.predicted for entry in bins], [entry.observed for entry in bins],
-        yerr=[[entry.observed - entry.interval[0] for entry in bins], [entry.interval[1] - entry.observed for entry in bins]],
-        fmt="o", color="#1f5fa8", ecolor="#1f5fa8", capsize=3, label="observed (95 % interval)",
+        [entry.predicted for entry in bins],
+        [entry.observed for entry in bins],
+        yerr=[
+            [entry.observed - entry.interval[0] for entry in bins],
+            [entry.interval[1] - entry.observed for entry in bins],
+        ],
+        fmt="o",
+        color="#1f5fa8",
+        ecolor="#1f5fa8",
+        capsize=3,
+        label="observed (95 % interval)",
     )
     for entry in bins:
-        axes.annotate(f"{entry.guesses}", (entry.predicted, entry.observed), textcoords="offset points", xytext=(6, -10), fontsize=7, color="0.35")
-    axes.set(xlim=(0, top), ylim=(0, top), xlabel="predicted chance of a mine", ylabel="share that were mines", title=title)
+        axes.annotate(
+            f"{entry.guesses}",
+            (entry.predicted, entry.observed),
+            textcoords="offset points",
+            xytext=(6, -10),
+            fontsize=7,
+            color="0.35",
+        )
+    axes.set(
+        xlim=(0, top), ylim=(0, top), xlabel="predicted chance of a mine", ylabel="share that were mines", title=title
+    )
     axes.title.set_fontsize(9)
     axes.legend(loc="upper left", fontsize=8)
     axes.grid(alpha=0.3)
@@ -230,15 +272,49 @@ def add_parser(commands) -> None:
         help="play games with a strategy and print its win rate",
         description="Plays games through the game's own rules (classic, or cruel with --mode cruel) and prints the win rate with its 95 % interval.",
     )
-    parser.add_argument("--size", type=size_argument, default=PRESET_SIZES["expert"], metavar="SIZE", help="expert (default), intermediate, beginner or WxH/K")
+    parser.add_argument(
+        "--size",
+        type=size_argument,
+        default=PRESET_SIZES["expert"],
+        metavar="SIZE",
+        help="expert (default), intermediate, beginner or WxH/K",
+    )
     parser.add_argument("--games", type=positive, default=100, help="games to play (default %(default)s)")
-    parser.add_argument("--first", type=first_argument, help="the first click: corner (default), center or X,Y (0-based)")
-    parser.add_argument("--opening", action="store_true", help="the first click opens an area (modern); otherwise only the cell is safe (classic)")
+    parser.add_argument(
+        "--first", type=first_argument, help="the first click: corner (default), center or X,Y (0-based)"
+    )
+    parser.add_argument(
+        "--opening",
+        action="store_true",
+        help="the first click opens an area (modern); otherwise only the cell is safe (classic)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the same seed plays the same games (default %(default)s)")
     parser.add_argument("--jobs", type=positive, default=1, help="processes (default %(default)s)")
-    parser.add_argument("--layouts", type=Path, metavar="FILE", help="play these layouts, one a line: W H K and the K mines as x,y (0-based)")
-    parser.add_argument("--strategy", choices=list(STRATEGIES), default="exact", help="exact (default: the solver, look-ahead and endgame), groups or groups+prob (the Java bot's)")
-    parser.add_argument("--mode", choices=["classic", "cruel"], default="classic", help="classic (default), or cruel: no fixed layout, forced guesses counted")
-    parser.add_argument("--calibration", type=Path, metavar="FILE.png", help="plot each guess's predicted chance of a mine against what happened, and print the table")
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout, with each game's result in order")
+    parser.add_argument(
+        "--layouts",
+        type=Path,
+        metavar="FILE",
+        help="play these layouts, one a line: W H K and the K mines as x,y (0-based)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=list(STRATEGIES),
+        default="exact",
+        help="exact (default: the solver, look-ahead and endgame), groups or groups+prob (the Java bot's)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["classic", "cruel"],
+        default="classic",
+        help="classic (default), or cruel: no fixed layout, forced guesses counted",
+    )
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE.png",
+        help="plot each guess's predicted chance of a mine against what happened, and print the table",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object on stdout, with each game's result in order"
+    )
     parser.set_defaults(handler=bot)

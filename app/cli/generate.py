@@ -25,7 +25,9 @@ def generate(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     first = y * width + x
     seed = args.seed if args.seed is not None else secrets.randbits(64)
     # The seed and every parameter together: the same command prints the same layout, anywhere.
-    rng = random.Random(f"{seed}|{width}x{height}/{mines}|{args.first_click}|{'no-guess' if args.no_guess else 'any'}|{first}")
+    rng = random.Random(
+        f"{seed}|{width}x{height}/{mines}|{args.first_click}|{'no-guess' if args.no_guess else 'any'}|{first}"
+    )
     opening = args.first_click == "opening"
     try:
         if args.no_guess:
@@ -53,7 +55,17 @@ def add_parser(commands) -> None:
     parser.add_argument("height", type=int, help="rows, 2 to 100")
     parser.add_argument("mines", type=int, help="mines, at least 1 and fewer than the cells")
     parser.add_argument("--seed", type=int, help="the same seed and parameters print the same layout (default: random)")
-    parser.add_argument("--first", type=cell_argument, metavar="X,Y", help="the first click, 1-based column and row (default: the centre)")
-    parser.add_argument("--first-click", choices=("opening", "safe"), default="opening", help="what the first click promises (default: %(default)s)")
+    parser.add_argument(
+        "--first",
+        type=cell_argument,
+        metavar="X,Y",
+        help="the first click, 1-based column and row (default: the centre)",
+    )
+    parser.add_argument(
+        "--first-click",
+        choices=("opening", "safe"),
+        default="opening",
+        help="what the first click promises (default: %(default)s)",
+    )
     parser.add_argument("--no-guess", action="store_true", help="a layout that needs no guess from the first click")
     parser.set_defaults(handler=generate)

@@ -72,7 +72,9 @@ def thinking_seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not 0.1 <= seconds <= MOST_THINKING_SECONDS:
-        raise argparse.ArgumentTypeError(f"thinking time must be between 0.1 and {MOST_THINKING_SECONDS:g} seconds, got {text}")
+        raise argparse.ArgumentTypeError(
+            f"thinking time must be between 0.1 and {MOST_THINKING_SECONDS:g} seconds, got {text}"
+        )
     return seconds
 
 
@@ -89,9 +91,18 @@ def add_parser(commands) -> None:
     )
     levels = ", ".join(FLAGS_LEVELS)
     parser.add_argument(
-        "--level", choices=list(FLAGS_PLAYERS), default="hard",
+        "--level",
+        choices=list(FLAGS_PLAYERS),
+        default="hard",
         help=f"the computer's levels ({levels}; default %(default)s, the strongest) or a sparring partner (greedy, scorer)",
     )
-    parser.add_argument("--seconds", type=thinking_seconds, default=FLAGS_SECONDS, help="thinking time before the fallback answers (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="breaks ties; the same seed gives the same answer (default %(default)s)")
+    parser.add_argument(
+        "--seconds",
+        type=thinking_seconds,
+        default=FLAGS_SECONDS,
+        help="thinking time before the fallback answers (default %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="breaks ties; the same seed gives the same answer (default %(default)s)"
+    )
     parser.set_defaults(handler=move)

@@ -15,7 +15,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     from pydantic import ValidationError
 
     from app.config import ConfigurationError, Settings
-    from app.server import serve as run_server, trusted_networks
+    from app.server import serve as run_server
+    from app.server import trusted_networks
     from app.web import create_app
 
     # Workers are separate processes that read their settings from the
@@ -35,7 +36,10 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     except ConfigurationError as error:
         raise BadInput(str(error)) from None
     where = settings.store or settings.database
-    print(f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}", file=sys.stderr)
+    print(
+        f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}",
+        file=sys.stderr,
+    )
     run_server(settings)
 
 
@@ -47,6 +51,8 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--host", help="address to listen on (KABOOM_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port to listen on (KABOOM_PORT, default 8000)")
-    parser.add_argument("--database", type=Path, help="SQLite file for the games (KABOOM_DATABASE, default data/kaboom.sqlite3)")
+    parser.add_argument(
+        "--database", type=Path, help="SQLite file for the games (KABOOM_DATABASE, default data/kaboom.sqlite3)"
+    )
     parser.add_argument("--workers", type=int, help="server processes sharing the games (KABOOM_WORKERS, default 1)")
     parser.set_defaults(handler=serve)

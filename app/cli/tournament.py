@@ -14,7 +14,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from app.bot import wilson_interval
 from app.cli.bot import positive
 from app.cli.errors import BadInput
-from app.tournament import ANSWER_SECONDS, GameRecord, Program, check_program, games, komal_points, move_times, play, schedule, sets
+from app.tournament import (
+    ANSWER_SECONDS,
+    GameRecord,
+    Program,
+    check_program,
+    games,
+    komal_points,
+    move_times,
+    play,
+    schedule,
+    sets,
+)
 
 
 def _play(job: tuple) -> GameRecord:
@@ -28,11 +39,19 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         raise BadInput(str(error)) from None
     boards = schedule(args.quick, args.sizes)
     if not boards:
-        raise BadInput(f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} is in the {'quick ' if args.quick else ''}schedule")
+        raise BadInput(
+            f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} is in the {'quick ' if args.quick else ''}schedule"
+        )
     jobs = [(board, programs, first, args.seed, args.uncover_all, args.limit) for board, first in games(boards)]
     records: list[GameRecord] = []
     console = Console(file=sys.stderr)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[score]}"), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[score]}"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("games", total=len(jobs), score="")
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -43,7 +62,9 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     report(records, programs, args, stdout)
 
 
-def report(records: list[GameRecord], programs: tuple[Program, Program], args: argparse.Namespace, stdout: TextIO) -> None:
+def report(
+    records: list[GameRecord], programs: tuple[Program, Program], args: argparse.Namespace, stdout: TextIO
+) -> None:
     names = ("A", "B")
     results = sets(records)
     points = komal_points(results)
@@ -54,28 +75,59 @@ def report(records: list[GameRecord], programs: tuple[Program, Program], args: a
     low, high = wilson_interval(wins[0] + draws / 2, played)
     faults = [(record, 1 - record.winner) for record in records if record.fault]
     if args.json:
-        json.dump({
-            "a": programs[0].name, "b": programs[1].name,
-            "games": [
-                {"board": record.board.describe(), "first": names[record.first], "scores": record.scores,
-                 "winner": None if record.winner is None else names[record.winner], "fault": record.fault or None}
-                for record in records
-            ],
-            "sets": [{"size": r.size, "games": r.games, "won": [float(p) for p in r.points], "winner": None if r.winner is None else names[r.winner]} for r in results],
-            "points": list(points), "wins": wins, "draws": draws, "a_share": share, "interval": [low, high],
-            "seconds_per_move": {names[side]: {size: {"median": t[0], "max": t[1], "answers": t[2]} for size, t in move_times(records, side).items()} for side in (0, 1)},
-        }, stdout)
+        json.dump(
+            {
+                "a": programs[0].name,
+                "b": programs[1].name,
+                "games": [
+                    {
+                        "board": record.board.describe(),
+                        "first": names[record.first],
+                        "scores": record.scores,
+                        "winner": None if record.winner is None else names[record.winner],
+                        "fault": record.fault or None,
+                    }
+                    for record in records
+                ],
+                "sets": [
+                    {
+                        "size": r.size,
+                        "games": r.games,
+                        "won": [float(p) for p in r.points],
+                        "winner": None if r.winner is None else names[r.winner],
+                    }
+                    for r in results
+                ],
+                "points": list(points),
+                "wins": wins,
+                "draws": draws,
+                "a_share": share,
+                "interval": [low, high],
+                "seconds_per_move": {
+                    names[side]: {
+                        size: {"median": t[0], "max": t[1], "answers": t[2]}
+                        for size, t in move_times(records, side).items()
+                    }
+                    for side in (0, 1)
+                },
+            },
+            stdout,
+        )
         stdout.write("\n")
         return
     stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\n\n")
     for record in records:
         result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
         fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault else ""
-        stdout.write(f"{record.board.describe():<34} {names[record.first]} first: A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}\n")
+        stdout.write(
+            f"{record.board.describe():<34} {names[record.first]} first: A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}\n"
+        )
     stdout.write("\nsets (a program wins a set with two thirds of its games; a draw counts half):\n")
     for result in results:
         winner = "drawn" if result.winner is None else f"won by {names[result.winner]}"
-        stdout.write(f"  {result.size:<8} {result.games} games: A {float(result.points[0]):g} – {float(result.points[1]):g} B, {winner}\n")
+        stdout.write(
+            f"  {result.size:<8} {result.games} games: A {float(result.points[0]):g} – {float(result.points[1]):g} B, {winner}\n"
+        )
     stdout.write(f"KöMaL points (3 a set won, 1 each a set drawn): A {points[0]} – {points[1]} B\n")
     stdout.write(
         f"games: A won {wins[0]}, B won {wins[1]}, {draws} drawn; A's share {100 * share:.1f} % "
@@ -85,7 +137,10 @@ def report(records: list[GameRecord], programs: tuple[Program, Program], args: a
         stdout.write(f"games lost by a late, failed or illegal answer: {len(faults)}\n")
     stdout.write("seconds per answer (median, max) by board size:\n")
     for side in (0, 1):
-        times = ", ".join(f"{size} {median:.3f} / {most:.3f} ({count} answers)" for size, (median, most, count) in move_times(records, side).items())
+        times = ", ".join(
+            f"{size} {median:.3f} / {most:.3f} ({count} answers)"
+            for size, (median, most, count) in move_times(records, side).items()
+        )
         stdout.write(f"  {names[side]}: {times}\n")
 
 
@@ -113,11 +168,29 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("a", metavar="A_CMD", help="program A, e.g. 'kaboom move --level hard' or builtin:hard")
     parser.add_argument("b", metavar="B_CMD", help="program B")
-    parser.add_argument("--quick", action="store_true", help="a smaller schedule: 20x20 boards at six densities (12 games)")
-    parser.add_argument("--sizes", type=sizes_argument, metavar="WxH,...", help="play only these sets of the schedule, e.g. 20x20,20x100")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smaller schedule: 20x20 boards at six densities (12 games)"
+    )
+    parser.add_argument(
+        "--sizes",
+        type=sizes_argument,
+        metavar="WxH,...",
+        help="play only these sets of the schedule, e.g. 20x20,20x100",
+    )
     parser.add_argument("--jobs", type=positive, default=1, help="games played at once (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="deals the boards: the same seed plays the same boards (default %(default)s)")
-    parser.add_argument("--uncover-all", action="store_true", help="play on until every mine is found (KöMaL's rule; the winners are the same, the scores final)")
-    parser.add_argument("--limit", type=float, default=ANSWER_SECONDS, help="seconds an answer may take (default %(default)s)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="deals the boards: the same seed plays the same boards (default %(default)s)",
+    )
+    parser.add_argument(
+        "--uncover-all",
+        action="store_true",
+        help="play on until every mine is found (KöMaL's rule; the winners are the same, the scores final)",
+    )
+    parser.add_argument(
+        "--limit", type=float, default=ANSWER_SECONDS, help="seconds an answer may take (default %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout with every game")
     parser.set_defaults(handler=tournament)

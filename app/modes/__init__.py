@@ -63,4 +63,20 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
     return game
 
 
-__all__ = ["MODES", "Classic", "ClassicOptions", "Cruel", "CruelOptions", "Flags", "FlagsOptions", "Help", "Mode", "apply_move", "bot_choice", "game_from_json", "get_mode", "hint", "new_game"]
+__all__ = [
+    "MODES",
+    "Classic",
+    "ClassicOptions",
+    "Cruel",
+    "CruelOptions",
+    "Flags",
+    "FlagsOptions",
+    "Help",
+    "Mode",
+    "apply_move",
+    "bot_choice",
+    "game_from_json",
+    "get_mode",
+    "hint",
+    "new_game",
+]

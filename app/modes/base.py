@@ -77,8 +77,14 @@ class Mode:
         if not isinstance(options, self.options_class):
             raise Invalid(f"{self.title} games take {self.options_class.__name__}")
         game = Game(
-            width, height, mines, mode=self.name, options=options, cells=[COVERED] * (width * height),
-            state=self.new_state(), seats=list(seats or []),
+            width,
+            height,
+            mines,
+            mode=self.name,
+            options=options,
+            cells=[COVERED] * (width * height),
+            state=self.new_state(),
+            seats=list(seats or []),
         )
         self.deal(game, rng, secret)
         return game
@@ -111,7 +117,9 @@ class Mode:
         the player could not turn it on: a mode without it, or a game whose rules keep it off (between two
         people, neither seat may see more than the other)."""
         if name not in game.options.names():
-            raise Refused(f"{self.title} games have no {name.replace('_', ' ')}: neither it nor what it shows is available")
+            raise Refused(
+                f"{self.title} games have no {name.replace('_', ' ')}: neither it nor what it shows is available"
+            )
         self.check_options(game, {name: True})
 
     def computer_to_move(self, game: Game) -> bool:
@@ -162,7 +170,9 @@ class Mode:
         """Apply a move to a copy of `game`. `analyzer` must match the game's position; it is updated in place."""
         actions = ACTIONS + self.extra_actions
         if move.action not in actions:
-            raise Invalid(f"unknown action {move.action!r} in a {self.title} game: expected one of {', '.join(actions)}")
+            raise Invalid(
+                f"unknown action {move.action!r} in a {self.title} game: expected one of {', '.join(actions)}"
+            )
         if move.action == "undo":
             return undo(game)
         if game.status != "playing":
@@ -270,7 +280,9 @@ class Mode:
             return None
         # A cell next to the numbers, near the last click, has the proof a player can follow.
         last = game.cell(game.last_cell) if game.last_cell is not None else (0, 0)
-        cell = min(safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - last[0]), abs(c[1] - last[1])), c[1], c[0]))
+        cell = min(
+            safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - last[0]), abs(c[1] - last[1])), c[1], c[0])
+        )
         explanation = analyzer.explain(cell)
         return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
 
@@ -294,13 +306,18 @@ class Mode:
         example, proof, uses_count = None, [], False
         if safe:
             # A cell next to the numbers has a proof a player can follow; the nearest to the click, first.
-            example = min(safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - clicked[0]), abs(c[1] - clicked[1])), c[1], c[0]))
+            example = min(
+                safe,
+                key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - clicked[0]), abs(c[1] - clicked[1])), c[1], c[0]),
+            )
             with analyzer.limits(allowance):
                 explanation = analyzer.explain(example)
             proof, uses_count = list(explanation.numbers), explanation.uses_count
         chance = probabilities.cells[clicked] if probabilities.cells is not None else None
         by_bot = game.state.get("bot_moves", 0) > before.state.get("bot_moves", 0)
-        return LossReview(clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses, by_bot)
+        return LossReview(
+            clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses, by_bot
+        )
 
     # ----- what a player sees ------------------------------------------
 
@@ -333,7 +350,7 @@ class Mode:
 
 
 def counted(number: int, noun: str) -> str:
-    """"1 death", "3 forced guesses"; "" for none."""
+    """ "1 death", "3 forced guesses"; "" for none."""
     if not number:
         return ""
     return f"{number} {noun}{('es' if noun.endswith('s') else 's') * (number != 1)}"

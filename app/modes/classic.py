@@ -15,10 +15,10 @@ import logging
 import random
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from pydantic import StrictBool, StrictStr, StringConstraints
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from app.game import BotChoice, Busy, Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
 from app.modes.base import Mode, counted
@@ -109,7 +109,9 @@ class BoardId:
         width, height, mines = board_size(int(width), int(height), int(mines))
         x, y = int(x) - 1, int(y) - 1
         if not (0 <= x < width and 0 <= y < height):
-            raise Invalid(f"board id {text!r}: its first click at column {x + 1}, row {y + 1} is off the {width}x{height} board")
+            raise Invalid(
+                f"board id {text!r}: its first click at column {x + 1}, row {y + 1} is off the {width}x{height} board"
+            )
         return cls(width, height, mines, kind == "s", no_guess == "n", (x, y), seed)
 
 
@@ -137,13 +139,17 @@ class Classic(Mode):
     def from_board(self, board: BoardId, options: Options, seats: list[str], secret: bytes) -> Game:
         """A new game of the board an id names: its layout, its first click marked for the player."""
         options.first_click_safe_only, options.no_guess = board.safe_only, board.no_guess
-        game = self.new_game(board.width, board.height, board.mines, options, seats, rng=random.Random(0), secret=secret)
+        game = self.new_game(
+            board.width, board.height, board.mines, options, seats, rng=random.Random(0), secret=secret
+        )
         self.seed(game, board.seed, secret)
         game.state["start"] = game.index(*board.first)
         game.state["board_id"] = str(board)
         return game
 
-    def from_layout(self, width: int, height: int, mines: frozenset[int], first: tuple[int, int], options: Options | None = None) -> Game:
+    def from_layout(
+        self, width: int, height: int, mines: frozenset[int], first: tuple[int, int], options: Options | None = None
+    ) -> Game:
         """A game of a layout given whole, its first click marked (the bot plays layouts from a file)."""
         game = self.new_game(width, height, len(mines), options, rng=random.Random(0))
         game.hidden["mines"] = sorted(mines)
@@ -171,7 +177,9 @@ class Classic(Mode):
                 if start is None and game.state.get("board_seed"):
                     game.state["board_id"] = str(self._board(game, index))
                 board = self._board(game, index if start is None else start)
-                game.hidden["mines"] = sorted(self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits))
+                game.hidden["mines"] = sorted(
+                    self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits)
+                )
             game.started_at = turn.now
         mines = set(game.hidden["mines"])
         if index in mines:
@@ -187,11 +195,18 @@ class Classic(Mode):
             return BoardId.parse(game.state["board_id"])
         options = game.options
         return BoardId(
-            game.width, game.height, game.mines, options.first_click_safe_only, options.no_guess, game.cell(first),
+            game.width,
+            game.height,
+            game.mines,
+            options.first_click_safe_only,
+            options.no_guess,
+            game.cell(first),
             game.state.get("board_seed") or "0" * 16,
         )
 
-    def layout(self, game: Game, first: int, safe_only: bool, no_guess: bool, limits: Limits | None = None) -> frozenset[int]:
+    def layout(
+        self, game: Game, first: int, safe_only: bool, no_guess: bool, limits: Limits | None = None
+    ) -> frozenset[int]:
         """The board a first click at `first` deals: a function of the game's seed, its size, what the
         first click promises, no guessing and the click. Refused when no board without guesses is found
         for the density or within the request's work allowance (nothing changes: the player may turn the
@@ -217,7 +232,10 @@ class Classic(Mode):
             # Where the deadline fires depends on the machine's load, so it is logged, as a verdict it decides is.
             log.warning(
                 "a no-guess %dx%d board with %d mines ran out of time after %d work units",
-                game.width, game.height, game.mines, allowance.spent,
+                game.width,
+                game.height,
+                game.mines,
+                allowance.spent,
             )
             raise Busy(NO_GUESS_OUT_OF_TIME) from None
 
@@ -334,7 +352,11 @@ class Classic(Mode):
 
     def public_state(self, game: Game) -> dict[str, Any]:
         # The board seed says nothing without the server's key; the id waits for the first click.
-        return {"board_id": game.state.get("board_id"), "start": game.state.get("start"), "bot_moves": game.state.get("bot_moves", 0)}
+        return {
+            "board_id": game.state.get("board_id"),
+            "start": game.state.get("start"),
+            "bot_moves": game.state.get("bot_moves", 0),
+        }
 
     def record_kind(self, game: Game) -> str:
         # From the board as it was dealt (its id), not the setting, which may have changed since.
@@ -343,7 +365,18 @@ class Classic(Mode):
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         played = game.state.get("bot_moves", 0)
-        return [("bot-moves", "Bot moves", played, "Moves the bot played for you: this game does not count in your records")] if played else []
+        return (
+            [
+                (
+                    "bot-moves",
+                    "Bot moves",
+                    played,
+                    "Moves the bot played for you: this game does not count in your records",
+                )
+            ]
+            if played
+            else []
+        )
 
     def result_counts(self, game: Game) -> list[str]:
         return [counted(game.state.get("bot_moves", 0), "bot move"), *super().result_counts(game)]

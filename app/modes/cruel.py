@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import Game, Hint, Move, Options, Refused, Turn, setting
+from app.game import Game, Hint, Move, Options, Turn, setting
 from app.modes.base import Mode, counted
 from app.stored import Count, schema
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
@@ -122,7 +122,14 @@ class Cruel(Mode):
         return Hint("guess", "No safe cells: guess next to a number, or turn on Allow guessing anywhere")
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
-        return [("forced", "Forced guesses", game.state["forced_guesses"], "Guesses the rules allowed because no safe cell existed")]
+        return [
+            (
+                "forced",
+                "Forced guesses",
+                game.state["forced_guesses"],
+                "Guesses the rules allowed because no safe cell existed",
+            )
+        ]
 
     def result_counts(self, game: Game) -> list[str]:
         return [counted(game.state["forced_guesses"], "forced guess"), *super().result_counts(game)]
@@ -188,7 +195,10 @@ def _out_of_time(game: Game, analyzer: Analyzer, cell: tuple[int, int]) -> tuple
     # load, which a verdict should not, so every time it decides one is logged.
     log.warning(
         "wall-clock limit reached judging a click at %s on a %dx%d board with %d mines: judged as a guess",
-        describe(cell), game.width, game.height, game.mines,
+        describe(cell),
+        game.width,
+        game.height,
+        game.mines,
     )
     return _guess(analyzer, cell)
 

@@ -37,7 +37,12 @@ SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines
 OPPONENTS = ("screen", "invite", "computer")
 LEVELS = ("easy", "normal", "hard")
 # The page's sizes: MSN's board, and KöMaL's three at MSN's density (a fifth of the cells).
-FLAGS_PRESETS = {"msn": (16, 16, 51), "komal-20": (20, 20, 80), "komal-20x100": (20, 100, 400), "komal-100": (100, 100, 2000)}
+FLAGS_PRESETS = {
+    "msn": (16, 16, 51),
+    "komal-20": (20, 20, 80),
+    "komal-20x100": (20, 100, 400),
+    "komal-100": (100, 100, 2000),
+}
 # Who sits where (Game.seats, which the stores index and no view shows): Blue is seats[0]. Red is
 # seats[1]: the same player on one screen, COMPUTER, or for an invitation first its link's key (a
 # seat, so that whoever holds the link can load the game to take the seat or watch) and, once a
@@ -69,8 +74,12 @@ PerSeat = Annotated[list[Count], Field(min_length=SEATS, max_length=SEATS)]
 class FlagsState(TypedDict):
     turn: Seat  # the seat to move
     scores: PerSeat
-    found: Annotated[list[list[Cell]], Field(min_length=SEATS, max_length=SEATS)]  # the mines each seat uncovered, in order
-    bombs: Annotated[list[StrictBool], Field(min_length=SEATS, max_length=SEATS)]  # whether each seat has dropped its bomb
+    found: Annotated[
+        list[list[Cell]], Field(min_length=SEATS, max_length=SEATS)
+    ]  # the mines each seat uncovered, in order
+    bombs: Annotated[
+        list[StrictBool], Field(min_length=SEATS, max_length=SEATS)
+    ]  # whether each seat has dropped its bomb
     last: list[Cell]  # what the last move uncovered (the page marks it)
     last_seat: Seat | None
     winner: Seat | None  # once the game is over; None then is a draw
@@ -86,12 +95,16 @@ class FlagsSecret(TypedDict):
 class Flags(Mode):
     name = "flags"
     title = "Flags (two players)"
-    summary = "Two players take turns and each mine found is a point: on one screen, by a link, or against the computer."
+    summary = (
+        "Two players take turns and each mine found is a point: on one screen, by a link, or against the computer."
+    )
     presets = FLAGS_PRESETS
     seat_fields = ("opponent", "level")
     # How the new-game form names each kind of opponent, and each preset.
     opponent_words: ClassVar[dict[str, str]] = {
-        "screen": "A friend, on this screen", "invite": "A friend, through a link", "computer": "The computer",
+        "screen": "A friend, on this screen",
+        "invite": "A friend, through a link",
+        "computer": "The computer",
     }
     levels = LEVELS
     options_class = FlagsOptions
@@ -104,8 +117,15 @@ class Flags(Mode):
 
     def new_state(self) -> dict[str, Any]:
         return {
-            "turn": 0, "scores": [0, 0], "found": [[], []], "bombs": [False, False], "last": [], "last_seat": None,
-            "winner": None, "opponent": "screen", "level": None,
+            "turn": 0,
+            "scores": [0, 0],
+            "found": [[], []],
+            "bombs": [False, False],
+            "last": [],
+            "last_seat": None,
+            "winner": None,
+            "opponent": "screen",
+            "level": None,
         }
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
@@ -158,14 +178,17 @@ class Flags(Mode):
     @staticmethod
     def link_key(game: Game) -> str | None:
         """The invitation's key, which its link carries; None in a game without one."""
-        return game.seats[1][len(LINK):] if len(game.seats) > 1 and game.seats[1].startswith(LINK) else None
+        return game.seats[1][len(LINK) :] if len(game.seats) > 1 and game.seats[1].startswith(LINK) else None
 
     def seat_reclaimable(self, game: Game, player: str) -> bool:
         """Blue may free Red's seat while whoever took it by the invitation has not moved: the wrong person
         may have opened the link first (a forwarded message, a shared screen)."""
         return (
-            game.status == "playing" and player == game.seats[0] and self.link_key(game) is not None
-            and self.red(game) is not None and not any(record["state"]["turn"] == 1 for record in game.history)
+            game.status == "playing"
+            and player == game.seats[0]
+            and self.link_key(game) is not None
+            and self.red(game) is not None
+            and not any(record["state"]["turn"] == 1 for record in game.history)
         )
 
     def reclaim_seat(self, game: Game, player: str) -> Game:
@@ -202,14 +225,21 @@ class Flags(Mode):
         the hard computer drops its bomb where a square is expected to hold BOMB_WORTH mines."""
         view = FlagsView.of(game.position(), limits.deadline)
         state = game.state
-        if game.state["level"] == "hard" and game.options.bomb and not state["bombs"][1] and state["scores"][1] < state["scores"][0]:
+        if (
+            game.state["level"] == "hard"
+            and game.options.bomb
+            and not state["bombs"][1]
+            and state["scores"][1] < state["scores"][0]
+        ):
             target = flags_bomb(view)
             if target is not None and target[1] >= BOMB_WORTH:
                 return Move("bomb", *target[0], seat=1)
         choice = FLAGS_LEVELS[state["level"]](view, rng)
         return Move("reveal", *choice.cell, seat=1)
 
-    def from_layout(self, width: int, height: int, layout: frozenset[int] | set[int], options: FlagsOptions | None = None) -> Game:
+    def from_layout(
+        self, width: int, height: int, layout: frozenset[int] | set[int], options: FlagsOptions | None = None
+    ) -> Game:
         """A game of a layout given whole (hand-made positions, a tournament's boards)."""
         game = self.new_game(width, height, len(layout), options, rng=random.Random(0))
         game.hidden = {"layout": sorted(layout)}
@@ -267,7 +297,9 @@ class Flags(Mode):
             raise Refused(f"{SEAT_NAMES[seat]} has dropped the bomb already: once a game")
         scores = game.state["scores"]
         if scores[seat] >= scores[1 - seat]:
-            raise Refused(f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, {SEAT_NAMES[1 - seat]} {scores[1 - seat]}")
+            raise Refused(
+                f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, {SEAT_NAMES[1 - seat]} {scores[1 - seat]}"
+            )
         x, y = game.cell(centre)
         left, top = self.bomb_corner(game.width, x), self.bomb_corner(game.height, y)
         area = [
@@ -302,11 +334,13 @@ class Flags(Mode):
                 scored += 1
                 continue
             board = game.board
-            turn.open_cells(board.flood(
-                index,
-                number_at=lambda i: board.mines_around(i, mines),
-                opens=lambda i: game.cells[i] == COVERED,
-            ))
+            turn.open_cells(
+                board.flood(
+                    index,
+                    number_at=lambda i: board.mines_around(i, mines),
+                    opens=lambda i: game.cells[i] == COVERED,
+                )
+            )
         return scored
 
     @staticmethod

@@ -14,11 +14,12 @@ import random
 from dataclasses import replace
 from typing import Any
 
+from pydantic import StrictBool
+
 from app.game import BotChoice, Game, Move, Refused, Turn
 from app.modes.classic import Classic, ClassicState
 from app.stored import Cell, Count, schema
 from solver import Analyzer, Interrupted
-from pydantic import StrictBool
 
 
 @schema
@@ -49,7 +50,9 @@ class Help(Classic):
                     safe = sorted(turn.analyzer.safe_cells(), key=lambda cell: (cell[1], cell[0]))
             except Interrupted:
                 # Judging help by half an analysis could lose a game the player played right.
-                raise Refused("The position is too complex to judge a call for help in time; nothing changed.") from None
+                raise Refused(
+                    "The position is too complex to judge a call for help in time; nothing changed."
+                ) from None
             if safe:
                 game.state["missed"] = [game.index(*cell) for cell in safe]
                 game.finish("lost", turn.now, game.hidden["mines"])
@@ -104,8 +107,14 @@ class Help(Classic):
         return [helped, *super().result_counts(game)]
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
-        return [("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely"), *super().counters(game)]
+        return [
+            ("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely"),
+            *super().counters(game),
+        ]
 
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.
-        return {**super().public_state(game), **{key: game.state[key] for key in ("help_granted", "help_used", "help_pending", "missed")}}
+        return {
+            **super().public_state(game),
+            **{key: game.state[key] for key in ("help_granted", "help_used", "help_pending", "missed")},
+        }

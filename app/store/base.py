@@ -67,7 +67,6 @@ class Listing:
     updated_at: float
 
 
-
 class NotFound(Exception):
     """No such game for this player (a game they hold no seat in is not found either)."""
 

@@ -9,7 +9,18 @@ from typing import Any
 
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
-from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
+from app.store.base import (
+    GAMES_LISTED,
+    Clock,
+    Conflict,
+    Listing,
+    NotFound,
+    Store,
+    creator,
+    encode,
+    new_game_id,
+    window_start,
+)
 
 
 class MemoryStore(Store):
@@ -27,13 +38,22 @@ class MemoryStore(Store):
     def create(self, game: Game, keep: int = 100) -> str:
         maker = creator(game)
         with self._changed:
-            mine = [(row["status"] == "playing", row["updated"], game_id) for game_id, row in self._games.items() if row["creator"] == maker]
+            mine = [
+                (row["status"] == "playing", row["updated"], game_id)
+                for game_id, row in self._games.items()
+                if row["creator"] == maker
+            ]
             for _, _, old in sorted(mine)[: max(0, len(mine) - keep + 1)]:
                 del self._games[old]
             game_id = new_game_id()
             self._games[game_id] = {
-                "creator": maker, "seats": list(game.seats), "data": encode(game), "history": [],
-                "updated": self.clock(), "status": game.status, "version": game.version,
+                "creator": maker,
+                "seats": list(game.seats),
+                "data": encode(game),
+                "history": [],
+                "updated": self.clock(),
+                "status": game.status,
+                "version": game.version,
             }
         return game_id
 
@@ -57,7 +77,11 @@ class MemoryStore(Store):
             if row["version"] != read_version:
                 raise Conflict(game_id)
             row.update(
-                data=data, history=records, updated=self.clock(), status=game.status, version=game.version,
+                data=data,
+                history=records,
+                updated=self.clock(),
+                status=game.status,
+                version=game.version,
                 seats=list(game.seats or row["seats"]),
             )
             self._changed.notify_all()
@@ -66,7 +90,8 @@ class MemoryStore(Store):
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
         with self._changed:
             mine = [
-                (row["updated"], game_id, row["version"], row["data"]) for game_id, row in self._games.items()
+                (row["updated"], game_id, row["version"], row["data"])
+                for game_id, row in self._games.items()
                 if player in row["seats"] and player not in row.get("departed", ())
             ]
         mine.sort(reverse=True)

@@ -45,8 +45,22 @@ from redis.retry import Retry
 from app.config import ConfigurationError
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
-from app.store.base import GAMES_LISTED, Clock, Conflict, Corrupt, Listing, NotFound, Store, creator, encode, new_game_id, window_start
-from app.store.base import CHANGES_POLL_SECONDS, Changes, StoreUnavailable
+from app.store.base import (
+    CHANGES_POLL_SECONDS,
+    GAMES_LISTED,
+    Changes,
+    Clock,
+    Conflict,
+    Corrupt,
+    Listing,
+    NotFound,
+    Store,
+    StoreUnavailable,
+    creator,
+    encode,
+    new_game_id,
+    window_start,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -348,7 +362,11 @@ class RedisStore(Store):
         indexes = [self._key("player", player), self._key("owner", player)]
 
         def ranked() -> list[tuple[bytes, float]]:
-            return [entry for index in indexes for entry in self.redis.zrange(index, 0, limit - 1, desc=True, withscores=True)]
+            return [
+                entry
+                for index in indexes
+                for entry in self.redis.zrange(index, 0, limit - 1, desc=True, withscores=True)
+            ]
 
         try:
             entries = ranked()
@@ -562,7 +580,9 @@ class RedisStore(Store):
     @store_faults()
     def mark_present(self, game_id: str, seat: int, until: float) -> None:
         # Redis forgets the mark by itself: its expiry is the time left on the store's clock.
-        self.redis.set(self._key("presence", game_id, str(seat)), repr(until), px=max(1, int(1000 * (until - self.clock()))))
+        self.redis.set(
+            self._key("presence", game_id, str(seat)), repr(until), px=max(1, int(1000 * (until - self.clock())))
+        )
 
     @store_faults()
     def present(self, game_id: str) -> set[int]:

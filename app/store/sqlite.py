@@ -25,8 +25,20 @@ from typing import Any
 
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
-from app.store.base import GAMES_LISTED, Clock, Conflict, Listing, NotFound, Store, creator, encode, new_game_id, window_start
-from app.store.base import StoreUnavailable
+from app.store.base import (
+    GAMES_LISTED,
+    Clock,
+    Conflict,
+    Listing,
+    NotFound,
+    Store,
+    StoreUnavailable,
+    creator,
+    encode,
+    new_game_id,
+    window_start,
+)
+
 
 def sqlite_memory() -> int | None:
     """The bytes SQLite holds in this process now (page caches above all), from the very library Python's
@@ -311,7 +323,9 @@ class SQLiteStore(Store):
         game_id = new_game_id()
         now = self.clock()
         with self._transaction() as connection:
-            surplus = connection.execute("SELECT COUNT(*) FROM games WHERE owner = ?", (maker,)).fetchone()[0] - keep + 1
+            surplus = (
+                connection.execute("SELECT COUNT(*) FROM games WHERE owner = ?", (maker,)).fetchone()[0] - keep + 1
+            )
             if surplus > 0:
                 connection.execute(
                     "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE owner = ? ORDER BY finished DESC, updated_at LIMIT ?)",
@@ -370,7 +384,14 @@ class SQLiteStore(Store):
             )
             connection.execute(
                 "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
-                (game.version, encode(game, game_id), len(game.history), game.status != "playing", self.clock(), game_id),
+                (
+                    game.version,
+                    encode(game, game_id),
+                    len(game.history),
+                    game.status != "playing",
+                    self.clock(),
+                    game_id,
+                ),
             )
             if len(game.seats) > 1:
                 self._seat(connection, game_id, game)
@@ -404,7 +425,13 @@ class SQLiteStore(Store):
                 "INSERT OR IGNORE INTO departures (game_id, player) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, player, game_id, player),
             ).rowcount
-            if not left and connection.execute("SELECT 1 FROM seats WHERE game_id = ? AND player = ?", (game_id, player)).fetchone() is None:
+            if (
+                not left
+                and connection.execute(
+                    "SELECT 1 FROM seats WHERE game_id = ? AND player = ?", (game_id, player)
+                ).fetchone()
+                is None
+            ):
                 raise NotFound(game_id)
 
     def expire(self, idle_before: float) -> int:
@@ -415,8 +442,12 @@ class SQLiteStore(Store):
         text = json.dumps(result) if result is not None else None
         with self._transaction() as connection:
             if board is not None:
-                connection.execute("INSERT OR IGNORE INTO boards (player, board, game_id) VALUES (?, ?, ?)", (player, board, game_id))
-                first = connection.execute("SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)).fetchone()
+                connection.execute(
+                    "INSERT OR IGNORE INTO boards (player, board, game_id) VALUES (?, ?, ?)", (player, board, game_id)
+                )
+                first = connection.execute(
+                    "SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)
+                ).fetchone()
                 if first[0] != game_id:
                     return
             if text is None:
@@ -428,10 +459,19 @@ class SQLiteStore(Store):
             if not kept:
                 return
             key = tally_key(text)
-            rows = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ? AND key IN (?, ?)", (player, TALLIED, key or TALLIED)))
-            alone = TALLIED not in rows and connection.execute(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM results WHERE player = ? LIMIT 2)", (player,)
-            ).fetchone()[0] == 1
+            rows = dict(
+                connection.execute(
+                    "SELECT key, data FROM tallies WHERE player = ? AND key IN (?, ?)",
+                    (player, TALLIED, key or TALLIED),
+                )
+            )
+            alone = (
+                TALLIED not in rows
+                and connection.execute(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM results WHERE player = ? LIMIT 2)", (player,)
+                ).fetchone()[0]
+                == 1
+            )
             changes = tally(rows, text, alone)
             if changes is None:
                 # Counted again from every result when next read (tallies_of), outside the write lock every move takes.
@@ -444,18 +484,25 @@ class SQLiteStore(Store):
 
     def board_seen_in(self, player: str, board: str) -> str | None:
         with self._connection() as connection:
-            row = connection.execute("SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)).fetchone()
+            row = connection.execute(
+                "SELECT game_id FROM boards WHERE player = ? AND board = ?", (player, board)
+            ).fetchone()
         return None if row is None else row[0]
 
     def results_of(self, player: str) -> list[str]:
         with self._connection() as connection:
-            rows = connection.execute("SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)).fetchall()
+            rows = connection.execute(
+                "SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
+            ).fetchall()
         return [row[0] for row in rows]
 
     def tallies_of(self, player: str) -> dict[str, str]:
         with self._connection() as connection:
             rows = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ?", (player,)))
-            if TALLIED in rows or connection.execute("SELECT 1 FROM results WHERE player = ? LIMIT 1", (player,)).fetchone() is None:
+            if (
+                TALLIED in rows
+                or connection.execute("SELECT 1 FROM results WHERE player = ? LIMIT 1", (player,)).fetchone() is None
+            ):
                 return rows
         return self.retally(player)
 
@@ -468,7 +515,9 @@ class SQLiteStore(Store):
             rows = recount(results) if results else {}
             try:
                 with self._transaction() as connection:
-                    if connection.execute("SELECT COUNT(*) FROM results WHERE player = ?", (player,)).fetchone()[0] == len(results):
+                    if connection.execute("SELECT COUNT(*) FROM results WHERE player = ?", (player,)).fetchone()[
+                        0
+                    ] == len(results):
                         self._keep_tallies(connection, player, rows)
                         return rows
             except StoreUnavailable:
@@ -484,12 +533,20 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _results(connection: sqlite3.Connection, player: str) -> list[str]:
-        return [row[0] for row in connection.execute("SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,))]
+        return [
+            row[0]
+            for row in connection.execute(
+                "SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
+            )
+        ]
 
     @staticmethod
     def _keep_tallies(connection: sqlite3.Connection, player: str, rows: dict[str, str]) -> None:
         connection.execute("DELETE FROM tallies WHERE player = ?", (player,))
-        connection.executemany("INSERT INTO tallies (player, key, data) VALUES (?, ?, ?)", [(player, key, data) for key, data in rows.items()])
+        connection.executemany(
+            "INSERT INTO tallies (player, key, data) VALUES (?, ?, ?)",
+            [(player, key, data) for key, data in rows.items()],
+        )
 
     def allow(self, key: str, limit: int, window: float) -> bool:
         now = self.clock()
@@ -497,7 +554,9 @@ class SQLiteStore(Store):
         with self._transaction() as connection:
             row = connection.execute("SELECT window_start, count FROM counters WHERE key = ?", (key,)).fetchone()
             if row is None or row[0] != start:
-                connection.execute("INSERT OR REPLACE INTO counters (key, window_start, count) VALUES (?, ?, 1)", (key, start))
+                connection.execute(
+                    "INSERT OR REPLACE INTO counters (key, window_start, count) VALUES (?, ?, 1)", (key, start)
+                )
                 # Old windows are dead weight: sweep them now and then, not on every call.
                 if row is None and secrets.randbelow(100) == 0:
                     connection.execute("DELETE FROM counters WHERE window_start < ?", (now - 3600 - window,))
@@ -517,7 +576,9 @@ class SQLiteStore(Store):
             for start in range(0, len(game_ids), VERSIONS_PER_QUERY):
                 ids = game_ids[start : start + VERSIONS_PER_QUERY]
                 marks = ", ".join("?" * len(ids))
-                versions.update(connection.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall())
+                versions.update(
+                    connection.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
+                )
         return versions
 
     def mark_present(self, game_id: str, seat: int, until: float) -> None:
@@ -531,7 +592,9 @@ class SQLiteStore(Store):
 
     def present(self, game_id: str) -> set[int]:
         with self._connection() as connection:
-            rows = connection.execute("SELECT seat FROM presence WHERE game_id = ? AND until > ?", (game_id, self.clock())).fetchall()
+            rows = connection.execute(
+                "SELECT seat FROM presence WHERE game_id = ? AND until > ?", (game_id, self.clock())
+            ).fetchall()
         return {seat for (seat,) in rows}
 
     def check(self) -> None:

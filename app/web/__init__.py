@@ -1,12 +1,12 @@
 """The web layer: pages and fragments for people, JSON for scripts. `create_app` only wires the parts.
 
-    deps.py     the player, the service and the templates routes depend on
-    pages.py    the page, its forms and HTMX fragments
-    api.py      the JSON API
-    schemas.py  the API's request and response shapes
-    errors.py   one table from exceptions to answers
-    render.py   the page's blocks; view.py how cells and the status line look
-    guard.py    headers, the cross-site check, the body limit, strict JSON, server timing
+deps.py     the player, the service and the templates routes depend on
+pages.py    the page, its forms and HTMX fragments
+api.py      the JSON API
+schemas.py  the API's request and response shapes
+errors.py   one table from exceptions to answers
+render.py   the page's blocks; view.py how cells and the status line look
+guard.py    headers, the cross-site check, the body limit, strict JSON, server timing
 """
 
 from __future__ import annotations

@@ -37,7 +37,16 @@ CREATES_A_GAME: dict = {
 async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> GameOut:
     """Start a game; the player cookie that comes back holds its first seat."""
     game_id, game = await service.create(
-        player, client, body.mode, body.width, body.height, body.mines, body.settings(), body.board_id, opponent=body.opponent, level=body.level
+        player,
+        client,
+        body.mode,
+        body.width,
+        body.height,
+        body.mines,
+        body.settings(),
+        body.board_id,
+        opponent=body.opponent,
+        level=body.level,
     )
     return game_out(game_id, game, service.clock())
 
@@ -128,7 +137,9 @@ async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
     layout); asking again names the same cell until the game changes. Asking changes nothing."""
     _, choice = await service.bot_choice(game_id, player)
     x, y = choice.cell
-    return BotOut(x=x, y=y, safe=choice.safe, mine_probability=choice.mine_probability, action=choice.action, helped=choice.helped)
+    return BotOut(
+        x=x, y=y, safe=choice.safe, mine_probability=choice.mine_probability, action=choice.action, helped=choice.helped
+    )
 
 
 @router.post("/{game_id}/bot", response_model=GameOut)

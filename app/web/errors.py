@@ -15,8 +15,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from app.game import Busy, Invalid, Refused
 from app.changes import StreamsFull, TooManyStreams
+from app.game import Busy, Invalid, Refused
 from app.service import NoGuessLimited, RateLimited, TooComplex
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
@@ -40,10 +40,14 @@ class Answer:
 ANSWERS: dict[type[Exception], Answer] = {
     NotFound: Answer(
         404,
-        lambda error: "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
-        "Your games lists those you have; New game starts another.",
+        lambda error: (
+            "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
+            "Your games lists those you have; New game starts another."
+        ),
     ),
-    Corrupt: Answer(500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."),
+    Corrupt: Answer(
+        500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."
+    ),
     Conflict: Answer(
         409,
         lambda error: "This game changed through another request at the same moment; nothing was applied. Try again.",
@@ -103,7 +107,9 @@ async def handle(request: Request, error: Exception) -> Response:
         from app.web.pages import seating_of  # the pages' routes are answered here: imported once they exist
 
         seating = await seating_of(request, service, game_id, game, player_id(request))
-        context = page_context(game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating, review=review)
+        context = page_context(
+            game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating, review=review
+        )
         # The settings as stored come too: a box ticked for a refused change is unticked again.
         return blocks(request, context, "panel", "settings", status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)

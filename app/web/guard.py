@@ -22,6 +22,7 @@ def is_api_path(path: str) -> bool:
     """Whether a path is the JSON API's: its refusals are JSON, the pages' are HTML."""
     return path.startswith(API_PREFIX)
 
+
 # No inline scripts and no eval (htmx's eval is off too: see the page's
 # htmx-config); inline style attributes are allowed for the board's size (and
 # Swagger UI's). /docs is held to the same policy: its vendored Swagger UI is

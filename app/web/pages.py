@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from collections.abc import AsyncIterator
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.game import Game, Invalid, Move, board_size
-from app.modes import MODES, get_mode
+from app.modes import get_mode
 from app.modes.flags import LINK
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
@@ -107,14 +106,20 @@ async def new_game_form(
     # The form holds every mode's fields: only the chosen mode's go to it.
     asked = {"opponent": opponent or None, "level": (level or None) if opponent == "computer" else None}
     game_id, _ = await service.create(
-        player, client, rules.name, *size, {name: on for name, on in settings.items() if name in names},
+        player,
+        client,
+        rules.name,
+        *size,
+        {name: on for name, on in settings.items() if name in names},
         **{name: value for name, value in asked.items() if name in rules.seat_fields},
     )
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
 @router.get("/play/{board_id}")
-async def play_board(board_id: str, player: Player, client: Client, service: Service, mode: str = "classic") -> Response:
+async def play_board(
+    board_id: str, player: Player, client: Client, service: Service, mode: str = "classic"
+) -> Response:
     """A shared board: a new game of the layout its id names, for whoever opens the link."""
     game_id, _ = await service.create(player, client, mode, 0, 0, 0, {}, board_id)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
@@ -159,9 +164,12 @@ async def seating_of(
         _, present = await service.live(game_id, viewer)
     waiting = key is not None and rules.red(game) is None
     return Seating(
-        seat=seat, watching=watching, waiting=waiting,
+        seat=seat,
+        watching=watching,
+        waiting=waiting,
         invite=str(request.url_for("invitation", game_id=game_id, key=key)) if key is not None and seat == 0 else None,
-        present=present, live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
+        present=present,
+        live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
         join=f"/games/{game_id}/join/{key}" if watching and waiting and game.status == "playing" else None,
         reclaimable=not watching and rules.seat_reclaimable(game, viewer),
     )
@@ -270,18 +278,24 @@ async def watch_events(
 
 
 @router.get("/games/{game_id}/live")
-async def game_live(request: Request, game_id: str, player: Player, service: Service, version: str = "", presence: str = "") -> Response:
+async def game_live(
+    request: Request, game_id: str, player: Player, service: Service, version: str = "", presence: str = ""
+) -> Response:
     """The fallback poll (and what a stream's event asks for): 204 while the page is up to date, else its
     panel and the cells that changed."""
     return await live_answer(request, game_id, player, service, version, presence)
 
 
 @router.get("/games/{game_id}/watch/{key}/live")
-async def watch_live(request: Request, game_id: str, key: str, service: Service, version: str = "", presence: str = "") -> Response:
+async def watch_live(
+    request: Request, game_id: str, key: str, service: Service, version: str = "", presence: str = ""
+) -> Response:
     return await live_answer(request, game_id, LINK + key, service, version, presence)
 
 
-async def live_answer(request: Request, game_id: str, viewer: str, service: GameService, version: str, presence: str) -> Response:
+async def live_answer(
+    request: Request, game_id: str, viewer: str, service: GameService, version: str, presence: str
+) -> Response:
     current, present = await service.live(game_id, viewer)
     shown = "".join(str(seat) for seat in sorted(present))
     if version == str(current) and presence == shown:
@@ -293,7 +307,13 @@ async def live_answer(request: Request, game_id: str, viewer: str, service: Game
     if last is not None and version == str(game.version - 1) and game.status == "playing":
         # One move behind, as a live page usually is: only what that move uncovered.
         look = Look(game, overlay)
-        context.update(changes=[cell_html(game.cell(index), look.cell(index), oob=True) for index in sorted(set(last) | set(last_shown(game)))], changed_rows=[])
+        context.update(
+            changes=[
+                cell_html(game.cell(index), look.cell(index), oob=True)
+                for index in sorted(set(last) | set(last_shown(game)))
+            ],
+            changed_rows=[],
+        )
         return blocks(request, context, "panel", "changes")
     return blocks(request, context, "panel", "grid")
 
@@ -325,7 +345,12 @@ async def move_form(
 
 @router.post("/games/{game_id}/bot")
 async def bot_move_form(
-    request: Request, game_id: str, player: Player, client: Client, service: Service, version: Annotated[str, Form()] = ""
+    request: Request,
+    game_id: str,
+    player: Player,
+    client: Client,
+    service: Service,
+    version: Annotated[str, Form()] = "",
 ) -> Response:
     """One step of Play for me (kaboom.js): the bot's next cell, answered as a click on it is."""
     if not is_htmx(request):
@@ -361,17 +386,22 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     # A setting that shapes the deal, changed once the board is dealt, is kept for the next game: say so.
     waiting = [
-        options.label(name) for name, on in changes.items()
+        options.label(name)
+        for name, on in changes.items()
         if on != getattr(game.options, name) and options.at_deal(name) and game.started_at is not None
     ]
-    message = f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
+    message = (
+        f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
+    )
     game, overlay, review = await service.look(game_id, player)
     context = page_context(game_id, game, overlay, now=service.clock(), review=review, oob=True, message=message)
     return blocks(request, context, "panel", "grid", "settings")
 
 
 @router.post("/games/{game_id}/hint")
-async def hint_form(request: Request, game_id: str, player: Player, service: Service, show: Annotated[str, Form()] = "") -> Response:
+async def hint_form(
+    request: Request, game_id: str, player: Player, service: Service, show: Annotated[str, Form()] = ""
+) -> Response:
     _, advice = await service.hint(game_id, player)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)

@@ -9,9 +9,9 @@ from fastapi.responses import Response
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import MODES
+from app.modes.flags import SEAT_NAMES
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
-from app.modes.flags import SEAT_NAMES
 from app.web.view import Look, bot_text, cell_html, changed_cells, flags_lines, panel, probability_legend, review_text
 
 PAGE = "game.html"
@@ -21,10 +21,16 @@ OOB_CELLS = 40
 OOB_ROWS = 30
 
 
-def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay | None = None, *, now: float = 0.0, **extra: Any) -> dict:
+def page_context(
+    game_id: str | None, game: Game | None = None, overlay: Overlay | None = None, *, now: float = 0.0, **extra: Any
+) -> dict:
     context: dict[str, Any] = {
-        "game_id": game_id, "game": game, "max_side": MAX_BOARD_SIDE,
-        "modes": list(MODES.values()), "modes_by_name": MODES, "seat_names": SEAT_NAMES,
+        "game_id": game_id,
+        "game": game,
+        "max_side": MAX_BOARD_SIDE,
+        "modes": list(MODES.values()),
+        "modes_by_name": MODES,
+        "seat_names": SEAT_NAMES,
     }
     review = extra.pop("review", None)
     if review is not None and game is not None:
@@ -48,7 +54,12 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
             legend=probability_legend() if overlay is not None and overlay.probabilities is not None else None,
             panel=panel(game, now),
             settings=[
-                (name, options.label(name), getattr(game.options, name), options.at_deal(name) and game.started_at is not None)
+                (
+                    name,
+                    options.label(name),
+                    getattr(game.options, name),
+                    options.at_deal(name) and game.started_at is not None,
+                )
                 for name in options.names()
             ],
         )
@@ -56,10 +67,15 @@ def page_context(game_id: str | None, game: Game | None = None, overlay: Overlay
     if game is not None and game.mode == "flags" and seating is not None:
         state = game.state
         mover = state["turn"]
-        acting = seating.seat == mover or (seating.seat is None and not seating.watching and state["opponent"] == "screen")
+        acting = seating.seat == mover or (
+            seating.seat is None and not seating.watching and state["opponent"] == "screen"
+        )
         bomb_ready = (
-            game.options.bomb and game.status == "playing" and acting
-            and not state["bombs"][mover] and state["scores"][mover] < state["scores"][1 - mover]
+            game.options.bomb
+            and game.status == "playing"
+            and acting
+            and not state["bombs"][mover]
+            and state["scores"][mover] < state["scores"][1 - mover]
         )
         context.update(flags=True, seating=seating, seat_lines=flags_lines(game, seating), bomb_ready=bomb_ready)
         if seating.watching:
@@ -77,19 +93,33 @@ def page(request: Request, context: dict, status_code: int = 200) -> Response:
     return templates.TemplateResponse(request, PAGE, context, status_code=status_code, headers=FRESH)
 
 
-def blocks(request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None) -> Response:
+def blocks(
+    request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None
+) -> Response:
     """Only the named blocks of the page, for HTMX to swap. The status shows in three places, the
     counters above the board, the Undo button and the panel beside it: "panel" brings all three."""
     names = tuple(part for name in names for part in (("topbar", "undo", name) if name == "panel" else (name,)))
-    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, block_names=list(names), headers={**FRESH, **(headers or {})})
+    return templates.TemplateResponse(
+        request, PAGE, context, status_code=status_code, block_names=list(names), headers={**FRESH, **(headers or {})}
+    )
 
 
-def move_answer(request: Request, game_id: str, result: MoveResult, page_version: str, now: float, **extra: Any) -> Response:
+def move_answer(
+    request: Request, game_id: str, result: MoveResult, page_version: str, now: float, **extra: Any
+) -> Response:
     """A move's answer: the panel and the cells whose look changed (as rows, or the grid, when many did)."""
     before, after = Look(result.before, result.overlay_before), Look(result.after, result.overlay_after)
     context = page_context(
-        game_id, result.after, result.overlay_after, now=now, message=result.outcome.message, review=result.review,
-        bot=result.bot, bot_played=True, oob=True, **extra,
+        game_id,
+        result.after,
+        result.overlay_after,
+        now=now,
+        message=result.outcome.message,
+        review=result.review,
+        bot=result.bot,
+        bot_played=True,
+        oob=True,
+        **extra,
     )
     # The first click dealt the board (or its undo took the deal back): the settings that shape a deal say so.
     extra_blocks = ("settings",) if (result.before.started_at is None) != (result.after.started_at is None) else ()
@@ -102,7 +132,9 @@ def move_answer(request: Request, game_id: str, result: MoveResult, page_version
     if len(changes) <= OOB_CELLS:
         ripple = result.outcome.ripple
         context.update(
-            changes=[cell_html(cell, look, oob=True, wave=ripple.get(result.after.index(*cell))) for cell, look in changes],
+            changes=[
+                cell_html(cell, look, oob=True, wave=ripple.get(result.after.index(*cell))) for cell, look in changes
+            ],
             changed_rows=[],
         )
         return blocks(request, context, "panel", "changes", *extra_blocks)

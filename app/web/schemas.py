@@ -23,7 +23,9 @@ class NewGameIn(BaseModel):
     height: int | None = Field(None, ge=2, le=MAX_BOARD_SIDE, description="required unless board_id is given")
     mines: int | None = Field(None, ge=1, description="required unless board_id is given")
     board_id: str | None = Field(
-        None, max_length=64, description="classic and help modes: play the board a game's board_id names (its size, mines and first click)"
+        None,
+        max_length=64,
+        description="classic and help modes: play the board a game's board_id names (its size, mines and first click)",
     )
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
     mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
@@ -40,9 +42,12 @@ class NewGameIn(BaseModel):
     )
     undo: bool = True
     opponent: Literal["screen", "invite", "computer"] | None = Field(
-        None, description="flags: Red is a friend on the same screen (the default), whoever opens the invitation link, or the computer"
+        None,
+        description="flags: Red is a friend on the same screen (the default), whoever opens the invitation link, or the computer",
     )
-    level: Literal["easy", "normal", "hard"] | None = Field(None, description="flags against the computer: its level (normal by default)")
+    level: Literal["easy", "normal", "hard"] | None = Field(
+        None, description="flags against the computer: its level (normal by default)"
+    )
     bomb: bool = Field(True, description="flags: once a game, the player who is behind may uncover a 5x5 area")
     uncover_all: bool = Field(False, description="flags: play until every mine is found (the KöMaL rule)")
 
@@ -54,7 +59,10 @@ class NewGameIn(BaseModel):
 
     def settings(self) -> dict[str, bool]:
         """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
-        given = self.model_dump(exclude_unset=True, exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id", "opponent", "level"})
+        given = self.model_dump(
+            exclude_unset=True,
+            exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id", "opponent", "level"},
+        )
         if "first_click" in self.model_fields_set:
             given["first_click_safe_only"] = self.first_click == "safe"
         if self.assist != "none":
@@ -71,7 +79,9 @@ class MoveIn(BaseModel):
     )
     x: int | None = None
     y: int | None = None
-    mark: Literal["flag", "question", "none"] | None = Field(None, description='for "flag": set this mark instead of cycling flag, ?, none')
+    mark: Literal["flag", "question", "none"] | None = Field(
+        None, description='for "flag": set this mark instead of cycling flag, ?, none'
+    )
 
 
 class OptionsIn(BaseModel):
@@ -117,9 +127,13 @@ class GameOut(BaseModel):
     height: int
     mines: int
     status: Literal["playing", "won", "lost"]
-    board: list[str] = Field(description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines the game shows")
+    board: list[str] = Field(
+        description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines the game shows"
+    )
     exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
-    forced_guesses: int = Field(description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)")
+    forced_guesses: int = Field(
+        description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)"
+    )
     hints: int
     deaths: int = Field(description="losses taken back with undo")
     flags: int
@@ -128,18 +142,26 @@ class GameOut(BaseModel):
     moves: int = Field(description="the old name of `version`, kept for scripts written before it")
     can_undo: bool
     options: dict[str, bool]
-    help: HelpOut | None = Field(None, description="help games: how often help was granted and used, and whether it is waiting")
-    board_id: str | None = Field(
-        None, description="fixed layouts, once the first click has dealt it: the id that plays this board again (POST /api/games)"
+    help: HelpOut | None = Field(
+        None, description="help games: how often help was granted and used, and whether it is waiting"
     )
-    bbbv: int | None = Field(None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board")
+    board_id: str | None = Field(
+        None,
+        description="fixed layouts, once the first click has dealt it: the id that plays this board again (POST /api/games)",
+    )
+    bbbv: int | None = Field(
+        None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board"
+    )
     bbbv_per_second: float | None = Field(None, description="a won classic or help game: 3BV divided by its time")
     clicks: int | None = Field(None, description="a won classic or help game: the reveals, chords and flags it took")
-    bot_moves: int = Field(0, description="classic and help games: moves the bot played (POST .../bot); such a game is left out of the records")
-    two_players: FlagsOut | None = Field(
-        None, description="Flags games: whose turn, the scores, who found which mine; status 'won' means over (see winner)"
+    bot_moves: int = Field(
+        0,
+        description="classic and help games: moves the bot played (POST .../bot); such a game is left out of the records",
     )
-
+    two_players: FlagsOut | None = Field(
+        None,
+        description="Flags games: whose turn, the scores, who found which mine; status 'won' means over (see winner)",
+    )
 
 
 class GameListOut(BaseModel):
@@ -160,13 +182,22 @@ class GameListOut(BaseModel):
         if game is None:
             return cls(id=listing.game_id, damaged=True, updated_at=listing.updated_at)
         return cls(
-            id=listing.game_id, mode=game.mode, width=game.width, height=game.height, mines=game.mines,
-            status=game.status, elapsed=game.elapsed(now), deaths=game.deaths, updated_at=listing.updated_at,
+            id=listing.game_id,
+            mode=game.mode,
+            width=game.width,
+            height=game.height,
+            mines=game.mines,
+            status=game.status,
+            elapsed=game.elapsed(now),
+            deaths=game.deaths,
+            updated_at=listing.updated_at,
         )
 
 
 class AnalysisOut(BaseModel):
-    status: list[str] = Field(description="H rows as printed by kaboom analyze: s safe, m mine, ? unknown for covered cells")
+    status: list[str] = Field(
+        description="H rows as printed by kaboom analyze: s safe, m mine, ? unknown for covered cells"
+    )
 
 
 class ProbabilitiesOut(BaseModel):
@@ -195,7 +226,8 @@ class BotOut(BaseModel):
         description="0 for a proven-safe cell; a guess's exact chance of a mine, null when it could not be counted in time"
     )
     action: Literal["reveal", "help"] = Field(
-        "reveal", description="help (Ask for help games): no cell is proven safe, so the bot asks for help before it opens the cell"
+        "reveal",
+        description="help (Ask for help games): no cell is proven safe, so the bot asks for help before it opens the cell",
     )
     helped: bool = Field(False, description="the guess is opened under help granted: safe whatever its chance")
 
@@ -212,7 +244,9 @@ class RecordOut(BaseModel):
     width: int
     height: int
     mines: int
-    kind: str = Field("", description='boards kept apart from the mode\'s usual ones: "no guessing" (classic and help), or ""')
+    kind: str = Field(
+        "", description='boards kept apart from the mode\'s usual ones: "no guessing" (classic and help), or ""'
+    )
     games: int
     wins: int
     win_rate: float
@@ -223,10 +257,23 @@ class RecordOut(BaseModel):
     @classmethod
     def of(cls, record: Record) -> RecordOut:
         return cls(
-            mode=record.mode, width=record.width, height=record.height, mines=record.mines, kind=record.kind, games=record.games,
-            wins=record.wins, win_rate=record.win_rate, streak=record.streak, best_streak=record.best_streak,
+            mode=record.mode,
+            width=record.width,
+            height=record.height,
+            mines=record.mines,
+            kind=record.kind,
+            games=record.games,
+            wins=record.wins,
+            win_rate=record.win_rate,
+            streak=record.streak,
+            best_streak=record.best_streak,
             best_times=[
-                BestOut(seconds=best.seconds, finished_at=best.finished_at, bbbv=best.bbbv, bbbv_per_second=best.bbbv_per_second)
+                BestOut(
+                    seconds=best.seconds,
+                    finished_at=best.finished_at,
+                    bbbv=best.bbbv,
+                    bbbv_per_second=best.bbbv_per_second,
+                )
                 for best in record.best
             ],
         )
@@ -266,9 +313,14 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         if "help_granted" in public
         else None,
         two_players=FlagsOut(
-            turn=public["turn"], scores=public["scores"], found=[[list(game.cell(index)) for index in cells] for cells in public["found"]],
-            bombs_used=public["bombs"], last=[list(game.cell(index)) for index in public["last"]], winner=public["winner"],
-            opponent=public["opponent"], level=public["level"],
+            turn=public["turn"],
+            scores=public["scores"],
+            found=[[list(game.cell(index)) for index in cells] for cells in public["found"]],
+            bombs_used=public["bombs"],
+            last=[list(game.cell(index)) for index in public["last"]],
+            winner=public["winner"],
+            opponent=public["opponent"],
+            level=public["level"],
         )
         if game.mode == "flags"
         else None,
@@ -278,12 +330,15 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorOut, "description": "a cross-site request from a browser"},
     404: {"model": ErrorOut, "description": "no such game for this player"},
-    409: {"model": ErrorOut, "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed"},
+    409: {
+        "model": ErrorOut,
+        "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed",
+    },
     413: {"model": ErrorOut, "description": "the request body is too large"},
     422: {
         "model": ErrorOut,
         "description": "not a valid request: a body that is not strict JSON (NaN, Infinity, numbers out of range "
-        "and lone surrogates are refused), a field of the wrong type (true is not a number, nor is 9.0 or \"9\"), "
+        'and lone surrogates are refused), a field of the wrong type (true is not a number, nor is 9.0 or "9"), '
         "or a move that makes no sense on this board",
     },
     500: {

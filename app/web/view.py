@@ -12,14 +12,14 @@ from fractions import Fraction
 
 from markupsafe import Markup
 
-from app.game import PRESETS, QUESTION, BotChoice, Game, LossReview
+from app.game import QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
 from app.modes.flags import SEAT_NAMES
 from app.records import fixed_layout_figures
 from app.service import Overlay
 from app.store import Listing
-from solver.position import COVERED, FLAG, MINE, describe
 from solver import Status
+from solver.position import COVERED, FLAG, MINE, describe
 
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
 OVERLAY_LABEL = {Status.SAFE: "proven safe", Status.MINE: "proven mine", Status.UNKNOWN: "unknown"}
@@ -123,7 +123,12 @@ PROBABILITY_STEPS = (Fraction(0), Fraction(15, 100), Fraction(30, 100), Fraction
 def probability_legend() -> list[tuple[int, str]]:
     """What each colour step of the probability overlay means, for the legend beside the board."""
     tops = PROBABILITY_STEPS
-    return [(0, "0 %"), *((step, f"≤ {percent(tops[step])}") for step in range(1, len(tops))), (len(tops), f"> {percent(tops[-1])}"), (len(tops) + 1, "100 %")]
+    return [
+        (0, "0 %"),
+        *((step, f"≤ {percent(tops[step])}") for step in range(1, len(tops))),
+        (len(tops), f"> {percent(tops[-1])}"),
+        (len(tops) + 1, "100 %"),
+    ]
 
 
 def probability_step(chance: Fraction) -> int:
@@ -142,10 +147,14 @@ def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: in
     shown = f' data-p="{tip}"' if tip else ""
     ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
     classes += " rip" if wave is not None else ""
-    return Markup(f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}{shown}>{text}</div>')
+    return Markup(
+        f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}{shown}>{text}</div>'
+    )
 
 
-def changed_cells(before: Look, after: Look, touched: set[int], max_rows: int | None = None) -> list[tuple[tuple[int, int], CellView]] | None:
+def changed_cells(
+    before: Look, after: Look, touched: set[int], max_rows: int | None = None
+) -> list[tuple[tuple[int, int], CellView]] | None:
     """The cells that look different after a move, with their new look; None when the cells that may have
     changed span more than `max_rows` rows (the caller sends the whole grid without comparing them)."""
     game = after.game
@@ -207,13 +216,16 @@ def panel(game: Game, now: float) -> Panel:
     mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
     clock = clock_text(game.elapsed(now), tenths=game.status == "won")
-    state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[game.status]
+    state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[
+        game.status
+    ]
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
         running=game.status == "playing" and game.started_at is not None,
         state=state,
-        counters=mode.counters(game) + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
+        counters=mode.counters(game)
+        + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
         hints=game.hints,
         clock=clock,
         result=mode.result_text(game, clock),
@@ -235,7 +247,11 @@ def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
         ("3BV", str(bbbv), "The board's value: the fewest clicks that clear it"),
         ("3BV/s", f"{per_second:.2f}", "3BV per second"),
         ("Clicks", str(clicks), "The reveals, chords and flags you used"),
-        ("Efficiency", f"{round(100 * bbbv / clicks)} %" if clicks else "–", "3BV per click: 100 % clears the board in as few clicks as it can be"),
+        (
+            "Efficiency",
+            f"{round(100 * bbbv / clicks)} %" if clicks else "–",
+            "3BV per click: 100 % clears the board in as few clicks as it can be",
+        ),
     ]
 
 
@@ -310,11 +326,19 @@ def review_text(review: LossReview, game: Game) -> str:
     parts = []
     if review.mine_probability is not None:
         who, seen = ("the bot", "it") if review.by_bot else ("you", "you")
-        parts.append(f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what {seen} saw.")
+        parts.append(
+            f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what {seen} saw."
+        )
     if review.example is not None:
         count = len(review.safe)
         ex, ey = review.example
-        proof = " by the number outlined in amber" if len(review.proof) == 1 else " by the numbers outlined in amber" if review.proof else ""
+        proof = (
+            " by the number outlined in amber"
+            if len(review.proof) == 1
+            else " by the numbers outlined in amber"
+            if review.proof
+            else ""
+        )
         if review.uses_count:
             proof += (" and" if proof else " by") + " the number of mines left"
         parts.append(
@@ -334,7 +358,11 @@ def bot_text(choice: BotChoice, played: bool) -> str:
     """The bot's move in words, before (What would the bot do?) or after it played it: the cell, and whether
     it is proven safe or a guess with its chance."""
     if choice.action == "help":
-        guess = f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine" if choice.mine_probability is not None else describe(choice.cell)
+        guess = (
+            f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine"
+            if choice.mine_probability is not None
+            else describe(choice.cell)
+        )
         return f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe (its best guess: {guess})."
     where = f"The bot {'opened' if played else 'would open'} {describe(choice.cell)}"
     if choice.helped:
@@ -375,28 +403,51 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
         played, played_at = time.strftime("%Y-%m-%d %H:%M UTC", moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
         game = listing.game
         if game is None:
-            rows.append(ListedGame(listing.game_id, "A game whose stored data is damaged", "", "Damaged", "damaged", played, played_at))
+            rows.append(
+                ListedGame(
+                    listing.game_id, "A game whose stored data is damaged", "", "Damaged", "damaged", played, played_at
+                )
+            )
             continue
         mode = get_mode(game.mode)
-        size = next((mode.preset_title(name) + " " for name, preset in mode.presets.items() if preset == (game.width, game.height, game.mines)), "")
+        size = next(
+            (
+                mode.preset_title(name) + " "
+                for name, preset in mode.presets.items()
+                if preset == (game.width, game.height, game.mines)
+            ),
+            "",
+        )
         title = f"{size}{game.width}×{game.height}, {game.mines} mines"
         kind = mode.record_kind(game)
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
-        state = {"playing": f"Playing, {clock}" if game.started_at is not None else "Not started", "won": f"Won in {clock}", "lost": f"Lost after {clock}"}[game.status]
+        state = {
+            "playing": f"Playing, {clock}" if game.started_at is not None else "Not started",
+            "won": f"Won in {clock}",
+            "lost": f"Lost after {clock}",
+        }[game.status]
         if mode.seat_fields:
             # A game of two: its result, or whose turn it is.
             state = mode.result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
-        rows.append(ListedGame(
-            listing.game_id, title, f"{mode.title}, {kind}" if kind else mode.title, state, game.status, played, played_at,
-            made_by_player=game.seats[0] == player,
-        ))
+        rows.append(
+            ListedGame(
+                listing.game_id,
+                title,
+                f"{mode.title}, {kind}" if kind else mode.title,
+                state,
+                game.status,
+                played,
+                played_at,
+                made_by_player=game.seats[0] == player,
+            )
+        )
     return rows
 
 
 def clock_text(seconds: float, tenths: bool = False) -> str:
-    """"3:05", or "3:05.4" for a won game's time, as classic Minesweeper records it."""
+    """ "3:05", or "3:05.4" for a won game's time, as classic Minesweeper records it."""
     if tenths:
         whole, tenth = divmod(int(seconds * 10), 10)
         return f"{whole // 60}:{whole % 60:02d}.{tenth}"
