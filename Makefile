@@ -1,8 +1,10 @@
 # Two commands set everything up on a fresh Debian machine with Python 3.11:
 #   make run    creates .venv, installs Kaboom, serves http://127.0.0.1:8000 (games in data/)
-#   make test   also installs the test tools, Debian's Chromium and redis-server, then runs the whole suite
+#   make test   also installs the test tools, Debian's Chromium and redis-server, then lints (ruff),
+#               type-checks (mypy) and runs the whole suite, hypothesis drawing the same examples every time
 # Both install the exact versions (and hashes) in the lock files, make run from requirements.lock,
 # make test from requirements-dev.lock; .venv is brought up to date when either lock or pyproject.toml changes.
+#   make explore  runs the property tests on many new random examples (a bug hunt by hand)
 #   make lock   regenerates both lock files from pyproject.toml, after an edit to its dependencies
 #               (see the lock target below for moving to newer releases)
 PYTHON ?= python3
@@ -17,7 +19,7 @@ HTMX_SSE_VERSION ?= 2.2.4
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test bench lock vendor-htmx vendor-htmx-sse vendor-swagger clean
+.PHONY: run test explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,8 +58,20 @@ run: $(VENV)/.installed
 # process, and the suite takes about half as long on two cores. TEST_JOBS=0 runs it in one process.
 TEST_JOBS ?= 2
 
+# First the lint and the type check (their settings are in pyproject.toml: plain `ruff check .` and
+# `mypy` check the same), then the suite. Hypothesis runs tests/conftest.py's "ci" profile: examples
+# derived from each test, not drawn at random, so a run that passes passes again.
 test: $(VENV)/.installed-test $(CHROMIUM) $(REDIS_SERVER)
-	KABOOM_REQUIRE_BROWSER=1 KABOOM_REQUIRE_REDIS=1 KABOOM_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	KABOOM_HYPOTHESIS=ci KABOOM_REQUIRE_BROWSER=1 KABOOM_REQUIRE_REDIS=1 KABOOM_CHROMIUM=$(CHROMIUM) \
+		$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+
+# The property tests alone (hypothesis marks them) under the "stress" profile: 5,000 random examples
+# a property, new ones each run. A bug hunt by hand, not part of make test; a failure prints the
+# example and how to reproduce it.
+explore: $(VENV)/.installed-test
+	KABOOM_HYPOTHESIS=stress $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile -m hypothesis
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/solver.py
@@ -106,4 +120,4 @@ vendor-swagger:
 	sha256sum static/swagger-ui/swagger-ui-bundle.js static/swagger-ui/swagger-ui.css
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info

@@ -7,13 +7,14 @@ them. The layout stays inside the game, as on the server.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
 from dataclasses import dataclass, field
 
 from app.game import Move
-from app.modes import ClassicOptions, apply_move, get_mode, new_game
+from app.modes import Classic, ClassicOptions, apply_move, get_mode, new_game
 from solver import Analyzer
 from solver.strategy import STRATEGIES, Choice, progress_cell
 
@@ -21,7 +22,7 @@ PRESET_SIZES = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": 
 
 
 @dataclass(frozen=True)
-class Board:
+class GameSetup:
     """What one game is: its size, the first click and what it promises, and a layout when one is given."""
 
     width: int
@@ -46,7 +47,7 @@ class GameResult:
         return {"won": self.won, "guesses": self.guesses, "seconds": round(self.seconds, 4)}
 
 
-def play(board: Board, strategy: str, seed: int) -> GameResult:
+def play(board: GameSetup, strategy: str, seed: int) -> GameResult:
     """One game to its end, the same for the same board, strategy and seed."""
     choose = STRATEGIES[strategy]
     rng = random.Random(seed)
@@ -60,11 +61,14 @@ def play(board: Board, strategy: str, seed: int) -> GameResult:
         )
     else:
         options = ClassicOptions(first_click_safe_only=not board.opening)
-        game = get_mode("classic").from_layout(board.width, board.height, board.layout, board.first, options)
+        classic = get_mode("classic")
+        assert isinstance(classic, Classic)
+        game = classic.from_layout(board.width, board.height, board.layout, board.first, options)
     game, outcome = apply_move(game, Move("reveal", *board.first), rng=rng, now=0.0)
     analyzer = outcome.analyzer
     result = GameResult(won=False, guesses=0, seconds=0.0)
     while game.status == "playing":
+        assert analyzer is not None, "a reveal that leaves the game playing comes with its analysis"
         thinking = time.perf_counter()
         choice = choose(game.width, game.height, game.cells, analyzer, rng)
         if board.mode == "cruel" and choice.guess:
@@ -93,7 +97,9 @@ def cruel_guess(choice: Choice, analyzer: Analyzer, rng: random.Random) -> Choic
     cell = choice.cells[0]
     if not analyzer.is_outside(cell) or not analyzer.frontier_exists():
         return choice
-    return Choice((progress_cell(analyzer, rng),), guess=True, mine_probability=None)
+    moved = progress_cell(analyzer, rng)
+    assert moved is not None, "a guess was to be made, so a covered cell is not a proven mine"
+    return Choice((moved,), guess=True, mine_probability=None)
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,7 @@ def calibration(results: list[GameResult], edges: tuple[float, ...] = CALIBRATIO
     """The strategy's predicted mine chances against what its guesses met, bin by bin (empty bins left out)."""
     bins = []
     guessed = [guess for result in results for guess in result.guessed]
-    for low, high in zip(edges, edges[1:]):
+    for low, high in itertools.pairwise(edges):
         inside = [(chance, mine) for chance, mine in guessed if low <= chance < high]
         if inside:
             mines = sum(mine for _, mine in inside)
@@ -143,8 +149,9 @@ def calibration(results: list[GameResult], edges: tuple[float, ...] = CALIBRATIO
     return bins
 
 
-def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % interval of a win rate (Wilson's, sound near 0 and 1 and for few games)."""
+def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % interval of a win rate (Wilson's, sound near 0 and 1 and for few games); a draw may count
+    as half a win."""
     if games == 0:
         return 0.0, 1.0
     rate = wins / games

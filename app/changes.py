@@ -28,13 +28,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from app.errors import KaboomError
 from app.store import Store, StoreUnavailable
 
 log = logging.getLogger("kaboom")
 
 # How long the follower sleeps after the store could not be read before it looks again.
 RETRY_SECONDS = 1.0
-# With nothing watched, the thread waits this long between looks at whether something is (a new stream wakes it at once).
+# With nothing watched, the thread waits this long between looks at whether something is (a new stream
+# wakes it at once).
 IDLE_SECONDS = 30.0
 
 
@@ -162,12 +164,8 @@ class ChangeFeed:
             waiter.wake(True)
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(KaboomError):
     """A live stream past its client's cap (429). The page's poll still updates it."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class StreamsFull(TooManyStreams):
@@ -192,7 +190,8 @@ class StreamSlots:
             )
         if self.open >= self.total:
             raise StreamsFull(
-                f"This server follows as many live pages as it can ({self.total}); this one updates every few seconds instead."
+                f"This server follows as many live pages as it can ({self.total}); "
+                "this one updates every few seconds instead."
             )
         self._per_client[client] += 1
         self.open += 1

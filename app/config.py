@@ -9,8 +9,10 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.errors import KaboomError
 
-class ConfigurationError(Exception):
+
+class ConfigurationError(KaboomError):
     """A setting that keeps the server from starting; the message says which and why."""
 
 
@@ -26,8 +28,8 @@ class Settings(BaseSettings):
     generate_secret: bool = Field(
         True, description="without KABOOM_SECRET_KEY, generate one and keep it beside the database (off in Docker)"
     )
-    host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
+    host: str = Field("127.0.0.1", description="the address to listen on (0.0.0.0 for every interface)")
+    port: int = Field(8000, ge=1, le=65535, description="the port to listen on")
     workers: int = Field(1, ge=1, le=64, description="server processes; they share games through the store")
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
     # Nobody by default: a proxy's address must be named, or any client on the host could say who it is.
@@ -44,8 +46,9 @@ class Settings(BaseSettings):
     solver_work: int = Field(
         4_000_000,
         ge=10_000,
-        description="solver work (machine-independent units, about 0.06 microseconds each on a 2-core machine) a click's "
-        "verdict may take; past it the click is judged as a guess, the same way on any machine and under any load",
+        description="solver work (machine-independent units, about 0.06 microseconds each on a 2-core machine) "
+        "a click's verdict may take; past it the click is judged as a guess, the same way on any machine and "
+        "under any load",
     )
     lease_seconds: float = Field(
         2.0,
@@ -58,8 +61,8 @@ class Settings(BaseSettings):
     )
     slow_lane: bool = Field(
         True,
-        description="play games whose requests are slow in a process of their own at a lower priority (SQLite and Redis "
-        "stores), so that they take no processor time from cheap clicks",
+        description="play games whose requests are slow in a process of their own at a lower priority "
+        "(SQLite and Redis stores), so that they take no processor time from cheap clicks",
     )
     cache_megabytes: int = Field(
         64,
@@ -77,14 +80,14 @@ class Settings(BaseSettings):
         description="seconds the Flags computer waits before each move, so that a player can follow its moves",
     )
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
-    create_window: float = Field(60, gt=0)
+    create_window: float = Field(60, gt=0, description="the window, in seconds, that create_limit counts in")
     no_guess_limit: int = Field(
         20,
         ge=1,
         description="no-guess boards one client address may have dealt per no_guess_window seconds (each first click "
         "of a no-guess game, and each again after undoing it, searches for a board: up to a second of processor time)",
     )
-    no_guess_window: float = Field(60, gt=0)
+    no_guess_window: float = Field(60, gt=0, description="the window, in seconds, that no_guess_limit counts in")
     read_timeout: float = Field(
         10,
         gt=0,
@@ -100,12 +103,14 @@ class Settings(BaseSettings):
     live_streams: int = Field(
         400,
         ge=1,
-        description="live pages' event streams per worker; past it a stream is refused (503) and its page polls instead",
+        description="live pages' event streams per worker; "
+        "past it a stream is refused (503) and its page polls instead",
     )
     live_streams_per_client: int = Field(
         24,
         ge=1,
-        description="live pages' event streams one client address may hold on one worker; past it, 429 and the page polls",
+        description="live pages' event streams one client address may hold on one worker; "
+        "past it, 429 and the page polls",
     )
 
     @field_validator("store")

@@ -18,9 +18,12 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
+from app import seats as seating
 from app.board import Board
+from app.errors import KaboomError
+from app.seats import Seat
 from solver import Analyzer, Budget, Limits
 from solver.position import COVERED, FLAG, MINE, Position, describe
 
@@ -39,35 +42,63 @@ ACTIONS = ("reveal", "flag", "chord", "undo")
 STATUSES = ("playing", "won", "lost")
 
 
-class Refused(Exception):
+class Refused(KaboomError):
     """A move the rules do not allow: nothing changed."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class Invalid(Refused):
     """A request that makes no sense on this board (bad coordinates, unknown action or setting)."""
 
 
-class Busy(Exception):
+class Busy(KaboomError):
     """A move the server could not finish within the request's time, as a busy server may not: nothing changed,
     and the same move may work when asked again (unlike a refusal, which the rules or the limits decide)."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
-
-def setting(label: str, order: int, default: bool = False, at_deal: bool = False) -> Any:
+def setting(
+    label: str,
+    order: int,
+    default: bool = False,
+    at_deal: bool = False,
+    fixed: bool = False,
+    asked: str | None = None,
+) -> Any:
     """A game setting: a switch with a label for the page; `order` places it among the others. A setting
-    `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game."""
-    return field(default=default, metadata={"label": label, "order": order, "at_deal": at_deal})
+    `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game; a
+    `fixed` one is a rule of the game, set when it is made and never changed. One the JSON API's new-game
+    request takes is `asked`, with what the API says of it ("" for nothing)."""
+    metadata = {"label": label, "order": order, "at_deal": at_deal, "fixed": fixed, "asked": asked}
+    return field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A choice among settings as the new-game API offers it ("first_click": "safe" for first_click_safe_only):
+    each value, and the settings it stands for."""
+
+    values: dict[str, dict[str, bool]]
+    default: str
+    description: str
+    order: int  # where the API lists it among the settings (`setting`'s order): before one of the same order
 
 
 class Switches:
-    """A mode's settings as a dataclass of switches, each made with `setting`: named, labelled, checked."""
+    """A mode's settings as a dataclass of switches, each made with `setting`: named, labelled, checked.
+
+    The settings every game is read for (by the views, the API and the undo) are off in a mode that does
+    not offer them; Options, the one-player modes' settings, offers them all."""
+
+    # Every subclass is a dataclass of `setting`s: this says so to mypy, for dataclasses.fields and asdict.
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    # Off unless a subclass makes them settings: class attributes here, as @dataclass takes fields only from
+    # dataclass bases.
+    debug_overlay: bool = False
+    probabilities: bool = False
+    safe_mode: bool = False
+    countdown: bool = False
+    question_marks: bool = False
+    undo: bool = False
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -95,6 +126,21 @@ class Switches:
         """Whether the setting shapes the deal (the first click's), and so only a game not yet begun."""
         return next(f.metadata["at_deal"] for f in dataclasses.fields(cls) if f.name == name)
 
+    @classmethod
+    def fixed(cls, name: str) -> bool:
+        """Whether the setting is a rule of the game, set when it is made."""
+        return next((f.metadata["fixed"] for f in dataclasses.fields(cls) if f.name == name), False)
+
+    @classmethod
+    def asked(cls) -> dict[str, tuple[bool, str]]:
+        """The settings the new-game API takes: each with its default and what the API says of it."""
+        asked = {}
+        for f in sorted(dataclasses.fields(cls), key=lambda f: f.metadata["order"]):
+            if f.metadata["asked"] is not None:
+                assert isinstance(f.default, bool)  # `setting` gives every switch its default
+                asked[f.name] = (f.default, f.metadata["asked"])
+        return asked
+
     def as_dict(self) -> dict[str, bool]:
         return dataclasses.asdict(self)
 
@@ -108,7 +154,7 @@ class Options(Switches):
     safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
     countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
     question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
-    undo: bool = setting("Allow undo", order=40, default=True)
+    undo: bool = setting("Allow undo", order=40, default=True, asked="")
 
 
 def board_size(width: int, height: int, mines: int | None = None, percent: float | None = None) -> tuple[int, int, int]:
@@ -124,6 +170,7 @@ def board_size(width: int, height: int, mines: int | None = None, percent: float
         if not 0 < percent < 100:
             raise Invalid(f"the mine percentage must be above 0 and below 100, not {percent:g}")
         mines = max(1, round(cells * percent / 100))
+    assert mines is not None  # given as a count, or made from the percentage
     if not 1 <= mines <= cells - 1:
         raise Invalid(f"a {width}x{height} board holds between 1 and {cells - 1} mines, not {mines}")
     return width, height, mines
@@ -187,7 +234,7 @@ class Game:
     height: int
     mines: int
     mode: str = "cruel"
-    options: Options = field(default_factory=Options)
+    options: Switches = field(default_factory=Options)  # the mode's own (Mode.options_class)
     # '.' covered, '0'-'8' revealed, '*' a mine shown without a loss (help found it); a finished
     # game's mines show through shown_mines.
     cells: list[str] = field(default_factory=list)
@@ -204,7 +251,24 @@ class Game:
     last_cell: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # what each action changed, for undo
     version: int = 0  # every change (a move, a setting, a hint asked) adds one
-    seats: list[str] = field(default_factory=list)  # the players of the game, by seat; seat 0 made it
+    seats: list[Seat] = field(default_factory=list)  # who plays each seat (app.seats); seat 0 made the game
+
+    @property
+    def maker(self) -> str:
+        """The player who made the game: it is theirs to delete, and its result is theirs."""
+        maker = seating.occupant(self.seats[0]) if self.seats else None
+        if maker is None:
+            raise ValueError("a game is made by a player, who holds its first seat")
+        return maker
+
+    def mode_secret(self) -> dict[str, Any]:
+        """`hidden`, in a game whose mode keeps a secret: the mode's deal made it with the game."""
+        assert self.hidden is not None, f"a {self.mode} game without its secret"
+        return self.hidden
+
+    def credentials(self) -> list[str]:
+        """What opens the game in a store: its players' ids, an invitation link's key, the computer's."""
+        return seating.credentials(self.seats)
 
     @functools.cached_property
     def board(self) -> Board:
@@ -310,6 +374,7 @@ class Game:
         data["options"] = self.options.as_dict()
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
+        data["seats"] = seating.to_json(self.seats)
         return data
 
 

@@ -6,7 +6,7 @@ takes its share of the worker's processor from every cheap click beside it
 went from 45 ms to 310 ms). A process has a GIL of its own, and at a lower
 priority the operating system gives the web workers the processor first.
 
-The lane runs the service's own operations on its own GameService, over the
+The lane runs the service's operations, by name (app.runner), on its own GameService, over the
 same SQLite file or Redis, with its own analyzer cache (a slow game keeps
 going to the lane, so the cache stays warm there). The randomness and the
 time of a move come from the worker, so seeded tests deal the same either way.
@@ -55,8 +55,8 @@ def _ready() -> int:
 
 
 def _run(operation: str, game_id: str, args: tuple) -> tuple[Any, float]:
-    started = time.thread_time()  # as GameService._leased measures
-    result = _service._leased(game_id, getattr(_service, operation), *args)
+    started = time.thread_time()  # as Runner.leased measures
+    result = _service.runner.leased(operation, game_id, *args)
     outcome = getattr(result, "outcome", None)
     if outcome is not None:
         # The analyzer stays in the lane's cache; the worker needs none.
@@ -80,7 +80,8 @@ class Lane:
     def start(self) -> None:
         """Start the process in the background; run() uses it once it has loaded."""
         try:
-            self._started = self._executor().submit(_ready)
+            pool = self._executor()
+            self._started = pool.submit(_ready)
         except Exception:
             log.exception("the slow lane cannot start; slow games play in a thread for %d s", RETRY_SECONDS)
             self._fail()
@@ -88,7 +89,7 @@ class Lane:
         # At the lower priority from its start, not once loaded: its loading then takes no processor time
         # the worker's requests need (bench/hammer.py --fresh 4 --cheap-first, a busy 2-core machine: a
         # fresh server's first slow request took 0.7-1.0 s against a 0.5 s deadline, then 0.6-0.8 s).
-        for pid in list(self._pool._processes):
+        for pid in list(pool._processes):
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, pid, NICENESS)
 
@@ -114,7 +115,8 @@ class Lane:
         return self._pool
 
     async def run(self, operation: str, game_id: str, args: tuple) -> tuple[Any, float] | None:
-        """The operation's result and the processor time it took in the lane; None when the lane cannot take it (run it here).
+        """The operation's result and the processor time it took in the lane; None when the lane cannot take
+        it (run it here).
 
         What the operation raises (a refusal, a conflict, a damaged game) comes back as raised."""
         if time.monotonic() < self._closed_until:

@@ -76,8 +76,10 @@ def address_key(host: str) -> str:
     return str(address)
 
 
-def trusted_networks(text: str) -> list[Network]:
-    """The proxies named by KABOOM_FORWARDED_ALLOW_IPS."""
+def trusted_networks(text: str | list[str]) -> list[Network]:
+    """The proxies named by KABOOM_FORWARDED_ALLOW_IPS (uvicorn's Config may hold them as a list too)."""
+    if isinstance(text, list):
+        text = ",".join(text)
     if text.strip() == "*":
         # uvicorn would then take the left-most X-Forwarded-For address: the one any client writes itself.
         raise ConfigurationError(
@@ -189,7 +191,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._bytes_since_armed = False
         self._head_complete = False
 
-    def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+    def connection_made(self, transport) -> None:
         super().connection_made(transport)
         ceiling = self.config.limit_concurrency
         if ceiling is not None and len(self.connections) > ceiling:
@@ -295,7 +297,7 @@ def serve(settings: Settings) -> None:
         proxy_headers=bool(trusted),
         forwarded_allow_ips=trusted,
         limit_concurrency=ceiling,
-        timeout_keep_alive=settings.keepalive_timeout,  # type: ignore[arg-type]  # uvicorn takes any number of seconds
+        timeout_keep_alive=settings.keepalive_timeout,  # uvicorn takes any number of seconds
         read_timeout=settings.read_timeout,
         connections_per_client=settings.connections_per_client,
         log_level="info",

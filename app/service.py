@@ -24,9 +24,7 @@ import random
 import secrets
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,45 +35,25 @@ from cachetools import LRUCache, TTLCache
 from app import allocator, modes
 from app.changes import ChangeFeed, StreamSlots
 from app.config import Settings
-from app.game import BotChoice, Busy, Game, Hint, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.errors import KaboomError
+from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
-from app.modes.classic import BoardId
-from app.modes.flags import COMPUTER, LINK
 from app.records import Records, counts_in_records, result_of, tallied
-from app.store import Conflict, Corrupt, Listing, Store
-from solver import Analyzer, Budget, Inconsistent, Interrupted, Limits
+from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
+from app.seats import COMPUTER, computers, held_by, watcher
+from app.store import Corrupt, Listing, Store
+from solver import Analyzer, Budget, Interrupted, Limits
 from solver.counting import BudgetExceeded
 from solver.generate import slow_search
 
-# Game work is CPU-bound Python: more threads than cores only fight over the
-# GIL, and a thread holding SQLite's write lock then waits its turn while the
-# others run (measured: a convoy that halves throughput).
-SOLVER_THREADS = 4
-# Slow games are played in the slow lane (app/lane.py: a process of its own at
-# a lower priority), so that a few slow positions can neither hold every
-# thread nor take the worker's processor from cheap clicks. Without a lane (a
-# store only this process sees) they get one thread of their own: threads
-# share the GIL, and each slow one takes its share of the worker's core
-# (bench/load.py --slow 8: the other players' p95 was 736 ms with two slow
-# threads, 249 ms with the lane).
-SLOW_THREADS = 1
-# A game is slow once one of its operations took this much processor time (not
-# the clock's: on a busy worker a cheap game waits for the GIL and the
-# processor, and by the clock it would look slow). It stays slow in this
-# process: its warm analyzer lives where it was played, and a game sent back
-# would be analysed from scratch, slowly, on a cheap thread.
-SLOW_OPERATION_CPU_SECONDS = 0.25
 # A game no thread here has analysed is sent to the slow lane before its first
 # analysis when this many covered cells touch its numbers. Measured with a
 # fresh Analyzer classifying (2-core machine): games played to the end stay
 # under 2,100 such cells and 75 ms on boards up to 100x100; numbers scattered
 # at random over 100x100 give 3,900 (140 ms) to 6,500 (0.9 s).
 SLOW_FRONTIER_CELLS = 3000
-SLOW_GAMES_KEPT = 1024
 # The bot's requests on a board of this many cells or more go where slow work runs (_bot_off_cheap_threads).
 BOT_SLOW_CELLS = 1000
-# A move that keeps meeting writes from other processes gives up after this many tries.
-WRITE_ATTEMPTS = 8
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
 PRESENCE_SECONDS = 15.0
 PRESENCE_RENEW_SECONDS = 5.0
@@ -85,39 +63,41 @@ PRESENCE_KEPT = 65536
 log = logging.getLogger("kaboom")
 
 
-class SlowGame(Exception):
-    """A cheap thread met a game too big to analyse from scratch beside cheap clicks; nothing was done."""
-
-
-class TooComplex(Exception):
+class TooComplex(KaboomError):
     """The solver could not finish within the time a request may take."""
 
-    message = "The position is too complex to analyse within the server's time limit; play on and ask again."
+    def __init__(
+        self,
+        message: str = "The position is too complex to analyse within the server's time limit; play on and ask again.",
+    ):
+        super().__init__(message)
 
 
-class RateLimited(Exception):
+class RateLimited(KaboomError):
     """Too many new games from one client address in the current window."""
 
     def __init__(self, limit: int, window: float):
-        super().__init__(
-            f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little."
-        )
-        self.message = str(self)
+        # The numbers as the arguments: an error raised in the slow lane comes back pickled, rebuilt from them.
+        Exception.__init__(self, limit, window)
+        self.message = self.said(limit, window)
+
+    @staticmethod
+    def said(limit: int, window: float) -> str:
+        return f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little."
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class NoGuessLimited(RateLimited):
     """Too many no-guess boards dealt for one client address in the current window: each is a search."""
 
-    def __init__(self, limit: int, window: float):
-        # The numbers as the arguments: raised in the slow lane, it comes back to the worker pickled, rebuilt from them.
-        Exception.__init__(self, limit, window)
-        self.message = (
+    @staticmethod
+    def said(limit: int, window: float) -> str:
+        return (
             f"Too many no-guess boards from your address: at most {limit} every {window:g} seconds. "
             "Wait a little, or turn off No guessing."
         )
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class AnalyzerCache:
@@ -165,27 +145,6 @@ class AnalyzerCache:
             except ValueError:
                 # Larger than the whole cache: rebuilt from the position when next needed.
                 self._entries.pop(game_id, None)
-
-
-class TurnLocks:
-    """One asyncio lock per game in this process, dropped when nobody holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @asynccontextmanager
-    async def turn(self, game_id: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
-        self._locks[game_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[game_id]
-            if users == 1:
-                del self._locks[game_id]
-            else:
-                self._locks[game_id] = (lock, users - 1)
 
 
 class Deals:
@@ -244,14 +203,9 @@ class GameService:
         self.deals = deals or Deals()
         self.clock = clock
         self.analyzers = AnalyzerCache(settings.cache_megabytes * 2**20)
-        self.turns = TurnLocks()
-        self.limiter = anyio.CapacityLimiter(SOLVER_THREADS)
-        self.slow_limiter = anyio.CapacityLimiter(SLOW_THREADS)
-        self.slow_games: OrderedDict[str, None] = OrderedDict()
         # The lane opens the store from the settings, so only a store the settings name can have one.
-        self.lane = Lane(settings) if slow_lane and store.shared_by_processes else None
-        self._slow_lock = threading.Lock()
-        self._thread = threading.local()  # .cheap: this thread serves cheap games
+        lane = Lane(settings) if slow_lane and store.shared_by_processes else None
+        self.runner = Runner(self, store, lane, forget=self.analyzers.drop)
         # Live pages ask often and quickly: their store reads never wait behind game work.
         self.live_limiter = anyio.CapacityLimiter(SOLVER_THREADS)
         # Live streams wait on one follower of the store's changes (app.changes), within their caps.
@@ -274,8 +228,8 @@ class GameService:
     def start(self) -> None:
         """Start the slow lane's process now, in the background (the server is starting): the first slow request
         would otherwise wait out Python and the solver loading in it, beyond its deadline."""
-        if self.lane is not None:
-            self.lane.start()
+        if self.runner.lane is not None:
+            self.runner.lane.start()
 
     def held(self) -> str:
         """What this worker holds in memory that grows with use, each against its bound, in words for the log."""
@@ -283,16 +237,17 @@ class GameService:
         return (
             f"held in this worker: analyzers {self.analyzers.bytes_held / 2**20:.1f} of {megabytes} MB, "
             f"undo histories {self.store.history_bytes / 2**20:.1f} of {megabytes / 4:g} MB, "
-            f"live streams {self.streams.open} (waiting {self.changes.watched}), computer turns {len(self._computers)}, "
-            f"games known slow {len(self.slow_games)}, presence marks {len(self._marked)}"
+            f"live streams {self.streams.open} (waiting {self.changes.watched}), "
+            f"computer turns {len(self._computers)}, "
+            f"games known slow {len(self.runner.slow_games)}, presence marks {len(self._marked)}"
             + (f", {self.store.held()}" if self.store.held() else "")
             + f", {allocator.described()}"
         )
 
     def close(self) -> None:
         self.stop_live()
-        if self.lane is not None:
-            self.lane.close()
+        if self.runner.lane is not None:
+            self.runner.lane.close()
         self.store.close()
 
     def limits(self) -> Limits:
@@ -301,18 +256,7 @@ class GameService:
 
     async def offload(self, work: Callable[..., Any], *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         """Run blocking work (the store, the solver) in one of the few game threads."""
-        return await anyio.to_thread.run_sync(work, *args, limiter=limiter or self.limiter)
-
-    def _note_duration(self, game_id: str, cpu_seconds: float) -> None:
-        if cpu_seconds > SLOW_OPERATION_CPU_SECONDS:
-            self._note_slow(game_id)
-
-    def _note_slow(self, game_id: str) -> None:
-        with self._slow_lock:
-            self.slow_games[game_id] = None
-            self.slow_games.move_to_end(game_id)
-            while len(self.slow_games) > SLOW_GAMES_KEPT:
-                self.slow_games.popitem(last=False)
+        return await self.runner.offload(work, *args, limiter=limiter)
 
     def _analyzer(self, game_id: str, game: Game) -> Analyzer:
         """The game's live analyzer: the cached one, else a fresh one, unless a cheap thread would build a slow one."""
@@ -320,7 +264,7 @@ class GameService:
         if analyzer is not None:
             return analyzer
         if (
-            getattr(self._thread, "cheap", False)
+            self.runner.on_cheap_thread()
             and len(game.cells) >= SLOW_FRONTIER_CELLS
             and game.board.frontier_size(game.cells) >= SLOW_FRONTIER_CELLS
         ):
@@ -340,27 +284,28 @@ class GameService:
         player: str,
         client: str,
         mode: str,
-        width: int,
-        height: int,
-        mines: int,
+        width: int | None,
+        height: int | None,
+        mines: int | None,
         settings: dict[str, bool],
         board_id: str | None = None,
         opponent: str | None = None,
         level: str | None = None,
     ) -> tuple[str, Game]:
-        """A new game with the player in seat 0; with `board_id`, of the board it names (its size wins);
-        in a two-player mode, against `opponent` (on the same screen, through an invitation, or the
-        computer at `level`).
+        """A new game with the player in seat 0; with `board_id`, of the board it names (its size wins: none
+        need be given); in a two-player mode, against `opponent` (on the same screen, through an invitation,
+        or the computer at `level`).
 
-        Invalid for a bad size, mode, setting, id, opponent or level; RateLimited past the creation limit of the client's address."""
+        Invalid for a bad size, mode, setting, id, opponent or level; RateLimited past the creation limit of
+        the client's address."""
         rules = modes.get_mode(mode)
         options = rules.options(**settings)
         if board_id is None:
-            game = rules.new_game(
-                width, height, mines, options, seats=[player], rng=self.deals.next(), secret=self.board_secret
-            )
+            if width is None or height is None or mines is None:
+                raise Invalid("width, height and mines are required unless board_id is given")
+            game = rules.new_game(width, height, mines, options, rng=self.deals.next(), secret=self.board_secret)
         else:
-            game = rules.from_board(BoardId.parse(board_id), options, [player], self.board_secret)
+            game = rules.from_board(board_id, options, self.board_secret)
             if await self.offload(self.store.board_seen_in, player, game.state["board_id"]) is not None:
                 # Known from the start: the page says so all along (app.records.counts_in_records).
                 game.state["layout_seen"] = True
@@ -396,11 +341,12 @@ class GameService:
         """Delete a game for everyone when its maker asks (the one player of a one-player game); anyone
         else only leaves it: it goes from their list, and their seat stays as played. True when the game
         is gone. After any move on it in flight here."""
-        return await self._one_at_a_time(game_id, self._delete, player)
+        return await self.runner.run("delete", game_id, player)
 
+    @operation("delete")
     def _delete(self, game_id: str, player: str) -> bool:
         try:
-            maker = self.store.load(game_id, player).seats[0]
+            maker = self.store.load(game_id, player).maker
         except Corrupt:
             # A damaged game cannot say who made it; the store lets only a seated player take it away.
             maker = player
@@ -423,62 +369,7 @@ class GameService:
     def forget(self, game_id: str) -> None:
         self.analyzers.drop(game_id)
 
-    # ----- operations on one game, one at a time -------------------------
-
-    async def _one_at_a_time(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
-        """Run `work(game_id, *args)` in a thread, holding the game's turn lock and the store's lease.
-
-        Other processes (workers, hosts) are kept apart by the store's version
-        check: a write that finds the game moved on is thrown away and the
-        whole operation runs again on the new state.
-        """
-        async with self.turns.turn(game_id):
-            attempt = 0
-            while True:
-                with self._slow_lock:
-                    slow = game_id in self.slow_games
-                try:
-                    if slow and self.lane is not None:
-                        answer = await self.lane.run(work.__name__, game_id, args)
-                        if answer is not None:
-                            result, cpu_seconds = answer
-                            self._note_duration(game_id, cpu_seconds)
-                            return result
-                    if slow:
-                        return await self.offload(self._leased, game_id, work, *args, limiter=self.slow_limiter)
-                    return await self.offload(self._cheap, game_id, work, *args)
-                except SlowGame:
-                    self._note_slow(game_id)
-                except Conflict:
-                    self.analyzers.drop(game_id)
-                    attempt += 1
-                    if attempt == WRITE_ATTEMPTS:
-                        raise
-                    # Processes that collided should not collide again in step.
-                    await asyncio.sleep(random.uniform(0, 0.005 * 2 ** (attempt - 1)))
-
-    def _cheap(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
-        """_leased on a thread of the cheap pool, which refuses to analyse a big position from scratch (SlowGame)."""
-        self._thread.cheap = True
-        try:
-            return self._leased(game_id, work, *args)
-        finally:
-            self._thread.cheap = False
-
-    def _leased(self, game_id: str, work: Callable[..., Any], *args: Any) -> Any:
-        # The thread's processor time, not the clock's: on a busy worker a cheap
-        # game waits for the GIL and the processor, and by the clock it would
-        # look slow and go to the lane, where it would wait behind slow work.
-        started = time.thread_time()
-        try:
-            with self.store.lease(game_id):
-                return work(game_id, *args)
-        except Inconsistent as error:
-            # Every board the rules build has a layout: numbers that contradict each other were stored by something else.
-            self.analyzers.drop(game_id)
-            raise Corrupt(f"game {game_id}: {error}") from None
-        finally:
-            self._note_duration(game_id, time.thread_time() - started)
+    # ----- operations on one game, one at a time (app.runner) -------------
 
     def _overlay(self, analyzer: Analyzer, game: Game, limits: Limits) -> Overlay:
         """The overlays the game has turned on; a part past the request's time is left out (the page
@@ -526,10 +417,11 @@ class GameService:
     async def look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
         """The game; the overlays it has turned on; when it is lost, what could have been known.
         A game waiting on the computer (its process stopped mid-turn, say) has the computer move now."""
-        looked = await self._one_at_a_time(game_id, self._look, player)
+        looked = await self.runner.run("look", game_id, player)
         self._computer_if_due(game_id, looked[0])
         return looked
 
+    @operation("look")
     def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
@@ -553,14 +445,15 @@ class GameService:
 
     async def move(self, game_id: str, player: str, move: Move, client: str | None = None) -> MoveResult:
         """Apply a move; `client` (the address key) is what no-guess deals are limited by (None: not limited)."""
-        result = await self._one_at_a_time(game_id, self._move, player, move, self.deals.next(), self.clock(), client)
+        result = await self.runner.run("move", game_id, player, move, self.deals.next(), self.clock(), client)
         self._computer_if_due(game_id, result.after)
         return result
 
     async def bot_move(self, game_id: str, player: str, client: str | None = None) -> MoveResult:
         """The bot's next cell (bot_choice) revealed, as a move of the player's: the same turn, checks and answer."""
-        return await self._one_at_a_time(game_id, self._move, player, None, self.deals.next(), self.clock(), client)
+        return await self.runner.run("move", game_id, player, None, self.deals.next(), self.clock(), client)
 
+    @operation("move")
     def _move(
         self, game_id: str, player: str, move: Move | None, rng: random.Random, now: float, client: str | None = None
     ) -> MoveResult:
@@ -577,7 +470,7 @@ class GameService:
         try:
             if move is not None:
                 # In a game of two, the seat is the player's, never the request's to say.
-                move = dataclasses.replace(move, seat=modes.get_mode(before.mode).seat_of(before, player))
+                move = dataclasses.replace(move, seat=modes.get_mode(before.mode).moving_seat(before, player))
             if move is None:
                 choice = self._choose(game_id, before, analyzer, limits)
                 move = Move(choice.action, *choice.cell, bot=True)
@@ -588,9 +481,7 @@ class GameService:
             raise
         ended = before.status == "playing" and after.status != "playing" and len(after.seats) == 1
         board = after.state.get("board_id") if ended else None
-        seen_in = (
-            self.store.board_seen_in(after.seats[0], board) if board and not after.state.get("layout_seen") else None
-        )
+        seen_in = self.store.board_seen_in(after.maker, board) if board and not after.state.get("layout_seen") else None
         if seen_in not in (None, game_id):
             # Another game of this board ended first, since this one started: no result, and the page says
             # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
@@ -600,7 +491,7 @@ class GameService:
             # The game's first end is its result (the store keeps only the first): a loss undone and
             # played on to a win is still a loss in the records. A game that is no result still shows its board.
             result = result_of(after) if counts_in_records(after) else None
-            self.store.record_result(after.seats[0], game_id, result, board)
+            self.store.record_result(after.maker, game_id, result, board)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
         overlay_after = self._overlay(fresh, after, limits)
@@ -614,7 +505,7 @@ class GameService:
         threads before it starts (SlowGame: the lane, or the slow thread), by a rule of size alone, so a
         board that happens to be quick goes the same way; and each client address may have so many dealt
         per window, counted where the search runs (once, unless a conflicting write makes it run again)."""
-        if getattr(self._thread, "cheap", False) and slow_search(game.width, game.height, game.mines):
+        if self.runner.on_cheap_thread() and slow_search(game.width, game.height, game.mines):
             raise SlowGame(game_id)
         if client is not None:
             limit, window = self.settings.no_guess_limit, self.settings.no_guess_window
@@ -622,8 +513,9 @@ class GameService:
                 raise NoGuessLimited(limit, window)
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
-        return await self._one_at_a_time(game_id, self._set_options, player, changes)
+        return await self.runner.run("set-options", game_id, player, changes)
 
+    @operation("set-options")
     def _set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         before = self.store.load(game_id, player)
         modes.get_mode(before.mode).check_options(before, changes)
@@ -635,8 +527,9 @@ class GameService:
         return after
 
     async def hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
-        return await self._one_at_a_time(game_id, self._hint, player)
+        return await self.runner.run("hint", game_id, player)
 
+    @operation("hint")
     def _hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
         limits = self.limits()
         before = self.store.load(game_id, player)
@@ -657,8 +550,9 @@ class GameService:
 
     async def bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
         """The cell the bot would open next, from what the player sees; asking changes nothing."""
-        return await self._one_at_a_time(game_id, self._bot_choice, player)
+        return await self.runner.run("bot-choice", game_id, player)
 
+    @operation("bot-choice")
     def _bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
         limits = self.limits()
         game = self.store.load(game_id, player)
@@ -673,7 +567,7 @@ class GameService:
         """The bot on a big board plays where slow work runs. Each of its requests there stays under the slow
         mark (SLOW_OPERATION_CPU_SECONDS), but one client asking for them without a pause kept a worker's
         processor busy: another player's p95 went from 6 ms to 144 ms (bench/hammer.py --hammer bot)."""
-        if getattr(self._thread, "cheap", False) and game.width * game.height >= BOT_SLOW_CELLS:
+        if self.runner.on_cheap_thread() and game.width * game.height >= BOT_SLOW_CELLS:
             raise SlowGame(game_id)
 
     @staticmethod
@@ -689,8 +583,9 @@ class GameService:
 
     async def probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
         """Every covered cell's exact mine probability from what the player sees; None over the counting budget."""
-        return await self._one_at_a_time(game_id, self._probabilities, player)
+        return await self.runner.run("probabilities", game_id, player)
 
+    @operation("probabilities")
     def _probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
         limits = self.limits()
         game = self.store.load(game_id, player)
@@ -706,8 +601,9 @@ class GameService:
             self.analyzers.put(game_id, game, analyzer)
 
     async def analysis(self, game_id: str, player: str) -> list[str]:
-        return await self._one_at_a_time(game_id, self._analysis, player)
+        return await self.runner.run("analysis", game_id, player)
 
+    @operation("analysis")
     def _analysis(self, game_id: str, player: str) -> list[str]:
         limits = self.limits()
         game = self.store.load(game_id, player)
@@ -727,38 +623,31 @@ class GameService:
         """Take an invitation's seat, a deliberate act (opening its link only shows the game: a link
         preview must not take the seat): True if the player has it now (also when it was theirs), False
         when another player has it. NotFound when the key is not the game's."""
-        return await self._one_at_a_time(game_id, self._join, key, player)
+        return await self.runner.run("join", game_id, key, player)
 
+    @operation("join")
     def _join(self, game_id: str, key: str, player: str) -> bool:
-        link = LINK + key
+        link = watcher(key)
         game = self.store.load(game_id, link)
-        if player in game.seats:
+        if held_by(game.seats, player):
             return True
-        if modes.get_mode(game.mode).red(game) is not None:
+        joined = modes.get_mode(game.mode).take_invitation(game, player)
+        if joined is None:
             return False
-        joined = game.copy()
-        joined.seats.append(player)
-        joined.version += 1  # the inviter's page hears of it
         self.store.save(game_id, link, joined, game.version)
         return True
 
     async def free_seat(self, game_id: str, player: str) -> Game:
         """The seat an invitation gave to someone who never moved, back to the player who invited, with a
         new link (the old one opens nothing any more); refused otherwise."""
-        return await self._one_at_a_time(game_id, self._free_seat, player)
+        return await self.runner.run("free-seat", game_id, player)
 
+    @operation("free-seat")
     def _free_seat(self, game_id: str, player: str) -> Game:
         before = self.store.load(game_id, player)
         after = modes.get_mode(before.mode).reclaim_seat(before, player)
         self.store.save(game_id, player, after, before.version)
         return after
-
-    def viewer_seat(self, game: Game, player: str) -> int | None:
-        """The seat whose player is `player` (the first on one screen), for presence; None for whoever watches."""
-        if player == game.seats[0]:
-            return 0
-        red = modes.get_mode(game.mode).red(game) if len(game.seats) > 1 else None
-        return 1 if red == player else None
 
     async def live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
         """The version stored now and the seats whose players are connected; a seat's player is marked
@@ -770,14 +659,10 @@ class GameService:
 
     def _live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
         game = self.store.load(game_id, player)
-        seat = self.viewer_seat(game, player)
-        if seat is not None and game.status == "playing":
-            self._mark_present(game_id, seat)
-            if game.state.get("opponent") == "screen":
-                self._mark_present(game_id, 1 - seat)
-        present = frozenset(self.store.present(game_id))
-        if game.state.get("opponent") == "computer":
-            present |= {1}
+        if game.status == "playing":
+            for seat in held_by(game.seats, player):
+                self._mark_present(game_id, seat)
+        present = frozenset(self.store.present(game_id)) | computers(game.seats)
         return game, game.version, present
 
     def _mark_present(self, game_id: str, seat: int) -> None:
@@ -814,7 +699,7 @@ class GameService:
         while True:
             await anyio.sleep(self.settings.computer_pause)
             try:
-                again = await self._one_at_a_time(game_id, self._computer_move, self.deals.next(), self.clock())
+                again = await self.runner.run("computer-move", game_id, self.deals.next(), self.clock())
             except Exception:
                 # The game waits on the computer; opening its page starts the turn again.
                 log.exception("the computer could not move in game %s", game_id)
@@ -822,6 +707,7 @@ class GameService:
             if not again:
                 return
 
+    @operation("computer-move")
     def _computer_move(self, game_id: str, rng: random.Random, now: float) -> bool:
         """One move of the computer's, if it is its turn; True when it is its turn again."""
         before = self.store.load(game_id, COMPUTER)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import (
     Annotated,
     Any,
@@ -31,6 +31,7 @@ from typing import (
     NotRequired,
     Protocol,
     TypeVar,
+    get_args,
 )
 
 from pydantic import (
@@ -48,8 +49,10 @@ from pydantic import (
 )
 from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
-from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Options
-from solver.position import COVERED, FLAG, MINE
+from app import seats as seating
+from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Switches
+from app.seats import Seat
+from solver.position import COVERED, FLAG, MINE, NUMBERS
 
 # JSON types exactly (no "9" for 9, no true for 1) and no field the schema does not name:
 # decorate a mode's schema with it.
@@ -58,8 +61,14 @@ schema = with_config(ConfigDict(strict=True, extra="forbid"))
 _lenient = with_config(ConfigDict(strict=True, extra="ignore"))
 
 
+def _context(info: ValidationInfo) -> dict[str, Any]:
+    """What a check needs of the game (its board's size, its mines): _checked passes it every time."""
+    assert info.context is not None
+    return info.context
+
+
 def _on_the_board(index: int, info: ValidationInfo) -> int:
-    cells = info.context["cells"]
+    cells = _context(info)["cells"]
     if index >= cells:
         raise ValueError(f"cell {index} is off the board of {cells} cells")
     return index
@@ -79,8 +88,9 @@ CellKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]{0,5})$"), Af
 def _a_layout_of_the_game(mines: list[int], info: ValidationInfo) -> list[int]:
     if mines != sorted(set(mines)):
         raise ValueError("a layout lists each mine once, in order")
-    if len(mines) != info.context["mines"]:
-        raise ValueError(f"{len(mines)} mines in the layout of a game with {info.context['mines']}")
+    expected = _context(info)["mines"]
+    if len(mines) != expected:
+        raise ValueError(f"{len(mines)} mines in the layout of a game with {expected}")
     return mines
 
 
@@ -94,10 +104,16 @@ Side = Annotated[StrictInt, Field(ge=2, le=MAX_BOARD_SIDE)]
 Time = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
 # What a cell shows: covered, a number, or a mine shown without a loss (help found it); a lost game
 # shows its mines through shown_mines, not in cells.
-Symbol = Literal[COVERED, "0", "1", "2", "3", "4", "5", "6", "7", "8", MINE]
+# mypy reads only literal values in Literal[...], not the constants that name them: the asserts below keep
+# the two the same.
+Symbol = Literal[".", "0", "1", "2", "3", "4", "5", "6", "7", "8", "*"]
 Symbols = Annotated[str, StringConstraints(pattern=f"^[{re.escape(COVERED + MINE)}0-8]*$")]
-Mark = Literal[FLAG, QUESTION]
-Status = Literal[STATUSES]
+Mark = Literal["F", "?"]
+MarkOrNone = Literal["F", "?", ""]
+Status = Literal["playing", "won", "lost"]
+assert get_args(Symbol) == (COVERED, *NUMBERS, MINE)
+assert get_args(Mark) == (FLAG, QUESTION) and get_args(MarkOrNone) == (FLAG, QUESTION, "")
+assert get_args(Status) == STATUSES
 
 
 @schema
@@ -109,9 +125,14 @@ class ModeSchemas(Protocol):
     """What the schema needs of a mode (app.modes.base.Mode has it)."""
 
     name: ClassVar[str]
-    options_class: ClassVar[type[Options]]
+    options_class: ClassVar[type[Switches]]
     state_schema: ClassVar[type]
     hidden_schema: ClassVar[type | None]
+    secret_optional: ClassVar[bool]
+
+    def legacy_seats(self, credentials: list[str], state: dict[str, Any]) -> list[Seat]: ...
+
+    def upgraded_state(self, state: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @_lenient
@@ -142,7 +163,7 @@ class _Recorded(TypedDict, Generic[ModeState]):
 @_lenient
 class _Record(_Recorded[ModeState]):
     cells: dict[CellKey, Symbol]  # what each changed cell showed before
-    marks: dict[CellKey, Literal[FLAG, QUESTION, ""]]
+    marks: dict[CellKey, MarkOrNone]
 
 
 @_lenient
@@ -158,7 +179,7 @@ class _State(_Recorded[ModeState]):
     hints: Count
     deaths: NotRequired[Count]  # games stored before deaths were counted have none
     version: Version
-    seats: list[StrictStr]
+    seats: list[dict[StrictStr, StrictStr]]  # app.seats.to_json
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -170,8 +191,9 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
     mode = modes.get(board["mode"])
     if mode is None:
         raise _malformed(f"mode: unknown mode {board['mode']!r}")
+    data = _typed_seats(data, mode)
     context = {"cells": board["width"] * board["height"]}
-    state = _checked(_State[mode.state_schema], data, context)
+    state = _checked(_of_mode(_State, mode), data, context)
     cells = state["cells"]
     if len(cells) != context["cells"]:
         raise _malformed(f"cells: {len(cells)} symbols on a {state['width']}x{state['height']} board")
@@ -188,10 +210,16 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
     if unknown:
         raise _malformed(f"options.{unknown[0]}: not a setting of {mode.name} games")
     hidden = state["hidden"]
+    if hidden is None and mode.hidden_schema is not None and not mode.secret_optional:
+        raise _malformed(f"hidden: a {mode.name} game keeps a secret, and this one has none")
     if hidden is not None:
         if mode.hidden_schema is None:
             raise _malformed(f"hidden: {mode.name} games keep no secret")
         hidden = _checked(mode.hidden_schema, hidden, {**context, "mines": state["mines"]}, "hidden")
+    try:
+        seats = seating.from_json(state["seats"])
+    except ValueError as error:
+        raise _malformed(str(error)) from None
     return Game(
         width=state["width"],
         height=state["height"],
@@ -212,20 +240,28 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         finished_at=state["finished_at"],
         last_cell=state["last_cell"],
         version=state["version"],
-        seats=state["seats"],
+        seats=seats,
     )
 
 
 def read_records(
-    game: Game, records: list[str | bytes | Any], modes: Mapping[str, ModeSchemas]
+    game: Game, records: Sequence[str | bytes | Any], modes: Mapping[str, ModeSchemas]
 ) -> list[dict[str, Any]]:
     """A game's undo records as stored (JSON text, or objects), checked against the game; ValueError if any is wrong."""
-    schema = _Record[modes[game.mode].state_schema]
+    mode = modes[game.mode]
+    schema = _of_mode(_Record, mode)
     context = {"cells": game.width * game.height}
-    return [_record(schema, record, context, number) for number, record in enumerate(records)]
+    return [_record(schema, mode, record, context, number) for number, record in enumerate(records)]
 
 
-def _record(schema: Any, record: str | bytes | Any, context: dict[str, Any], number: int) -> dict[str, Any]:
+def _of_mode(generic: Any, mode: ModeSchemas) -> Any:
+    """`generic` with the mode's state_schema as its ModeState: a type known only once the game's mode is."""
+    return generic[mode.state_schema]
+
+
+def _record(
+    schema: Any, mode: ModeSchemas, record: str | bytes | Any, context: dict[str, Any], number: int
+) -> dict[str, Any]:
     if isinstance(record, (str, bytes)):
         try:
             # Parsed and checked in one pass: a big game has thousands of records.
@@ -233,7 +269,7 @@ def _record(schema: Any, record: str | bytes | Any, context: dict[str, Any], num
         except ValidationError:
             # Records of the release before are shaped otherwise, and pass once upgraded.
             record = _json(record, f"undo record {number}")
-    return _checked(schema, _upgraded_record(record), context, f"undo record {number}")
+    return _checked(schema, _upgraded_record(record, mode), context, f"undo record {number}")
 
 
 def dump(game: Game, modes: Mapping[str, ModeSchemas]) -> str:
@@ -297,10 +333,28 @@ def _upgraded(data: Any) -> Any:
     return data
 
 
-def _upgraded_record(record: Any) -> Any:
-    if not isinstance(record, dict) or "layout" not in record:
+def _typed_seats(data: Any, mode: ModeSchemas) -> Any:
+    """Releases before typed seats stored the seats' credentials (app.seats.credentials) as the seats, and a
+    mode with seats kept in its state how they were filled: the mode reads them back as seats, and its state
+    in today's shape."""
+    stored = data.get("seats") if isinstance(data, dict) else None
+    if not (isinstance(stored, list) and stored and all(isinstance(credential, str) for credential in stored)):
+        return data
+    state = data.get("state") if isinstance(data.get("state"), dict) else {}
+    try:
+        seats = mode.legacy_seats(stored, state)
+    except ValueError as error:
+        raise _malformed(str(error)) from None
+    return {**data, "seats": seating.to_json(seats), "state": mode.upgraded_state(state)}
+
+
+def _upgraded_record(record: Any, mode: ModeSchemas) -> Any:
+    if not isinstance(record, dict):
         return record
     record = dict(record)
-    record["shown_mines"] = record.pop("layout")
-    record["state"] = {"forced_guesses": record.pop("forced_guesses", 0)}
+    if "layout" in record:
+        record["shown_mines"] = record.pop("layout")
+        record["state"] = {"forced_guesses": record.pop("forced_guesses", 0)}
+    if isinstance(record.get("state"), dict):
+        record["state"] = mode.upgraded_state(record["state"])
     return record

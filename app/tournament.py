@@ -3,7 +3,7 @@
 A program is any command that speaks the `kaboom move` protocol: a position on
 stdin, `X Y` on stdout. It is started afresh for every move and must answer
 within the limit; a late, failed or illegal answer loses the game (and is
-reported). `builtin:LEVEL` plays a level of solver.strategy in the referee's
+reported). `builtin:LEVEL` plays a level of solver.flags in the referee's
 own process, for quick measurements; its time is its thinking only.
 
 The games are played by the Flags rules (app.modes.flags) without the bomb,
@@ -30,8 +30,8 @@ from fractions import Fraction
 
 from app.game import Move
 from app.modes.flags import Flags, FlagsOptions
+from solver.flags import FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView
 from solver.position import COVERED, Position
-from solver.strategy import FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView
 
 ANSWER_SECONDS = 10.0
 SIZES = ((20, 20), (20, 100), (100, 100))
@@ -44,7 +44,7 @@ FLAGS = Flags()
 
 
 @dataclass(frozen=True)
-class Board:
+class ScheduledBoard:
     width: int
     height: int
     mines: int
@@ -62,13 +62,13 @@ class Board:
         return f"{self.size} with {self.mines} mines ({100 * self.mines / (self.width * self.height):.1f} %)"
 
 
-def schedule(quick: bool = False, sizes: tuple[tuple[int, int], ...] | None = None) -> list[Board]:
+def schedule(quick: bool = False, sizes: tuple[tuple[int, int], ...] | None = None) -> list[ScheduledBoard]:
     """The boards in order: each size at each density; `sizes` keeps only those sets of the schedule."""
     every, densities = (QUICK_SIZES, QUICK_DENSITIES) if quick else (SIZES, DENSITIES)
-    boards = []
+    boards: list[ScheduledBoard] = []
     for width, height in every:
         for density in densities:
-            board = Board(width, height, round(width * height * density), len(boards))
+            board = ScheduledBoard(width, height, round(width * height * density), len(boards))
             boards.append(board)
     return [board for board in boards if sizes is None or (board.width, board.height) in sizes]
 
@@ -145,7 +145,7 @@ def check_program(command: str) -> Program:
 
 @dataclass
 class GameRecord:
-    board: Board
+    board: ScheduledBoard
     first: int  # which program (0 = A, 1 = B) moved first
     scores: list[int]  # by program
     winner: int | None  # by program; None for a draw
@@ -154,7 +154,7 @@ class GameRecord:
 
 
 def play(
-    board: Board,
+    board: ScheduledBoard,
     programs: tuple[Program, Program],
     first: int,
     seed: int,
@@ -188,7 +188,7 @@ def play(
     return record
 
 
-def games(boards: list[Board]) -> list[tuple[Board, int]]:
+def games(boards: list[ScheduledBoard]) -> list[tuple[ScheduledBoard, int]]:
     """Each board twice, A first then B first."""
     return [(board, first) for board in boards for first in (0, 1)]
 
@@ -209,7 +209,11 @@ def sets(records: list[GameRecord]) -> list[SetResult]:
     for size, played in by_size.items():
         won = [
             sum(
-                Fraction(1) if r.winner == side else Fraction(1, 2) if r.winner is None else Fraction(0) for r in played
+                (
+                    Fraction(1) if r.winner == side else Fraction(1, 2) if r.winner is None else Fraction(0)
+                    for r in played
+                ),
+                Fraction(0),
             )
             for side in (0, 1)
         ]

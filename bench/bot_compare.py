@@ -37,8 +37,8 @@ def main() -> None:
     if len(before) != len(after):
         sys.exit(f"{len(before)} games against {len(after)}: run both with the same --games and --seed")
     games = len(before)
-    only_before = sum(1 for a, b in zip(before, after) if a and not b)
-    only_after = sum(1 for a, b in zip(before, after) if b and not a)
+    only_before = sum(1 for a, b in zip(before, after, strict=True) if a and not b)
+    only_after = sum(1 for a, b in zip(before, after, strict=True) if b and not a)
     difference = (only_after - only_before) / games
     # The paired (McNemar) standard error of the difference of two proportions on the same games.
     spread = math.sqrt(max(0.0, only_before + only_after - (only_after - only_before) ** 2 / games)) / games
@@ -46,7 +46,8 @@ def main() -> None:
     print(f"after:  won {sum(after)} of {games} = {100 * sum(after) / games:.2f} %")
     print(f"games only before won: {only_before}; only after: {only_after}")
     print(
-        f"difference: {100 * difference:+.2f} points (95 % interval {100 * (difference - 1.96 * spread):+.2f} to {100 * (difference + 1.96 * spread):+.2f})"
+        f"difference: {100 * difference:+.2f} points "
+        f"(95 % interval {100 * (difference - 1.96 * spread):+.2f} to {100 * (difference + 1.96 * spread):+.2f})"
     )
 
 

@@ -23,7 +23,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from app.tournament import DENSITIES, parse_answer, sample_position  # noqa: E402
-from solver.strategy import FLAGS_PLAYERS  # noqa: E402
+from solver.flags import FLAGS_PLAYERS  # noqa: E402
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 

@@ -51,6 +51,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -221,7 +222,7 @@ def no_guess_hammer(url: str, mines: int, stop: threading.Event, answers: Answer
                 time.sleep(0.1)
                 continue
             click = {"action": "reveal", "x": 50, "y": 50}
-            answer = answers.timed("reveal", lambda: attacker.post(f"/api/games/{game_id}/moves", json=click))
+            answer = answers.timed("reveal", partial(attacker.post, f"/api/games/{game_id}/moves", json=click))
             if answer.status_code == 200:
                 undo(attacker, answers, game_id)
 
@@ -242,10 +243,10 @@ def bot_hammer(url: str, mines: int, stop: threading.Event, answers: Answers) ->
                     continue
                 over = False
             bot = f"/api/games/{game_id}/bot"
-            if answers.timed("GET bot", lambda: attacker.get(bot)).status_code == 409:
+            if answers.timed("GET bot", partial(attacker.get, bot)).status_code == 409:
                 over = True
                 continue
-            played = answers.timed("POST bot", lambda: attacker.post(bot))
+            played = answers.timed("POST bot", partial(attacker.post, bot))
             over = played.status_code == 409 or (played.status_code == 200 and played.json()["status"] != "playing")
 
 

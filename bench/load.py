@@ -701,7 +701,7 @@ def revealed(before: list[str], after: list[str]) -> dict[Cell, str]:
     """The numbers shown in `after` and not in `before`: what Analyzer.reveal takes."""
     return {
         (x, y): symbol
-        for y, (old, new) in enumerate(zip(before, after))
+        for y, (old, new) in enumerate(zip(before, after, strict=True))
         if old != new
         for x, symbol in enumerate(new)
         if symbol != old[x] and symbol in NUMBERS
@@ -1267,7 +1267,7 @@ async def run_load(
         for stuck in pending:
             stuck.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-        for client, finished in zip(clients, tasks):
+        for client, finished in zip(clients, tasks, strict=True):
             if finished in done and (error := finished.exception()) is not None:
                 client.stats.error(type(error).__name__)
         for finished in extra:
@@ -1312,7 +1312,7 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
                 started.append(start_server(workers, data, port, store, secret, log_name))
             servers = Servers(workers, ports, [server.pid for server, _ in started], redis.pid if redis else None)
             with asyncio.Runner(loop_factory=new_event_loop()) as runner:
-                for (server, log), port in zip(started, ports):
+                for (server, log), port in zip(started, ports, strict=True):
                     runner.run(wait_until_up(server, port, log))
                 result = runner.run(run_load(servers, database, args, progress, sampler))
         finally:

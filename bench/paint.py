@@ -18,8 +18,9 @@ Timed inside the page, on the page's clock (performance.now):
   swap          htmx:beforeSwap → htmx:afterSwap (parsing and inserting the fragment)
 and, from the DevTools protocol (Performance.getMetrics before and after each click), the main thread's
 style recalculation, layout, script and other task time per move; each board's first page load
-(Navigation Timing: the response's end, DOMContentLoaded, load, the first contentful paint). Also the bytes of the game pages,
-of each move's answer and of the static files, raw, as transferred, and gzipped here (level 6) for comparison.
+(Navigation Timing: the response's end, DOMContentLoaded, load, the first contentful paint). Also the bytes of the
+game pages, of each move's answer and of the static files, raw, as transferred, and gzipped here (level 6) for
+comparison.
 
 Every move is checked: one answer, to a reveal of that very cell (a press that landed on a neighbour
 shows here even when its flood opened ours), the page's #version went up, the clicked cell changed on
@@ -92,23 +93,34 @@ window.__paint = (() => {
   let armed = null, latest = null;
   const now = () => performance.now();
   const onBoard = (event) => event.target && event.target.closest && event.target.closest('#board');
-  document.addEventListener('pointerdown', (e) => { if (armed && armed.press === null && onBoard(e)) armed.press = e.timeStamp; }, true);
-  document.addEventListener('click', (e) => { if (armed && armed.click === null && onBoard(e)) armed.click = e.timeStamp; }, true);
-  for (const [type, key] of [['htmx:beforeRequest', 'send'], ['htmx:beforeSwap', 'response'], ['htmx:afterSwap', 'swapped']]) {
+  document.addEventListener('pointerdown', (e) => {
+    if (armed && armed.press === null && onBoard(e)) armed.press = e.timeStamp;
+  }, true);
+  document.addEventListener('click', (e) => {
+    if (armed && armed.click === null && onBoard(e)) armed.click = e.timeStamp;
+  }, true);
+  const marks = [['htmx:beforeRequest', 'send'], ['htmx:beforeSwap', 'response'], ['htmx:afterSwap', 'swapped']];
+  for (const [type, key] of marks) {
     document.addEventListener(type, () => { if (armed && armed[key] === null) armed[key] = now(); }, true);
   }
   return {
     arm(id) {
       performance.clearResourceTimings();
-      const record = armed = latest = {id, press: null, click: null, send: null, response: null, swapped: null, changed: null, paint: null, error: null};
+      const record = armed = latest = {
+        id, press: null, click: null, send: null, response: null, swapped: null,
+        changed: null, paint: null, error: null,
+      };
       const deadline = now() + 10000;
       record.done = new Promise((resolve) => {
         const finish = () => {
           armed = null;
           const timing = performance.getEntriesByType('resource').find((entry) => entry.name.endsWith('/moves'));
           const cell = document.getElementById(id);
-          resolve({...record, done: undefined, fetchStart: timing ? timing.startTime : null, responseEnd: timing ? timing.responseEnd : null,
-                   version: Number(document.getElementById('version').value), className: cell ? cell.className : null});
+          resolve({
+            ...record, done: undefined,
+            fetchStart: timing ? timing.startTime : null, responseEnd: timing ? timing.responseEnd : null,
+            version: Number(document.getElementById('version').value), className: cell ? cell.className : null,
+          });
         };
         // Polled in requestAnimationFrame: the frame whose rAF first sees the change is the one that paints it.
         const poll = () => {
@@ -157,7 +169,8 @@ PREPARE = """async (id) => {
 
 
 def start_server(data: Path) -> tuple[subprocess.Popen, str, Path]:
-    """`kaboom serve` as a self-hoster runs it; its log goes to a file, where a pipe nobody reads could fill and stall it."""
+    """`kaboom serve` as a self-hoster runs it; its log goes to a file, where a pipe nobody reads could fill and
+    stall it."""
     port, log = free_port(), data / "server.log"
     env = {
         **os.environ,
@@ -385,7 +398,8 @@ def main() -> None:
         try:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             console.print(
-                f"Chromium {browser.version}, kaboom serve at {url}, mode {args.mode}, seed {args.seed}, {args.moves} moves per board and viewport"
+                f"Chromium {browser.version}, kaboom serve at {url}, mode {args.mode}, seed {args.seed}, "
+                f"{args.moves} moves per board and viewport"
             )
             with Progress(console=Console(stderr=True), transient=True) as progress:
                 task = progress.add_task("boards", total=len(args.sizes.split(",")) * len(args.viewports.split(",")))
@@ -439,7 +453,8 @@ def main() -> None:
             continue
         mean = {key: statistics.fmean(m[key] for m in run.cdp) for key in CDP_KEYS}
         style, layout, script = (mean[k] * 1000 for k in ("RecalcStyleDuration", "LayoutDuration", "ScriptDuration"))
-        # The protocol's own commands (getMetrics, the probe's evaluate) run on the main thread too: left out of "other".
+        # The protocol's own commands (getMetrics, the probe's evaluate) run on the main thread too: left out of
+        # "other".
         task = (mean["TaskDuration"] - mean["DevToolsCommandDuration"]) * 1000
         table.add_row(
             run.board,

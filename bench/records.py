@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -151,7 +152,7 @@ def start_redis(data: Path) -> tuple[subprocess.Popen, str]:
             return process, url
         except redis.ConnectionError:
             if time.monotonic() > deadline or process.poll() is not None:
-                raise SystemExit("redis-server did not start")
+                raise SystemExit("redis-server did not start") from None
             time.sleep(0.05)
 
 
@@ -285,12 +286,12 @@ def main() -> None:
     print(f"server code: {options.code}; store: {store_name}")
     for count in (int(size) for size in options.results.split(",")):
         results = history(count, random.Random(count))
-        old_way = timed(lambda: records_of(results))
+        old_way = timed(partial(records_of, results))
         rows = recount(results)
         print(
             f"\n{count:,} results, in this process: records_of over them all {old_way * 1000:.0f} ms, "
-            f"recount once {timed(lambda: recount(results)) * 1000:.0f} ms, tallied {timed(lambda: tallied(rows)) * 1000:.2f} ms "
-            f"({len(rows) - 1} tallies)"
+            f"recount once {timed(partial(recount, results)) * 1000:.0f} ms, "
+            f"tallied {timed(partial(tallied, rows)) * 1000:.2f} ms ({len(rows) - 1} tallies)"
         )
         with tempfile.TemporaryDirectory(prefix="kaboom-records-") as folder:
             data = Path(folder)

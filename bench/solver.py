@@ -150,7 +150,7 @@ def summary(values: list[float], scale: float = 1000, digits: int = 2) -> str:
 
 def per_unit(timings: Timings) -> str:
     """Microseconds per work unit, over the clicks that did real work."""
-    pairs = [(t, w) for t, w in zip(timings.classify, timings.work) if w >= 10_000]
+    pairs = [(t, w) for t, w in zip(timings.classify, timings.work, strict=True) if w >= 10_000]
     if not pairs:
         return "-"
     return f"{sum(t for t, _ in pairs) / sum(w for _, w in pairs) * 1e6:.3f}"

@@ -118,7 +118,7 @@ def main() -> None:
                     break
                 except httpx.HTTPError:
                     if time.monotonic() > deadline:
-                        raise SystemExit("the server did not start")
+                        raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
             table = Table(title="Click latency, ms: median / p95 / max (server = Server-Timing, client = round trip)")
             for column in ("size", "route", "games", "clicks", "won", "server", "client"):

@@ -82,13 +82,18 @@ class _Component:
 
     __slots__ = ("numbers", "cells", "constraints", "witnesses", "counts")
 
-    def __init__(self, numbers: set[int], cells: set[int], constraints: list[Constraint]):
+    def __init__(self, numbers: set[int], cells: set[int], constraints: list[Constraint[int]]):
         self.numbers = numbers
         self.cells = cells
         self.constraints = constraints
         # Models found so far, as mine sets over `cells`; None until phase 1 ran.
-        self.witnesses: list[frozenset] | None = None
-        self.counts: ComponentCounts | BudgetExceeded | None = None
+        self.witnesses: list[frozenset[int]] | None = None
+        self.counts: ComponentCounts[int] | BudgetExceeded | None = None
+
+    def models(self) -> list[frozenset[int]]:
+        """The models phase 1 found (phase 2 and what comes after it run once phase 1 did)."""
+        assert self.witnesses is not None, "phase 1 has not run on this component"
+        return self.witnesses
 
 
 class Analyzer:
@@ -233,7 +238,7 @@ class Analyzer:
                         self._decide(cell, residual > 0)
                         work.extend(n for n in self._neighbours[cell] if n in self._open)
 
-    def _rebuild_components(self, witnesses: list[tuple[set, frozenset]] | None = None) -> list[_Component]:
+    def _rebuild_components(self, witnesses: list[tuple[set[int], frozenset[int]]] | None = None) -> list[_Component]:
         """Recompute the components that contain dirty numbers; returns the new ones.
 
         With `witnesses`, (cells, mines) models that agree with every proven
@@ -365,7 +370,7 @@ class Analyzer:
         outside = self._outside_size()
         if self.allowance is not None:
             # Matching every known model against every cell is Python work that grows with both.
-            self.allowance.charge(sum(len(c.witnesses) * len(c.cells) for c in components) * CELL_UNITS)
+            self.allowance.charge(sum(len(c.models()) * len(c.cells) for c in components) * CELL_UNITS)
         questions = _unwitnessed(components, mines_left, outside)
         if questions is None:
             return
@@ -386,7 +391,7 @@ class Analyzer:
             still_valid = [
                 (component.cells, witness)
                 for component in components
-                for witness in component.witnesses
+                for witness in component.models()
                 if all((cell in witness) == answers.decided[cell] for cell in component.cells & answers.decided.keys())
             ]
             every_cell = set(cells)
@@ -454,7 +459,7 @@ class Analyzer:
         cells = sorted((self._cell(numbers[i]) for i in core if i < len(groups)), key=lambda c: (c[1], c[0]))
         return cells, uses_count
 
-    def _seen_constraint(self, number: int) -> Constraint:
+    def _seen_constraint(self, number: int) -> Constraint[Cell]:
         covered = frozenset(self._cell(n) for n in self._neighbours[number] if self._symbol[n] == COVERED)
         shown = sum(1 for n in self._neighbours[number] if self._symbol[n] == MINE)
         return Constraint(covered, int(self._symbol[number]) - shown)
@@ -510,7 +515,8 @@ class Analyzer:
         return [self._cell(index) for index, mine in self._known.items() if not mine]
 
     def proven_statuses(self) -> dict[Cell, Status]:
-        """Every covered cell's status as far as reasoning has gone, without reasoning further (classify() once settled)."""
+        """Every covered cell's status as far as reasoning has gone, without reasoning further (classify() once
+        settled)."""
         return {self._cell(i): self._status_of(i) for i, symbol in enumerate(self._symbol) if symbol == COVERED}
 
     def status_rows(self) -> list[str]:
@@ -527,7 +533,7 @@ class Analyzer:
 
     # ----- counting -------------------------------------------------------
 
-    def _counts(self, component: _Component, budget: Budget) -> ComponentCounts:
+    def _counts(self, component: _Component, budget: Budget) -> ComponentCounts[int]:
         if component.counts is None or (isinstance(component.counts, BudgetExceeded) and budget.steps > 0):
             try:
                 component.counts = ComponentCounts(sorted(component.cells), component.constraints, budget)
@@ -560,6 +566,7 @@ class Analyzer:
             elif index in frontier:
                 result[cell] = frontier[index]
             else:
+                assert outside_probability is not None, "a covered cell neither proven nor on the frontier is outside"
                 result[cell] = outside_probability
         return Probabilities(result)
 
@@ -613,7 +620,7 @@ class Analyzer:
             # Asked after settling: a cell the settling proves is in no component and not outside.
             known = self._known.get(forced_index)
             if known is not None and known != mine:
-                raise Inconsistent(f"{describe(force[0])} is proven {'a mine' if known else 'safe'}", [force[0]])
+                raise Inconsistent(f"{describe(cell)} is proven {'a mine' if known else 'safe'}", [cell])
             if known is not None:
                 forced_index = None  # nothing left to force
         if interrupted:
@@ -626,11 +633,11 @@ class Analyzer:
             outside.remove(forced_index)
             mines_left -= int(mine)
         try:
-            counts = []
+            counts: list[ComponentCounts[int]] = []
             # In the order of their first cells, not of their making: the same position and
             # the same rng then draw the same layout, whatever moves led to the position.
             for component in sorted(self._components, key=lambda component: min(component.cells)):
-                if component is forced_component:
+                if component is forced_component and forced_index is not None:
                     extra = Constraint(frozenset([forced_index]), int(mine))
                     counts.append(ComponentCounts(sorted(component.cells), component.constraints + [extra], budget))
                 else:
@@ -653,7 +660,8 @@ class Analyzer:
         return Layout(frozenset(self._cell(index) for index in mines), uniform)
 
     def _sat_layout(self, forced: int | None, mine: bool, rng: random.Random) -> set[int]:
-        """A valid layout of the undetermined cells from one SAT call (not uniform); a forced outside cell is left out."""
+        """A valid layout of the undetermined cells from one SAT call (not uniform); a forced outside cell is left
+        out."""
         cells = sorted(cell for component in self._components for cell in component.cells)
         constraints = [constraint for component in self._components for constraint in component.constraints]
         outside = self._undetermined_outside()
@@ -685,7 +693,7 @@ class Analyzer:
         return Explanation(cell, status, tuple(numbers), uses_count)
 
 
-def _unwitnessed(components: list[_Component], mines_left: int, outside: int) -> CountQuestions | None:
+def _unwitnessed(components: list[_Component], mines_left: int, outside: int) -> CountQuestions[int] | None:
     """The questions phase 2 must ask SAT, or None when the known models answer them all.
 
     A pick of one known model per component whose total lies in [low, high]
@@ -693,7 +701,7 @@ def _unwitnessed(components: list[_Component], mines_left: int, outside: int) ->
     bitset (a Python int), so each question is a few shifts and masks.
     """
     low, high = mines_left - outside, mines_left
-    counts = [sorted({len(w) for w in component.witnesses}) for component in components]
+    counts = [sorted({len(w) for w in component.models()}) for component in components]
     reach = [1]
     for options in counts:
         reach.append(_sumset(reach[-1], options))
@@ -705,7 +713,7 @@ def _unwitnessed(components: list[_Component], mines_left: int, outside: int) ->
 
     outside_mine = outside > 0 and not hits(total_reach, low, min(high, mines_left - 1))
     outside_safe = outside > 0 and not hits(total_reach, max(low, mines_left - outside + 1), high)
-    cells: dict = {}
+    cells: dict[int, set[bool]] = {}
     frontier = sum(len(component.cells) for component in components)
     if not (low <= 0 and high >= frontier):
         suffix = [1] * (len(components) + 1)
@@ -713,8 +721,8 @@ def _unwitnessed(components: list[_Component], mines_left: int, outside: int) ->
             suffix[i] = _sumset(suffix[i + 1], counts[i])
         for i, component in enumerate(components):
             others = _sumset_bits(reach[i], suffix[i + 1])
-            by_value: dict = {}
-            for witness in component.witnesses:
+            by_value: dict[tuple[int, bool], set[int]] = {}
+            for witness in component.models():
                 size = len(witness)
                 for cell in component.cells:
                     by_value.setdefault((cell, cell in witness), set()).add(size)

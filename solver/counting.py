@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Generic
 
-from solver.sat import Constraint
+from solver.sat import C, Constraint
 
-Cell = Hashable
 Poly = list[int]  # index k -> number of layouts with k mines
+State = tuple[int, ...]  # the dynamic programme's state: the residual of each open constraint
 
 
 class BudgetExceeded(Exception):
@@ -82,29 +83,29 @@ def _choose(rng: random.Random, weights: Sequence[int]) -> int:
     raise AssertionError("weights changed while choosing")
 
 
-def _membership(cells: Sequence[Cell], constraints: Sequence[Constraint]) -> dict:
-    member_of: dict = {cell: [] for cell in cells}
+def _membership(cells: Sequence[C], constraints: Sequence[Constraint[C]]) -> dict[C, list[int]]:
+    member_of: dict[C, list[int]] = {cell: [] for cell in cells}
     for index, constraint in enumerate(constraints):
         for cell in constraint.cells:
             member_of[cell].append(index)
     return member_of
 
 
-def _cell_order(cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget) -> list[Cell]:
+def _cell_order(cells: Sequence[C], constraints: Sequence[Constraint[C]], budget: Budget) -> list[C]:
     """Greedy order that keeps few constraints open at once (the DP state is their residuals)."""
     member_of = _membership(cells, constraints)
     unplaced_in = [len(constraint.cells) for constraint in constraints]
     opened: set[int] = set()
     # Unplaced cells of open constraints: the next cell comes from here, so
     # that the order sweeps the component instead of jumping around.
-    touching: set = set()
+    touching: set[C] = set()
     remaining = set(cells)
     order = []
     while remaining:
         candidates = touching or remaining
         budget.spend(len(candidates))
 
-        def cost(cell: Cell) -> tuple:
+        def cost(cell: C) -> tuple[int, int, str]:
             members = member_of[cell]
             new = sum(1 for index in members if index not in opened)
             closing = sum(1 for index in members if unplaced_in[index] == 1)
@@ -133,13 +134,13 @@ class _Step:
 
     __slots__ = ("closing", "following", "cost")
 
-    def __init__(self, closing: list, following: list):
+    def __init__(self, closing: list[tuple[int | None, int]], following: list[tuple[int | None, int, bool, int]]):
         self.closing = closing
         self.following = following
         # Budget units for one state: both values, each touching every open constraint.
         self.cost = 2 * (1 + len(closing) + len(following))
 
-    def apply(self, state: tuple, mine: int) -> tuple | None:
+    def apply(self, state: State, mine: int) -> State | None:
         for source, initial in self.closing:
             if (initial if source is None else state[source]) != mine:
                 return None
@@ -152,7 +153,7 @@ class _Step:
         return tuple(after)
 
 
-def _plan(order: Sequence[Cell], constraints: Sequence[Constraint]) -> list[_Step]:
+def _plan(order: Sequence[C], constraints: Sequence[Constraint[C]]) -> list[_Step]:
     member_of = _membership(order, constraints)
     position = {cell: index for index, cell in enumerate(order)}
     last = [max(position[cell] for cell in constraint.cells) for constraint in constraints]
@@ -174,16 +175,16 @@ def _plan(order: Sequence[Cell], constraints: Sequence[Constraint]) -> list[_Ste
     return steps
 
 
-class ComponentCounts:
+class ComponentCounts(Generic[C]):
     """Layouts of one component counted by mine count, with per-cell mine counts."""
 
-    def __init__(self, cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget):
+    def __init__(self, cells: Sequence[C], constraints: Sequence[Constraint[C]], budget: Budget):
         constraints = list(constraints)
         self.order = _cell_order(cells, constraints, budget)
         self.steps = _plan(self.order, constraints)
-        forward: list[dict[tuple, Poly]] = [{(): [1]}]
+        forward: list[dict[State, Poly]] = [{(): [1]}]
         for step in self.steps:
-            layer: dict[tuple, Poly] = {}
+            layer: dict[State, Poly] = {}
             budget.spend(len(forward[-1]) * step.cost)
             for state, poly in forward[-1].items():
                 for mine in (0, 1):
@@ -192,13 +193,13 @@ class ComponentCounts:
                         _add_shifted(layer.setdefault(after, []), poly, mine)
             forward.append(layer)
         # backward[t][state]: completions of cells t.. by their number of mines.
-        backward: list[dict[tuple, Poly]] = [{} for _ in forward]
+        backward: list[dict[State, Poly]] = [{} for _ in forward]
         backward[-1] = {state: [1] for state in forward[-1]}
         for t in range(len(self.steps) - 1, -1, -1):
             budget.spend(len(forward[t]) * self.steps[t].cost)
             layer = backward[t]
             for state in forward[t]:
-                poly: Poly = []
+                poly = []
                 for mine in (0, 1):
                     after = self.steps[t].apply(state, mine)
                     if after is not None and after in backward[t + 1]:
@@ -211,7 +212,7 @@ class ComponentCounts:
         last = max((k for k, count in enumerate(total) if count), default=-1)
         # by_mines[e]: layouts with low+e mines.
         self.by_mines: Poly = total[self.low : last + 1]
-        self.mine_by_mines: dict[Cell, Poly] = {}
+        self.mine_by_mines: dict[C, Poly] = {}
         for t, cell in enumerate(self.order):
             poly = []
             for state, before in forward[t].items():
@@ -226,12 +227,13 @@ class ComponentCounts:
     def width(self) -> int:
         return len(self.by_mines) - 1
 
-    def sample(self, rng: random.Random, mines: int) -> frozenset:
+    def sample(self, rng: random.Random, mines: int) -> frozenset[C]:
         """A layout with exactly `mines` mines, uniform among those."""
-        state: tuple = ()
+        state: State | None = ()
         left = mines
         chosen = []
         for t, cell in enumerate(self.order):
+            assert state is not None, "a step with no layout was chosen"
             options = []
             for mine in (0, 1):
                 after = self.steps[t].apply(state, mine)
@@ -244,17 +246,19 @@ class ComponentCounts:
                 left -= 1
         return frozenset(chosen)
 
-    def layouts(self, mines: int) -> Iterator[frozenset]:
+    def layouts(self, mines: int) -> Iterator[frozenset[C]]:
         """Every layout with exactly `mines` mines; the tables lead only into branches that complete."""
-        chosen: list = []
+        chosen: list[C] = []
 
-        def walk(t: int, state: tuple, left: int) -> Iterator[frozenset]:
+        def walk(t: int, state: State, left: int) -> Iterator[frozenset[C]]:
             if t == len(self.order):
                 yield frozenset(chosen)
                 return
             for mine in (0, 1):
                 after = self.steps[t].apply(state, mine)
-                completions = self._backward[t + 1].get(after, ()) if after is not None else ()
+                if after is None:
+                    continue
+                completions = self._backward[t + 1].get(after, [])
                 if 0 <= left - mine < len(completions) and completions[left - mine]:
                     if mine:
                         chosen.append(self.order[t])
@@ -289,10 +293,10 @@ def _outside_weights(low_total: int, span: int, mines_left: int, outside: int) -
     return weights
 
 
-class Combination:
+class Combination(Generic[C]):
     """All components and the outside together, under the global mine count."""
 
-    def __init__(self, components: Sequence[ComponentCounts], mines_left: int, outside: int):
+    def __init__(self, components: Sequence[ComponentCounts[C]], mines_left: int, outside: int):
         self.components = list(components)
         self.mines_left = mines_left
         self.outside = outside
@@ -316,7 +320,7 @@ class Combination:
             self.after[j] = [
                 sum(count * following[d + e] for e, count in enumerate(counts)) for d in range(len(self.before[j]))
             ]
-        self.total = sum(count * weight for count, weight in zip(self.before[-1], self.weights))
+        self.total = sum(count * weight for count, weight in zip(self.before[-1], self.weights, strict=True))
         if self.total == 0:
             raise ValueError("no layout puts the mines left on the covered cells")
 
@@ -326,28 +330,28 @@ class Combination:
         width = self.components[self.varying[j]].width
         return [sum(count * after[d + e] for d, count in enumerate(before)) for e in range(width + 1)]
 
-    def _tallies(self) -> Iterator[tuple[Cell | None, int, int]]:
+    def _tallies(self) -> Iterator[tuple[C | None, int, int]]:
         """(cell, layouts with a mine there, layouts) in the same units for one cell; None: any outside cell."""
         position = {i: j for j, i in enumerate(self.varying)}
         for i, component in enumerate(self.components):
             if i in position:
                 rest = self._rest_weight(position[i])
-                denominator = sum(c * r for c, r in zip(component.by_mines, rest))
+                denominator = sum(c * r for c, r in zip(component.by_mines, rest, strict=True))
                 for cell, mines in component.mine_by_mines.items():
-                    yield cell, sum(c * r for c, r in zip(mines, rest)), denominator
+                    yield cell, sum(c * r for c, r in zip(mines, rest, strict=True)), denominator
             else:
                 for cell, mines in component.mine_by_mines.items():
                     yield cell, mines[0], component.by_mines[0]
         if self.outside:
             mines_outside = sum(
                 count * weight * (self.mines_left - self.low_total - d)
-                for d, (count, weight) in enumerate(zip(self.before[-1], self.weights))
+                for d, (count, weight) in enumerate(zip(self.before[-1], self.weights, strict=True))
             )
             yield None, mines_outside, self.outside * self.total
 
-    def probabilities(self) -> tuple[dict[Cell, Fraction], Fraction | None]:
+    def probabilities(self) -> tuple[dict[C, Fraction], Fraction | None]:
         """Exact mine probability of every frontier cell, and of any one outside cell."""
-        result: dict[Cell, Fraction] = {}
+        result: dict[C, Fraction] = {}
         outside = None
         for cell, mines, layouts in self._tallies():
             if cell is None:
@@ -356,10 +360,10 @@ class Combination:
                 result[cell] = Fraction(mines, layouts)
         return result, outside
 
-    def chances(self) -> tuple[dict[Cell, float], float | None]:
+    def chances(self) -> tuple[dict[C, float], float | None]:
         """The same as floats, for comparing many moves quickly; exactly 0.0 only for a cell that is
         safe in every layout (no Fraction is built)."""
-        result: dict[Cell, float] = {}
+        result: dict[C, float] = {}
         outside = None
         for cell, mines, layouts in self._tallies():
             chance = mines / layouts if mines else 0.0
@@ -369,7 +373,7 @@ class Combination:
                 result[cell] = chance
         return result, outside
 
-    def sample(self, rng: random.Random) -> tuple[list[frozenset], int]:
+    def sample(self, rng: random.Random) -> tuple[list[frozenset[C]], int]:
         """Mine sets for every component and the number of outside mines, uniform over layouts."""
         extra = {}
         taken = 0

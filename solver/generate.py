@@ -12,7 +12,7 @@ import random
 
 from solver.analysis import Analyzer, Status
 from solver.limits import Allowance
-from solver.position import COVERED, Position, neighbour_table
+from solver.position import COVERED, Neighbours, Position, neighbour_table
 
 
 def opening_layout(width: int, height: int, mines: int, first: int, rng: random.Random) -> frozenset[int] | None:
@@ -170,7 +170,9 @@ def _deduce_all(
             safe = [y * width + x for x, y in analyzer.safe_cells()]
             if not safe:
                 statuses = analyzer.classify()
-                frontier, outside, frontier_mines = [], [], []
+                frontier: list[int] = []
+                outside: list[int] = []
+                frontier_mines: list[int] = []
                 for (x, y), status in sorted(statuses.items(), key=lambda item: item[0][::-1]):
                     index = y * width + x
                     if status is Status.UNKNOWN:
@@ -186,7 +188,7 @@ def _deduce_all(
     return None
 
 
-def _flood(neighbours, layout: set[int], starts: list[int], opened: set[int]) -> list[int]:
+def _flood(neighbours: Neighbours, layout: set[int], starts: list[int], opened: set[int]) -> list[int]:
     """The cells that opening `starts` shows, zeros spreading, none of them already in `opened`."""
     shown: list[int] = []
     seen = set(opened)
@@ -232,7 +234,7 @@ def _perturb(width: int, height: int, layout: set[int], stuck: _Stuck, spared: s
                 break
 
 
-def _regions(neighbours, cells: list[int]) -> list[list[int]]:
+def _regions(neighbours: Neighbours, cells: list[int]) -> list[list[int]]:
     """`cells` in groups that touch (through each other or through a shared number's reach)."""
     remaining = set(cells)
     regions = []

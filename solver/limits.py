@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 # What a solver call costs beyond its propagations, in propagations' worth:
 # a fixed part (the call, its assumptions) and a part per cell of the formula
@@ -25,6 +26,19 @@ INFORMING_WORK = 4
 # about a second of one core (bench/generate.py --work --solver-work 4000000). A 100x100 board with 2,000
 # mines took at most 16 M, one with 2,500 more than 24 M 7 times in 10, one with 3,000 some 110-120 M.
 GENERATING_WORK = 6
+
+
+class SatSolver(Protocol):
+    """What a call within an allowance asks of a pysat solver (Minisat22, Minicard): True or False, or None
+    when solve_limited stopped at its propagation budget."""
+
+    def solve(self, assumptions: list[int] = ...) -> bool | None: ...
+
+    def solve_limited(self, assumptions: list[int] = ...) -> bool | None: ...
+
+    def prop_budget(self, budget: int) -> None: ...
+
+    def accum_stats(self) -> dict[str, int]: ...
 
 
 class Interrupted(Exception):
@@ -58,7 +72,7 @@ class Allowance:
         self.spent += units
         self.check()
 
-    def solve(self, solver, assumptions: list[int], cells: int) -> bool:
+    def solve(self, solver: SatSolver, assumptions: list[int], cells: int) -> bool:
         """One SAT call on a formula over `cells` cells within the allowance: its answer, or OutOfWork/OutOfTime."""
         self.check()
         self.spent += CALL_UNITS + CELL_UNITS * cells
@@ -76,10 +90,10 @@ class Allowance:
         return answer
 
 
-def solve(solver, assumptions: list[int], cells: int, allowance: Allowance | None) -> bool:
+def solve(solver: SatSolver, assumptions: list[int], cells: int, allowance: Allowance | None) -> bool:
     """A SAT call on a formula over `cells` cells, within `allowance` when there is one."""
     if allowance is None:
-        return solver.solve(assumptions=assumptions)
+        return bool(solver.solve(assumptions=assumptions))
     return allowance.solve(solver, assumptions, cells)
 
 

@@ -26,8 +26,8 @@ class FrontierPart:
     """One component: undetermined cells tied together by numbers, and its counting table."""
 
     cells: frozenset[int]
-    constraints: tuple[Constraint, ...]
-    counts: ComponentCounts
+    constraints: tuple[Constraint[int], ...]
+    counts: ComponentCounts[int]
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,9 @@ class Frontier:
         """The mine chance of every undetermined cell (0.0 exactly when it is safe in every layout)."""
         combination = Combination([part.counts for part in self.parts], self.mines_left, len(self.outside))
         chances, outside = combination.chances()
-        for index in self.outside:
-            chances[index] = outside
+        if outside is not None:  # None only when there is no outside cell
+            for index in self.outside:
+                chances[index] = outside
         return chances
 
     def undetermined(self) -> list[int]:
@@ -194,14 +195,14 @@ class Frontier:
             rest = self.mines_left - sum(split)
             if not 0 <= rest <= len(self.outside):
                 continue
-            for pieces in itertools.product(*(options[mines] for options, mines in zip(by_part, split))):
+            for pieces in itertools.product(*(options[mines] for options, mines in zip(by_part, split, strict=True))):
                 frontier_mines = frozenset().union(*pieces)
                 for outside_mines in itertools.combinations(self.outside, rest):
                     found.append(frontier_mines.union(outside_mines))
         return found
 
 
-def _by_mines(counts: list[ComponentCounts]) -> tuple[list[int], int]:
+def _by_mines(counts: list[ComponentCounts[int]]) -> tuple[list[int], int]:
     """Layouts of these components together by their number of mines: counts from the least, and the least."""
     poly, low = [1], 0
     for part in counts:

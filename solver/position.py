@@ -13,7 +13,7 @@ for people say "column x+1, row y+1", because the text format counts from 1.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 COVERED = "."
@@ -27,6 +27,8 @@ ALPHABET = COVERED + FLAG + MINE + NUMBERS
 MAX_POSITION_SIDE = 1000
 
 Cell = tuple[int, int]
+# Each cell's neighbours, by index (y * width + x): what neighbour_table answers.
+Neighbours = tuple[tuple[int, ...], ...]
 
 
 class PositionError(ValueError):
@@ -39,8 +41,13 @@ class PositionError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
+def reading_order(cells: Iterable[Cell]) -> list[Cell]:
+    """Cells as a page is read: row by row from the top, each row from the left."""
+    return sorted(cells, key=lambda cell: (cell[1], cell[0]))
+
+
 @functools.lru_cache(maxsize=16)
-def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+def neighbour_table(width: int, height: int) -> Neighbours:
     """Neighbours of every cell of a width x height grid, by index (y * width + x).
 
     The one grid geometry: positions, the Analyzer and the game rules all read
@@ -129,7 +136,7 @@ def parse_position(text: str, first_line: int = 1) -> Position:
         raise PositionError(first_line, None, f"expected a header 'W H K' (width, height, mines), got {lines[0]!r}")
     numbers = []
     column = 1
-    for name, field in zip(("width", "height", "mine count"), fields):
+    for name, field in zip(("width", "height", "mine count"), fields, strict=True):
         column = lines[0].index(field, column - 1) + 1
         if not field.isascii() or not field.isdigit():
             raise PositionError(first_line, column, f"expected the {name} as a whole number, got {field!r}")

@@ -9,16 +9,17 @@ far leave open.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from pysat.card import ITotalizer
 from pysat.solvers import Minicard, Minisat22
 
 from solver.limits import Allowance, solve
 
-Cell = Hashable
+# A cell: any hashable id, the same kind throughout one question (indices, or (x, y) pairs).
+C = TypeVar("C", bound=Hashable)
 # Models handed back for later questions, at most. Normal play needs far fewer;
 # a huge component (numbers scattered at random) finds thousands, each a set of
 # hundreds of cells, which held hundreds of megabytes. Fewer kept models only
@@ -26,8 +27,8 @@ Cell = Hashable
 MODELS_KEPT = 256
 
 
-class Constraint(NamedTuple):
-    cells: frozenset
+class Constraint(NamedTuple, Generic[C]):
+    cells: frozenset[C]
     mines: int
 
 
@@ -51,21 +52,21 @@ def direct_clauses(literals: Sequence[int], mines: int) -> list[list[int]]:
     return clauses
 
 
-class _Witnessed:
+class _Witnessed(Generic[C]):
     """Which value each cell was seen to take in some model."""
 
     def __init__(self) -> None:
-        self.mine: set = set()
-        self.safe: set = set()
+        self.mine: set[C] = set()
+        self.safe: set[C] = set()
 
-    def add(self, mines: frozenset, cells: Iterable) -> None:
+    def add(self, mines: frozenset[C], cells: Iterable[C]) -> None:
         for cell in cells:
             (self.mine if cell in mines else self.safe).add(cell)
 
 
 def settle_component(
-    cells: Sequence[Cell], constraints: Iterable[Constraint], allowance: Allowance | None = None
-) -> tuple[dict, list[frozenset]]:
+    cells: Sequence[C], constraints: Iterable[Constraint[C]], allowance: Allowance | None = None
+) -> tuple[dict[C, bool], list[frozenset[C]]]:
     """Phase 1: which cells the constraints alone decide.
 
     Returns the decided cells (True for a mine) and the models found on the way,
@@ -76,8 +77,8 @@ def settle_component(
     with Minisat22() as solver:
         for constraint in constraints:
             solver.append_formula(direct_clauses([variable[cell] for cell in constraint.cells], constraint.mines))
-        models: list[frozenset] = []
-        seen = _Witnessed()
+        models: list[frozenset[C]] = []
+        seen: _Witnessed[C] = _Witnessed()
 
         def ask(assumptions: list[int]) -> bool:
             if not solve(solver, assumptions, len(cells), allowance):
@@ -91,7 +92,7 @@ def settle_component(
 
         if not ask([]):
             raise Unsatisfiable
-        decided: dict = {}
+        decided: dict[C, bool] = {}
         for cell in cells:
             for value, witnessed in ((True, seen.mine), (False, seen.safe)):
                 if cell in witnessed or cell in decided:
@@ -123,8 +124,8 @@ class _Bound:
     ):
         self.size = len(literals)
         self.top = top
-        self.totalizer = None
-        self.guard = None
+        self.totalizer: ITotalizer | None = None
+        self.guard: int | None = None
         needed = {bound for bound in bounds if 0 <= bound < self.size}
         if needed == {self.size - 1}:
             self.top += 1
@@ -147,6 +148,7 @@ class _Bound:
             raise ValueError("a negative bound cannot be assumed")
         if self.guard is not None and bound == self.size - 1:
             return [self.guard]
+        assert self.totalizer is not None, "a bound asked for was not built"
         return [-self.totalizer.rhs[bound]]
 
     def delete(self) -> None:
@@ -169,29 +171,29 @@ def totalizer_clauses(size: int, bound: int) -> int:
     )
 
 
-class CountQuestions(NamedTuple):
+class CountQuestions(NamedTuple, Generic[C]):
     """What phase 2 could not settle from models already known."""
 
-    cells: dict  # cell -> set of values (True mine / False safe) still to witness
+    cells: dict[C, set[bool]]  # cell -> values (True mine / False safe) still to witness
     outside_mine: bool  # whether "some outside cell can hold a mine" is still open
     outside_safe: bool  # whether "some outside cell can be safe" is still open
 
 
-class CountAnswers(NamedTuple):
-    decided: dict  # cell -> True (mine) / False (safe), proven only with the count
+class CountAnswers(NamedTuple, Generic[C]):
+    decided: dict[C, bool]  # cell -> True (mine) / False (safe), proven only with the count
     outside_can_be_mine: bool | None  # None: not asked
     outside_can_be_safe: bool | None
-    models: list[frozenset]  # models over the cells, each as its mine set
+    models: list[frozenset[C]]  # models over the cells, each as its mine set
 
 
 def settle_with_count(
-    cells: Sequence[Cell],
-    constraints: Iterable[Constraint],
+    cells: Sequence[C],
+    constraints: Iterable[Constraint[C]],
     mines_left: int,
     outside: int,
-    questions: CountQuestions,
+    questions: CountQuestions[C],
     allowance: Allowance | None = None,
-) -> CountAnswers:
+) -> CountAnswers[C]:
     """Phase 2: the global count over the undetermined frontier.
 
     `mines_left` mines lie on `cells` and on `outside` further cells that no
@@ -228,7 +230,7 @@ def settle_with_count(
         try:
             base = upper.at_most(high) + lower.at_most(size - low)
             open_cells = {cell: set(values) for cell, values in questions.cells.items()}
-            models: list[frozenset] = []
+            models: list[frozenset[C]] = []
             outside_mine = False
             outside_safe = False
 
@@ -250,7 +252,7 @@ def settle_with_count(
 
             if not ask([]):
                 raise Unsatisfiable
-            decided: dict = {}
+            decided: dict[C, bool] = {}
             while open_cells:
                 cell, values = next(iter(open_cells.items()))
                 value = values.pop()
@@ -275,7 +277,7 @@ def settle_with_count(
     )
 
 
-def model_with_count(cells: Sequence[Cell], constraints: Iterable[Constraint], low: int, high: int) -> frozenset:
+def model_with_count(cells: Sequence[C], constraints: Iterable[Constraint[C]], low: int, high: int) -> frozenset[C]:
     """One model (its mine set) with between low and high mines on `cells`; Unsatisfiable if none.
 
     Minicard's native cardinality constraints: one call, no encoding to build,
@@ -300,9 +302,9 @@ def model_with_count(cells: Sequence[Cell], constraints: Iterable[Constraint], l
 
 
 def minimal_unsatisfiable_subset(
-    groups: Sequence[Constraint],
+    groups: Sequence[Constraint[C]],
     count: tuple[int, int] | None,
-    assumptions: dict,
+    assumptions: Mapping[C, bool],
 ) -> list[int] | None:
     """The indices of a minimal subset of `groups` (plus "count" if used) that is unsatisfiable.
 
@@ -347,7 +349,7 @@ def minimal_unsatisfiable_subset(
 
 
 def _add_guarded_count(
-    solver: Minicard, literals: list[int], count: tuple[int, int], assumptions: dict, selector: int
+    solver: Minicard, literals: list[int], count: tuple[int, int], assumptions: Mapping[C, bool], selector: int
 ) -> int:
     """Add "selector -> low <= mines on literals (plus assumed mines) <= high"; returns the new top variable.
 

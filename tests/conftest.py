@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, settings
 from tests.clock import FakeClock
 
 # Solver calls vary in time with the machine's load; correctness, not speed, is
-# what these tests check. CI runs the same examples every time; "stress" is for
-# a long bug hunt by hand: KABOOM_HYPOTHESIS=stress make test.
+# what these tests check. make test and CI run the same examples every time ("ci");
+# "stress" is for a long bug hunt by hand: make explore.
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=400)
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.register_profile("stress", parent=settings.get_profile("default"), max_examples=5000)
@@ -69,6 +69,37 @@ def seeded(deals, deal_seed):
     deals.reseed(deal_seed)
 
 
+# ----- the store contract's backends (tests/test_store.py), for every test of a store ----------
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    from tests.redis_server import redis_server
+
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def backend(request, tmp_path, clock):
+    """Each store in turn, with what its tests need to know of how it keeps games (tests.test_store.Backend)."""
+    from tests.test_store import MemoryBackend, RedisBackend, SQLiteBackend
+
+    if request.param == "memory":
+        backend = MemoryBackend(clock)
+    elif request.param == "sqlite":
+        backend = SQLiteBackend(clock, tmp_path / "games.sqlite3")
+    else:
+        backend = RedisBackend(clock, request.getfixturevalue("redis_url"))
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def store(backend):
+    return backend.store
+
+
 # ----- a real Chromium (Debian's, driven by Playwright) for the browser tests -----------
 
 
@@ -82,6 +113,21 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A page of the module's server in a fresh 1200x900 browser context; its script must raise nothing."""
+    # Playwright's waiting helpers evaluate strings in the page, which the
+    # CSP forbids; test_the_page_runs_under_its_content_security_policy plays
+    # with the policy in force.
+    context = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, errors
 
 
 @pytest.fixture

@@ -71,7 +71,8 @@ def live_server(database: Path, deals: Deals | None = None, clock=None, **settin
 
 @contextmanager
 def kaboom_process(preexec_fn=None, **env: str):
-    """`kaboom serve` as its own process (workers are processes too), on a free port; `preexec_fn` runs in it before it starts."""
+    """`kaboom serve` as its own process (workers are processes too), on a free port; `preexec_fn` runs in it
+    before it starts."""
     import os
     import subprocess
     import sys

@@ -47,7 +47,7 @@ def assignments(constraints, cells):
 
     def walk(index):
         if index == len(cells):
-            if all(p == mines for p, (_, mines) in zip(placed, constraints)):
+            if all(p == mines for p, (_, mines) in zip(placed, constraints, strict=True)):
                 yield frozenset(chosen)
             return
         cell = cells[index]

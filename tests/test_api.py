@@ -348,8 +348,8 @@ def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, 
 @pytest.mark.parametrize("mode", ["classic", "help"])
 def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database, mode):
     """Two classic games show the same position over different layouts: every answer a player can get
-    (the page, a move's fragment, a refusal, the JSON, the analysis, a hint, the bot's choice) is the same for both, so none
-    can tell the layout. The corner 1 has its mine at (1, 0) in one game and at (0, 1) in the other."""
+    (the page, a move's fragment, a refusal, the JSON, the analysis, a hint, the bot's choice) is the same for
+    both, so none can tell the layout. The corner 1 has its mine at (1, 0) in one game and at (0, 1) in the other."""
     import re
 
     def answers(layout: list[int]) -> list[str]:
@@ -383,7 +383,7 @@ def test_no_answer_reveals_a_fixed_layout_before_the_end(client, database, mode)
     first, second = answers([1]), answers([3])
     assert "Boom" not in " ".join(first)  # the game is still being played: the layout stays secret
     assert "The bot would open" in " ".join(first)  # the bot answered, rather than refused
-    for one, other in zip(first, second):
+    for one, other in zip(first, second, strict=True):
         assert one == other
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bot import Board, GameResult, calibration, play, wilson_interval
+from app.bot import GameResult, GameSetup, calibration, play, wilson_interval
 from app.cli import main
 from solver import Analyzer, Position
 from solver.strategy import approximate_chances, exact, groups, groups_with_probabilities
@@ -48,7 +48,7 @@ def test_the_groups_strategy_uses_the_local_rules_and_guesses_otherwise():
 
 
 def test_a_game_is_the_same_for_the_same_seed():
-    board = Board(16, 16, 40, (0, 0), opening=False)
+    board = GameSetup(16, 16, 40, (0, 0), opening=False)
     first = [play(board, "exact", seed) for seed in range(5)]
     again = [play(board, "exact", seed) for seed in range(5)]
     assert [(r.won, r.guesses, r.guessed) for r in first] == [(r.won, r.guesses, r.guessed) for r in again]
@@ -57,7 +57,7 @@ def test_a_game_is_the_same_for_the_same_seed():
 def test_a_given_layout_is_played_as_given():
     # Every mine in the last row: the corner click opens the rest, a win without a guess.
     layout = frozenset(range(8 * 7, 8 * 8 - 1)) | {8 * 8 - 1}
-    result = play(Board(8, 8, 8, (0, 0), opening=False, layout=layout), "exact", 0)
+    result = play(GameSetup(8, 8, 8, (0, 0), opening=False, layout=layout), "exact", 0)
     assert result.won and result.guesses == 0
 
 

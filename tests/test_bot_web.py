@@ -200,8 +200,14 @@ def test_the_pages_show_the_bots_cell_and_play_it_as_a_click(client, database):
     )
     assert stepped.status_code == clicked.status_code == 200
 
-    bot_said = f'<p id="hint" class="hint bot" data-cell="{cell}" data-proof="">The bot opened column {choice["x"] + 1}, row {choice["y"] + 1}: proven safe.</p>'
-    counter = '<div title="Moves the bot played for you: this game does not count in your records"><dt>Bot moves</dt> <dd id="bot-moves">1</dd></div>'
+    bot_said = (
+        f'<p id="hint" class="hint bot" data-cell="{cell}" data-proof="">'
+        f"The bot opened column {choice['x'] + 1}, row {choice['y'] + 1}: proven safe.</p>"
+    )
+    counter = (
+        '<div title="Moves the bot played for you: this game does not count in your records">'
+        '<dt>Bot moves</dt> <dd id="bot-moves">1</dd></div>'
+    )
     assert bot_said in stepped.text and counter in stepped.text and f'id="{cell}"' in stepped.text
 
     def same(text: str, game: str) -> str:

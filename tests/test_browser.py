@@ -38,20 +38,6 @@ pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
 
 
-@pytest.fixture
-def page(browser, server):
-    # Playwright's waiting helpers evaluate strings in the page, which the
-    # CSP forbids; test_the_page_runs_under_its_content_security_policy plays
-    # with the policy in force.
-    context = browser.new_context(base_url=server, viewport={"width": 1200, "height": 900}, bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert not errors, errors
-
-
 def start(page, preset="beginner"):
     page.goto("/")
     page.click(f'button[value="cruel {preset}"]')
@@ -110,7 +96,8 @@ def test_preset_reveal_and_right_click_flag_without_a_context_menu(page):
     assert page.inner_text("#state") == "Playing"
     covered = next((x, y) for y, row in enumerate(analysis(page)) for x, s in enumerate(row) if s in "sm?")
     page.evaluate(
-        "() => { window.menuPrevented = null; window.addEventListener('contextmenu', e => { window.menuPrevented = e.defaultPrevented; }, {once: true}); }"
+        "() => { window.menuPrevented = null; window.addEventListener('contextmenu', "
+        "e => { window.menuPrevented = e.defaultPrevented; }, {once: true}); }"
     )
     act(page, lambda: page.click(f"#c-{covered[0]}-{covered[1]}", button="right"))
     assert page.evaluate("window.menuPrevented") is True
@@ -137,7 +124,7 @@ def test_chord_on_a_satisfied_number(page, database):
     safe = [c for c in around if rows[c[1]][c[0]] == "s"]
     assert mines == [(1, 1)] and safe == [(2, 1), (2, 2)]
     for mx, my in mines:
-        act(page, lambda: page.click(f"#c-{mx}-{my}", button="right"))
+        act(page, lambda mx=mx, my=my: page.click(f"#c-{mx}-{my}", button="right"))
     act(page, lambda: page.click(f"#c-{x}-{y}"))
     for sx, sy in safe:
         assert "u" not in classes(page, sx, sy).split()
@@ -194,7 +181,10 @@ def test_a_click_after_scrolling_a_big_board_reveals_the_cell_pressed(browser, s
         point = (400, 400)
         page.mouse.move(*point)
         page.mouse.wheel(0, 800)
-        scrolls = "[window.scrollX, window.scrollY, document.getElementById('board').scrollLeft, document.getElementById('board').scrollTop]"
+        scrolls = (
+            "[window.scrollX, window.scrollY, "
+            "document.getElementById('board').scrollLeft, document.getElementById('board').scrollTop]"
+        )
         wait_until(lambda: sum(page.evaluate(scrolls)) >= 700, 10, "the board did not scroll")
         scrolled = page.evaluate(scrolls)
         # The cell nearest the middle of the window, read from the page, not assumed; pressed at its centre.
@@ -202,7 +192,8 @@ def test_a_click_after_scrolling_a_big_board_reveals_the_cell_pressed(browser, s
             f"""(() => {{
                 const cell = [...document.querySelectorAll('#grid .c')].find(c => {{
                     const r = c.getBoundingClientRect();
-                    return r.left <= {point[0]} && {point[0]} < r.right + 1 && r.top <= {point[1]} && {point[1]} < r.bottom + 1;
+                    return r.left <= {point[0]} && {point[0]} < r.right + 1
+                        && r.top <= {point[1]} && {point[1]} < r.bottom + 1;
                 }});
                 const r = cell.getBoundingClientRect();
                 return [cell.id, r.left + r.width / 2, r.top + r.height / 2];
@@ -275,7 +266,7 @@ def test_win_a_small_custom_game(page):
         if page.inner_text("#state") == "Won":
             break
         cell = next_cell(page)
-        act(page, lambda: page.click(f"#c-{cell[0]}-{cell[1]}"))
+        act(page, lambda cell=cell: page.click(f"#c-{cell[0]}-{cell[1]}"))
     assert page.inner_text("#state") == "Won"
     assert page.inner_text("#result").startswith("You won in")
     assert page.locator("#grid .c.m, #grid .c.f").count() == 4
@@ -352,3 +343,20 @@ def test_the_page_runs_under_its_content_security_policy(browser, server):
     )
     context.close()
     assert not complaints, complaints
+
+
+def test_a_network_failure_and_a_server_error_say_so_on_one_line(page):
+    """Issue 24 #8: every failure the page hears of is told on the panel's one message line, which the next
+    failure replaces (network failures used to add a line each)."""
+    start(page)
+    game_id = page.get_attribute("#board", "data-game")
+    page.route(f"**/games/{game_id}/moves", lambda route: route.abort("connectionrefused"))
+    for _ in range(3):
+        page.click("#c-4-4")
+        page.wait_for_function("document.querySelector('#message')?.textContent.includes('cannot be reached')")
+    assert page.locator("#panel #message").count() == 1 and page.locator("#panel .message").count() == 1
+    page.unroute(f"**/games/{game_id}/moves")
+    page.route(f"**/games/{game_id}/moves", lambda route: route.fulfill(status=500, body="<p>no</p>"))
+    page.click("#c-4-4")
+    page.wait_for_function("document.querySelector('#message')?.textContent.includes('could not apply that (500)')")
+    assert page.locator("#panel .message").count() == 1 and page.get_attribute("#message", "role") == "alert"

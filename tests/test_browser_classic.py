@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.live import put_layout
-from tests.test_browser import act, analysis, classes, page, settled, start, version  # noqa: F401 (page: a fixture)
+from tests.test_browser import act, analysis, classes, settled, version
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -74,7 +74,7 @@ def test_a_no_guess_board_is_won_using_only_show_me(page):
         act(page, lambda: page.keyboard.press("s"))
         cell = page.get_attribute("#hint", "data-cell")
         assert cell, page.inner_text("#hint")  # a no-guess board always has a proven-safe cell
-        act(page, lambda: page.click(f"#{cell}"))
+        act(page, lambda cell=cell: page.click(f"#{cell}"))
     assert page.inner_text("#state") == "Won"
 
 

@@ -29,7 +29,10 @@ def open_page(browser, url: str, **options):
 
 
 # Each cell's look as the server sent it: its classes but the keyboard cursor's (the page's own), and its text.
-CELLS = "[...document.querySelectorAll('#grid .c')].map(c => [...c.classList].filter(n => n !== 'cur').join(' ') + ':' + c.textContent)"
+CELLS = (
+    "[...document.querySelectorAll('#grid .c')]"
+    ".map(c => [...c.classList].filter(n => n !== 'cur').join(' ') + ':' + c.textContent)"
+)
 
 
 def version(page) -> int:
@@ -37,7 +40,8 @@ def version(page) -> int:
 
 
 def settle(page) -> None:
-    """Cells swapped in keep their old class for htmx's settle (20 ms): a cell is read from the board once it settled."""
+    """Cells swapped in keep their old class for htmx's settle (20 ms): a cell is read from the board once it
+    settled."""
     page.wait_for_function("!document.querySelector('.htmx-settling')", timeout=SHOWN_WITHIN * 1000)
 
 
@@ -55,7 +59,8 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         alice.goto("/")
         made = alice.evaluate(
             "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-            " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'invite'})}).then(r => r.json())"
+            " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'invite'})})"
+            ".then(r => r.json())"
         )
         alice.goto(f"/games/{made['id']}")
         link = alice.input_value("#invite-link")
@@ -119,7 +124,8 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
 
 def report(where: str, delays: list[float]) -> None:
     print(
-        f"\n{where}: {len(delays)} moves shown on the other player's page after median {statistics.median(delays):.2f} s, max {max(delays):.2f} s"
+        f"\n{where}: {len(delays)} moves shown on the other player's page after "
+        f"median {statistics.median(delays):.2f} s, max {max(delays):.2f} s"
     )
 
 
@@ -153,7 +159,8 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
             assert "(computer)" in page.inner_text("#topbar")
             made = page.evaluate(
                 "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-                f" body: JSON.stringify({{mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'computer', level: '{level}'}})}}).then(r => r.json())"
+                " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'computer', "
+                f"level: '{level}'}})}}).then(r => r.json())"
             )
             page.goto(f"/games/{made['id']}")
             page.wait_for_selector("#board[data-actions]")

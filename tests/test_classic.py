@@ -106,7 +106,7 @@ def test_hints_and_the_overlay_come_from_what_the_player_sees_never_from_the_lay
         advice = hint(game, Analyzer(game.position()))
         assert advice.kind == "guess" and advice.message.startswith("I don't know")
     assert Analyzer(first.position()).classify() == Analyzer(second.position()).classify()
-    public = [game_out("id", game, 0.0).model_dump() for game in (first, second)]
+    public = [game_out("id", game, 0.0) for game in (first, second)]
     assert public[0] == public[1]
     # A proven-safe cell is named with its proof, from the numbers alone.
     game = classic_from(["oo.", "o*."])
@@ -145,12 +145,11 @@ def first_click(game: Game, x: int, y: int) -> Game:
 
 
 def test_a_board_id_deals_the_same_layout_for_anyone_and_marks_its_first_click():
-    from app.modes.classic import BoardId
 
     original = first_click(new_game(30, 16, 99, "classic", ClassicOptions(), rng=random.Random(4), secret=KEY), 5, 7)
     board_id = CLASSIC.public_state(original)["board_id"]
     assert board_id == f"30x16-99-o-6.8-{original.state['board_seed']}"
-    shared = CLASSIC.from_board(BoardId.parse(board_id), ClassicOptions(), ["bob"], KEY)
+    shared = CLASSIC.from_board(board_id, ClassicOptions(), KEY)
     assert shared.hidden["mines"] is None and shared.state["start"] == shared.index(5, 7)
     assert CLASSIC.first_click_hint(shared) == "Start at column 6, row 8: this board's first click"
     assert first_click(shared, 5, 7).hidden["mines"] == original.hidden["mines"]
@@ -167,7 +166,7 @@ def test_a_board_id_tells_nothing_of_its_layout_without_the_servers_key():
 
     original = first_click(new_game(16, 16, 40, "classic", ClassicOptions(), rng=random.Random(5), secret=KEY), 8, 8)
     board = BoardId.parse(CLASSIC.public_state(original)["board_id"])
-    elsewhere = CLASSIC.from_board(board, ClassicOptions(), ["eve"], b"another server's key")
+    elsewhere = CLASSIC.from_board(str(board), ClassicOptions(), b"another server's key")
     assert first_click(elsewhere, 8, 8).hidden["mines"] != original.hidden["mines"]
 
 
@@ -178,7 +177,7 @@ def test_no_guess_and_safe_only_boards_keep_their_kind_in_the_id(deal_seed):
     original = first_click(new_game(9, 9, 10, "classic", options, rng=random.Random(deal_seed), secret=KEY), 2, 3)
     board = BoardId.parse(CLASSIC.public_state(original)["board_id"])
     assert board.safe_only and board.no_guess and board.first == (2, 3)
-    again = first_click(CLASSIC.from_board(board, ClassicOptions(), ["bob"], KEY), 2, 3)
+    again = first_click(CLASSIC.from_board(str(board), ClassicOptions(), KEY), 2, 3)
     assert again.options.no_guess and again.hidden["mines"] == original.hidden["mines"]
 
 

@@ -131,3 +131,21 @@ def test_generate_refuses_what_it_cannot_do_with_exit_2_and_one_line(args, messa
     result = kaboom("generate", *args, stdin="")
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr
+
+
+def test_every_domain_error_a_command_meets_is_one_line_and_status_2(monkeypatch, capsys):
+    """The command line maps the domain's errors wholesale (app.errors.KaboomError), not one kind at a time:
+    a refusal of the rules deep in a command is a line, like bad input."""
+    from app import cli
+    from app.game import Refused
+
+    def refuses(args, stdin, stdout):
+        raise Refused("the game is won: no moves after the end")
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser.set_defaults(handler=refuses)
+    for subparser in parser._subparsers._group_actions[0].choices.values():
+        subparser.set_defaults(handler=refuses)
+    assert cli.main(["generate", "9", "9", "10"]) == 2
+    assert capsys.readouterr().err == "kaboom generate: the game is won: no moves after the end\n"

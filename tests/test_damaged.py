@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from app.game import Move, Refused
 from app.modes import apply_move, new_game
+from app.seats import Player
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
 from app.web.view import Look
@@ -82,7 +83,9 @@ def plays_on(client: httpx.Client) -> None:
 
 
 def is_damaged(answer: httpx.Response) -> bool:
-    return answer.status_code == DAMAGED.status and answer.json() == {"detail": DAMAGED.message(Corrupt())}
+    return answer.status_code == DAMAGED.status and answer.json() == {
+        "detail": DAMAGED.message(Corrupt("game g: damaged"))
+    }
 
 
 # ----- a stored row, read and written as SQLite keeps it -------------------------
@@ -259,7 +262,7 @@ def test_the_page_of_a_damaged_game_says_so(client, second_server, database):
     with same_player(client, second_server) as player:
         page = player.get(f"/games/{game['id']}")
         assert page.status_code == DAMAGED.status and "text/html" in page.headers["content-type"]
-        assert str(markupsafe.escape(DAMAGED.message(Corrupt()))) in page.text
+        assert str(markupsafe.escape(DAMAGED.message(Corrupt("game g: damaged")))) in page.text
         plays_on(player)
 
 
@@ -436,7 +439,7 @@ def test_expiry_rebuilds_the_index_of_all_games_if_it_is_of_the_wrong_type(redis
 
 def stored_game() -> tuple[dict, list[dict]]:
     """A cruel game as stored after a flag, a reveal and a question mark: every kind of undo record."""
-    game = new_game(9, 9, 25, seats=["alice"], rng=random.Random(0))
+    game = new_game(9, 9, 25, seats=[Player("alice")], rng=random.Random(0))
     for move in (Move("flag", 0, 0), Move("reveal", 4, 4)):
         game = apply_move(game, move, rng=random.Random(7), now=1_700_000_000.0)[0]
     x, y = game.cell(next(i for i, symbol in enumerate(game.cells) if symbol == "." and i not in game.marks))
@@ -493,7 +496,7 @@ def damaged_rows(draw) -> tuple[dict, list[dict]]:
 def property_store(tmp_path_factory):
     path = tmp_path_factory.mktemp("property") / "games.sqlite3"
     store = SQLiteStore(path)
-    game_id = store.create(new_game(9, 9, 25, seats=["alice"], rng=random.Random(0)))
+    game_id = store.create(new_game(9, 9, 25, seats=[Player("alice")], rng=random.Random(0)))
     store.close()
     return path, game_id
 

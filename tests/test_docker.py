@@ -340,6 +340,8 @@ def test_dockerignore_keeps_local_state_out_and_the_code_in(tmp_path):
         "app/__pycache__/web.cpython-311.pyc",
         ".pytest_cache/README.md",
         ".hypothesis/examples/x",
+        ".mypy_cache/3.11/app/game.data.json",
+        ".ruff_cache/0.17.6/123",
         "kaboom.sqlite3",
         "tests/test_api.py",
         "bench/web.py",

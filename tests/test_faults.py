@@ -372,7 +372,8 @@ def test_opening_a_connection_keeps_the_locks_other_connections_hold(tmp_path):
             [
                 sys.executable,
                 "-c",
-                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM games').fetchall(); c.close()",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                "c.execute('SELECT count(*) FROM games').fetchall(); c.close()",
                 str(path),
             ],
             capture_output=True,

@@ -49,7 +49,7 @@ def win(page) -> None:
         if page.inner_text("#state") == "Won":
             return
         x, y = next((x, y) for y, row in enumerate(analysis(page)) for x, status in enumerate(row) if status == "s")
-        act(page, lambda: page.click(f"#c-{x}-{y}"))
+        act(page, lambda x=x, y=y: page.click(f"#c-{x}-{y}"))
     assert page.inner_text("#state") == "Won"
 
 
@@ -248,7 +248,8 @@ def test_a_double_click_reveals_once_without_an_error_and_a_click_in_a_gap_revea
     page = open_page(LAPTOP)
     game_id = new_game(page, "cruel", "intermediate")
     page.evaluate(
-        "() => { window.moves = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.moves++); }"
+        "() => { window.moves = 0; "
+        "document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.moves++); }"
     )
     act(page, lambda: page.dblclick("#c-8-8"))
     settled(page, "window.moves >= 1")
@@ -270,7 +271,8 @@ def test_a_double_click_reveals_once_without_an_error_and_a_click_in_a_gap_revea
     assert gap is not None, (left, right)
     point = (gap, y)
     page.evaluate(
-        "() => document.getElementById('board').addEventListener('click', e => { window.clicked = e.target.id; }, {once: true})"
+        "() => document.getElementById('board')"
+        ".addEventListener('click', e => { window.clicked = e.target.id; }, {once: true})"
     )
     version = int(page.input_value("#version"))
     act(page, lambda: page.mouse.click(*point))
@@ -406,7 +408,11 @@ def test_a_win_shows_its_time_3bv_3bv_per_second_clicks_and_efficiency(open_page
     win(page)
     game = api(page, game_id)
     figures = dict(
-        zip(page.locator("#win-figures dt").all_inner_texts(), page.locator("#win-figures dd").all_inner_texts())
+        zip(
+            page.locator("#win-figures dt").all_inner_texts(),
+            page.locator("#win-figures dd").all_inner_texts(),
+            strict=True,
+        )
     )
     assert figures["3BV"] == str(game["bbbv"]) == str(bbbv(4, 3, frozenset({5})))
     assert figures["3BV/s"] == f"{game['bbbv_per_second']:.2f}" and figures["Clicks"] == str(game["clicks"])
@@ -502,7 +508,7 @@ def blue_behind(page, database: Path) -> str:
         len(BOMB_BOARD),
         {y * width + x for y, row in enumerate(BOMB_BOARD) for x, s in enumerate(row) if s == "*"},
     )
-    game.seats, game.state["opponent"], game.version = stored.seats, "screen", stored.version + 1
+    game.seats, game.version = stored.seats, stored.version + 1
     for x, y in [(1, 1), (7, 5), (5, 0)]:  # a 2 (Red's turn), a mine for Red, a zero's flood (Blue's turn)
         game, _ = flags.apply(game, Move("reveal", x, y), rng=random.Random(0), now=0.0)
     assert game.state["scores"] == [0, 1] and game.state["turn"] == 0
@@ -523,7 +529,8 @@ def test_aiming_the_bomb_outlines_its_square_moved_inside_the_board(open_page, d
     version = int(page.input_value("#version"))
     if size is PHONE:
         page.evaluate(
-            "() => { window.sent = 0; document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.sent++); }"
+            "() => { window.sent = 0; "
+            "document.getElementById('board').addEventListener('htmx:beforeRequest', () => window.sent++); }"
         )
         page.tap("#c-7-7")  # the first tap aims, and sends nothing; the square is moved inside the board
         assert aimed() == corner and page.evaluate("window.sent") == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from itertools import combinations
@@ -10,7 +11,9 @@ import pytest
 
 from app import stored
 from app.game import Invalid, Move, Refused
+from app.modes import MODES as REGISTRY
 from app.modes.flags import BOMB_SIDE, Flags, FlagsOptions
+from app.seats import Computer
 
 FLAGS = Flags()
 MODES = {"flags": FLAGS}
@@ -231,6 +234,21 @@ def test_a_game_is_stored_and_read_back_whole_and_a_damaged_state_is_refused() -
         stored.read_state(data, MODES)
 
 
+def test_a_stored_game_without_its_layout_is_damaged_not_played() -> None:
+    """A Flags (or classic) game keeps its layout from the start: one stored without it is damaged, where it
+    used to load and fail at its first move."""
+    game = FLAGS.new_game(8, 8, 10, rng=random.Random(1))
+    FLAGS.seat(game, "alice")
+    data = json.loads(stored.dump(game, MODES))
+    data["hidden"] = None
+    with pytest.raises(ValueError, match="hidden: a flags game keeps a secret"):
+        stored.read_state(data, MODES)
+    classic = REGISTRY["classic"].new_game(9, 9, 10, rng=random.Random(1))
+    data = {**classic.to_json(), "hidden": None}
+    with pytest.raises(ValueError, match="hidden: a classic game keeps a secret"):
+        stored.read_state(data, REGISTRY)
+
+
 def test_what_the_seats_see_holds_no_layout() -> None:
     game = FLAGS.new_game(8, 8, 10, rng=random.Random(1))
     assert set(FLAGS.public_state(game)) == {
@@ -241,8 +259,6 @@ def test_what_the_seats_see_holds_no_layout() -> None:
         "last",
         "last_seat",
         "winner",
-        "opponent",
-        "level",
     }
     assert "layout" not in str(FLAGS.public_state(game)) and game.shown_mines is None
 
@@ -287,5 +303,5 @@ def test_the_hard_computer_drops_its_bomb_when_behind_and_a_square_is_worth_it()
     level = game.copy()
     level.state["scores"] = [2, 2]
     assert FLAGS.computer_move(level, random.Random(0), Limits()).action == "reveal"
-    game.state["level"] = "normal"
+    game.seats[1] = Computer("normal")
     assert FLAGS.computer_move(game, random.Random(0), Limits()).action == "reveal"

@@ -1,4 +1,4 @@
-"""The Flags computer's levels and `kaboom move` (solver/strategy.py, app/cli/move.py): sound, legal, in time."""
+"""The Flags computer's levels and `kaboom move` (solver/flags.py, app/cli/move.py): sound, legal, in time."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.tournament import sample_position
+from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FlagsView
 from solver.position import COVERED, Position
-from solver.strategy import FLAGS_LEVELS, FLAGS_PLAYERS, FlagsView
 from tests.reference import truth
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))

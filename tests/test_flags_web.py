@@ -113,7 +113,7 @@ def test_an_invitation_seats_the_first_who_asks_for_the_seat_and_shows_the_game_
         shown = preview.get(link, follow_redirects=True)
         assert shown.status_code == 200 and join_form(shown.text) == f"/games/{game_id}/join/{key}"
         assert "Red&#39;s seat is free" in shown.text
-        assert len(stored(database, game_id)["seats"]) == 2 and stored(database, game_id)["version"] == 0
+        assert "player" not in stored(database, game_id)["seats"][1] and stored(database, game_id)["version"] == 0
         opened = bob.get(link)
         assert opened.status_code == 303 and opened.headers["location"] == f"/games/{game_id}/watch/{key}"
         joined = bob.post(join_form(bob.get(opened.headers["location"]).text))
@@ -360,6 +360,13 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         form = alice.post(f"/games/{against_computer}/options", data={"bomb": "on"}, headers=HTMX)
         assert form.status_code == 200
         assert api(alice, against_computer)["options"] == {"bomb": True, "uncover_all": False, "probabilities": False}
+        # The answer is still a Flags page: the scores above the board and whose turn it is, no classic
+        # counters and no Undo (it swapped in the one-player bar until issue 24).
+        practice = alice.post(
+            f"/games/{against_computer}/options", data={"bomb": "on", "probabilities": "on"}, headers=HTMX
+        )
+        assert practice.status_code == 200 and 'class="topbar flags-bar"' in practice.text
+        assert lines(practice.text)[0] == "Your turn (Blue)" and 'id="undo"' not in practice.text
 
 
 @pytest.mark.parametrize("look", ["page", "stream", "poll", "api"])
@@ -419,7 +426,7 @@ def test_the_inviter_frees_the_seat_of_someone_who_took_it_and_never_moved(serve
         # Whoever held the seat or the old link is out.
         assert mallory.get(f"/games/{game_id}").status_code == 404 and mallory.get(link).status_code == 404
         assert mallory.post(link).status_code == 404
-        assert len(stored(database, game_id)["seats"]) == 2
+        assert "player" not in stored(database, game_id)["seats"][1], "the seat is open again"
         assert bob.post(new_link).headers["location"] == f"/games/{game_id}"
         # Once Red has moved, the seat is theirs.
         game = api(alice, game_id)
@@ -451,7 +458,7 @@ def test_only_the_maker_deletes_a_game_of_two_and_anyone_else_leaves_it(server) 
         assert move(alice, game_id, x, y).status_code == 200
         assert api(bob, game_id)["version"] == game["version"] + 1
         assert game_id not in [listed["id"] for listed in bob.get("/api/games").json()]
-        assert len(stored(database, game_id)["seats"]) == 3
+        assert "player" in stored(database, game_id)["seats"][1], "Red keeps the seat"
         # The page's form leaves too, for a player who is not the maker.
         assert bob.post(f"/games/{game_id}/delete").status_code == 303 and api(alice, game_id)["id"] == game_id
         # The maker deletes it for everyone.

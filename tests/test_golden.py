@@ -275,4 +275,4 @@ def test_answers_are_byte_identical_to_the_golden_files(recorded, request) -> No
 def test_the_openapi_document_is_the_golden_one(tmp_path) -> None:
     with live_server(tmp_path / "games.sqlite3") as url:
         document = httpx.get(f"{url}/openapi.json").json()
-    compare(GOLDEN / "openapi", {"openapi.json": json.dumps(document, indent=1, sort_keys=True) + "\n"})
+    compare(GOLDEN / "openapi", {"openapi.json": json.dumps(document, indent=1) + "\n"})

@@ -38,7 +38,7 @@ def test_granted_help_turns_a_mine_opened_next_into_a_flag_and_the_game_goes_on(
     helped = play(classic_from(FIFTY_FIFTY, mode="help"), "help")
     after = play(helped, "reveal", 0, 1)
     assert after.status == "playing" and after.exploded is None
-    assert after.board_rows() == ["11", "*."] and game_out("g", after, 0).board == ["11", "*."]
+    assert after.board_rows() == ["11", "*."] and game_out("g", after, 0)["board"] == ["11", "*."]
     assert after.state["help_used"] == 1 and not after.state["help_pending"]
     # The player now knows the mine: the last cell is proven safe, and opening it wins.
     assert proven_safe(after) == [(1, 1)]

@@ -246,7 +246,8 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
 
 
 def open_files_limit(limit: int):
-    """For kaboom_process: start the server with this limit on open files, its hard limit too (so it cannot raise it)."""
+    """For kaboom_process: start the server with this limit on open files, its hard limit too (so it cannot
+    raise it)."""
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
 
@@ -299,7 +300,7 @@ def test_one_client_holding_more_connections_than_the_server_has_files_cannot_st
                     assert other.get("/healthz", headers={"Connection": "close"}).status_code == 200
             received = [bytearray() for _ in slow]
             wait_until(
-                lambda: sum(not closed_by_server(c, r) for c, r in zip(slow, received)) <= 20,
+                lambda: sum(not closed_by_server(c, r) for c, r in zip(slow, received, strict=True)) <= 20,
                 30,
                 "the connections past the cap per client were not closed within 30 s",
                 every=0.1,
@@ -322,7 +323,8 @@ def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_pat
         body = slow_connection(
             port,
             "127.0.0.1",
-            b"POST /api/games HTTP/1.1\r\nHost: kaboom\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+            b"POST /api/games HTTP/1.1\r\nHost: kaboom\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
         )
         after_answer = slow_connection(port, "127.0.0.1", b"GET /healthz HTTP/1.1\r\nHost: kaboom\r\n\r\n")
         connections = [*heads, *silent, body, after_answer]

@@ -33,7 +33,8 @@ ESSENTIALS = [
 def rect(page, selector: str) -> dict:
     return page.eval_on_selector(
         selector,
-        "e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }",
+        "e => { const r = e.getBoundingClientRect(); "
+        "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width}; }",
     )
 
 
@@ -170,7 +171,7 @@ def test_a_phone_is_not_told_of_keys(open_page, database):
         page = open_page(size)
         # Both mines next to the 2, the right column proven safe: a click beside the 2 loses.
         on_position(page, database, ["2..", "..."], mines=2)
-        act(page, lambda: page.click("#c-1-0"))
+        act(page, lambda page=page: page.click("#c-1-0"))
         texts[name] = page.inner_text("#result")
     assert "Undo (U) to step back." in texts["laptop"]
     assert "Undo to step back." in texts["phone"]

@@ -188,11 +188,11 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
         try:
             # As a server does when it starts: slow games play in a thread until the lane's process has loaded.
             service.start()
-            assert not lane or service.lane.ready(timeout=120)
+            assert not lane or service.runner.lane.ready(timeout=120)
             game_id = service.store.latest("alice") or ""
             played = []
             cell = (4, 4)
-            service.slow_games[game_id] = None
+            service.runner.slow_games[game_id] = None
             for _ in range(3):
                 result = await service.move(game_id, "alice", Move("reveal", *cell))
                 played.append((result.after.cells, result.after.status, result.outcome.message))
@@ -201,12 +201,12 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
                 # The next click on a cell the answer shows covered (whatever it holds, both paths must agree).
                 cell = result.after.cell(result.after.cells.index("."))
             # A slow game stays slow, however quick its moves were in the lane, where its analyzer is warm.
-            assert game_id in service.slow_games
+            assert game_id in service.runner.slow_games
             # A refusal comes back from the lane as the rules raised it.
             with pytest.raises(Refused):
                 await service.move(game_id, "alice", Move("reveal", 4, 4))
             # The lane's process was started, and answered.
-            assert (service.lane is not None and service.lane._pool is not None) == lane
+            assert (service.runner.lane is not None and service.runner.lane._pool is not None) == lane
             return played
         finally:
             service.close()
@@ -240,8 +240,8 @@ def test_a_slow_lane_that_cannot_start_leaves_slow_games_playable(tmp_path, capl
             def no_process():
                 raise RuntimeError("cannot start a process here")
 
-            service.lane._executor = no_process
-            service.slow_games[game_id] = None
+            service.runner.lane._executor = no_process
+            service.runner.slow_games[game_id] = None
             result = await service.move(game_id, "alice", Move("reveal", 4, 4))
             assert result.after.cells[result.after.index(4, 4)] != "."
         finally:

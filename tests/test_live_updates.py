@@ -20,6 +20,7 @@ import redis
 from app.changes import ChangeFeed
 from app.game import Move
 from app.modes import apply_move, new_game
+from app.seats import Player
 from app.service import Deals
 from app.store import MemoryStore
 from tests.live import kaboom_process, live_server
@@ -41,7 +42,7 @@ def saved_again(store: MemoryStore, game_id: str) -> None:
 
 def test_one_save_wakes_every_stream_of_its_game_and_no_other() -> None:
     store = MemoryStore()
-    moved, still = (store.create(new_game(9, 9, 10, seats=["alice"], rng=random.Random(0))) for _ in range(2))
+    moved, still = (store.create(new_game(9, 9, 10, seats=[Player("alice")], rng=random.Random(0))) for _ in range(2))
     feed = ChangeFeed(store)
     threads_before = threading.active_count()
 
@@ -68,7 +69,7 @@ def test_one_save_wakes_every_stream_of_its_game_and_no_other() -> None:
 
 def test_a_wait_with_nothing_changed_ends_at_its_time_with_false() -> None:
     store = MemoryStore()
-    game_id = store.create(new_game(9, 9, 10, seats=["alice"], rng=random.Random(0)))
+    game_id = store.create(new_game(9, 9, 10, seats=[Player("alice")], rng=random.Random(0)))
     feed = ChangeFeed(store)
     try:
         assert asyncio.run(feed.wait(game_id, 0, 0.01)) is False
@@ -249,7 +250,8 @@ def test_a_live_page_polls_only_while_its_stream_is_down(open_page) -> None:
     first.goto("/")
     made = first.evaluate(
         "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-        " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'screen'})}).then(r => r.json())"
+        " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'screen'})})"
+        ".then(r => r.json())"
     )
     polls: dict[str, list[str]] = {"first": [], "second": []}
     first.on("request", lambda request: "/live?" in request.url and polls["first"].append(request.url))

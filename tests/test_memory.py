@@ -10,6 +10,7 @@ import pytest
 
 from app.game import Move
 from app.modes import apply_move, new_game
+from app.seats import Player
 from app.service import AnalyzerCache
 from app.store.base import history_footprint
 from app.store.memory import MemoryStore
@@ -81,7 +82,7 @@ def test_the_history_cache_holds_no_more_bytes_than_it_may():
     limit = 40_000
     store.bound_history_cache(limit)
     for seat in range(8):
-        game = new_game(16, 16, 40, seats=[f"player{seat}"], rng=random.Random(seat))
+        game = new_game(16, 16, 40, seats=[Player(f"player{seat}")], rng=random.Random(seat))
         game_id = store.create(game)
         rng = random.Random(seat)
         for flag in range(12):
@@ -104,7 +105,7 @@ def test_a_worker_says_what_it_holds_each_against_its_bound(tmp_path):
 
     store = SQLiteStore(tmp_path / "games.sqlite3")
     service = GameService(store, Settings(database=tmp_path / "games.sqlite3", cache_megabytes=32))
-    game_id = store.create(new_game(30, 16, 99, seats=["alice"], rng=random.Random(1)))
+    game_id = store.create(new_game(30, 16, 99, seats=[Player("alice")], rng=random.Random(1)))
     store.load(game_id, "alice")
     line = service.held()
     assert "analyzers 0.0 of 32 MB" in line and "undo histories" in line and "of 8 MB" in line

@@ -16,6 +16,7 @@ import pytest
 
 from app.game import Invalid, Move
 from app.modes import MODES, CruelOptions, apply_move, get_mode, new_game
+from app.seats import Player
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.fixed_mode import FixedLayout, registered
@@ -31,7 +32,7 @@ def test_the_registry_names_every_mode_and_refuses_others():
         get_mode("nonsense")
     with pytest.raises(Invalid, match="unknown setting 'allow_guessing'"):
         get_mode("cruel").options(allow_guessing=True)
-    game = new_game(9, 9, 10, options=CruelOptions(allow_outside=True), seats=["alice"], rng=random.Random(0))
+    game = new_game(9, 9, 10, options=CruelOptions(allow_outside=True), seats=[Player("alice")], rng=random.Random(0))
     assert game.mode == "cruel" and game.options.allow_outside and game.state == {"forced_guesses": 0}
     # Cruel games keep no layout, only the 128-bit seed their deals come from.
     assert set(game.hidden) == {"deal_seed"} and int(game.hidden["deal_seed"], 16) < 2**128

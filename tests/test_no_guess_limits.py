@@ -147,7 +147,7 @@ def deals_seen(monkeypatch, service: GameService) -> list[bool]:
     search = classic.no_guess_layout
 
     def watched(*args, **kwargs):
-        cheap.append(getattr(service._thread, "cheap", False))
+        cheap.append(service.runner.on_cheap_thread())
         return search(*args, **kwargs)
 
     monkeypatch.setattr(classic, "no_guess_layout", watched)
@@ -178,7 +178,7 @@ def test_a_big_no_guess_deal_is_made_where_slow_work_runs(tmp_path, monkeypatch,
 
     game_id = asyncio.run(play())
     assert cheap == [not slow]
-    assert (game_id in service.slow_games) == slow
+    assert (game_id in service.runner.slow_games) == slow
 
 
 def test_the_slow_lane_starts_with_the_server(tmp_path):
@@ -193,7 +193,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
                     await requests(client)
 
     app = create_app(Settings(database=tmp_path / "games.sqlite3"))
-    lane = app.state.service.lane
+    lane = app.state.service.runner.lane
     assert lane is not None and lane._pool is None
 
     async def first_slow_request(client: httpx.AsyncClient) -> None:
@@ -207,7 +207,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
         game_id = created.json()["id"]
         answer = await client.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": 50, "y": 50})
         assert answer.status_code == 200, answer.text
-        assert game_id in app.state.service.slow_games
+        assert game_id in app.state.service.runner.slow_games
         assert set(lane._pool._processes) == processes
 
     asyncio.run(serve(app, first_slow_request))
@@ -217,7 +217,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
         create_app(Settings(database=tmp_path / "games.sqlite3"), store=MemoryStore()),
     ):
         asyncio.run(serve(app))
-        assert app.state.service.lane is None
+        assert app.state.service.runner.lane is None
 
 
 def test_a_slow_game_does_not_wait_for_the_lane_to_load(tmp_path):

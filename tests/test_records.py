@@ -166,7 +166,8 @@ def stored_results(draw) -> str:
 
 
 def tallied_as_they_arrive(stored: list[str]) -> tuple[dict[str, str], int]:
-    """The tallies after folding each result in as a store does (counting all again when told to), and how often it was told."""
+    """The tallies after folding each result in as a store does (counting all again when told to), and how often
+    it was told."""
     rows: dict[str, str] = {}
     recounts = 0
     for arrived, text in enumerate(stored, 1):

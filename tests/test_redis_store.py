@@ -1,4 +1,5 @@
-"""What sharing Redis between processes adds to the store contract (tests/test_store.py runs the contract on Redis too)."""
+"""What sharing Redis between processes adds to the store contract (tests/test_store.py runs the contract on
+Redis too)."""
 
 from __future__ import annotations
 

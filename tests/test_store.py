@@ -15,12 +15,13 @@ import pytest
 
 from app.game import Game, Move
 from app.modes import apply_move, new_game
+from app.seats import Invitation, Player, watcher
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
 
 
-def game_for(*seats: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
-    return new_game(width, height, mines, seats=list(seats), rng=random.Random(0))
+def game_for(*players: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
+    return new_game(width, height, mines, seats=[Player(player) for player in players], rng=random.Random(0))
 
 
 def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:
@@ -174,29 +175,8 @@ class RedisBackend(Backend):
         super().close()
 
 
-@pytest.fixture(scope="module")
-def redis_url():
-    from tests.redis_server import redis_server
-
-    with redis_server() as url:
-        yield url
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def backend(request, tmp_path, clock):
-    if request.param == "memory":
-        backend = MemoryBackend(clock)
-    elif request.param == "sqlite":
-        backend = SQLiteBackend(clock, tmp_path / "games.sqlite3")
-    else:
-        backend = RedisBackend(clock, request.getfixturevalue("redis_url"))
-    yield backend
-    backend.close()
-
-
-@pytest.fixture
-def store(backend) -> Store:
-    return backend.store
+# The fixtures `backend` (each of the backends above in turn), `store` (its store) and `redis_url` are in
+# conftest.py, for tests/test_tallies.py too.
 
 
 class TestStoreContract:
@@ -242,30 +222,32 @@ class TestStoreContract:
 
     def test_every_seat_finds_the_game_and_a_new_seat_is_kept(self, store):
         game_id = store.create(game_for("alice", "bob"))
-        assert store.load(game_id, "bob").seats == ["alice", "bob"]
+        assert store.load(game_id, "bob").credentials() == ["alice", "bob"]
         assert store.latest("bob") == game_id
         game = store.load(game_id, "alice")
         joined = game.copy()
-        joined.seats.append("carol")
+        joined.seats.append(Player("carol"))
         joined.version += 1
         store.save(game_id, "alice", joined, game.version)
-        assert store.load(game_id, "carol").seats == ["alice", "bob", "carol"]
+        assert store.load(game_id, "carol").credentials() == ["alice", "bob", "carol"]
         assert store.latest("carol") == game_id
 
     def test_a_seat_given_to_another_player_no_longer_lets_the_one_who_held_it_in(self, backend):
         store = backend.store
-        game_id = store.create(game_for("alice", "link:old", "mallory"))
+        made = game_for("alice")
+        made.seats.append(Invitation("old", "mallory"))
+        game_id = store.create(made)
         game = store.load(game_id, "alice")
         freed = game.copy()
-        freed.seats = ["alice", "link:new"]
+        freed.seats = [Player("alice"), Invitation("new")]
         freed.version += 1
         store.save(game_id, "alice", freed, game.version)
         for process in (store, backend.reopened()):
-            for gone in ("mallory", "link:old"):
+            for gone in ("mallory", watcher("old")):
                 with pytest.raises(NotFound):
                     process.load(game_id, gone)
             assert process.games_of("mallory") == [] and process.latest("mallory") is None
-            assert process.load(game_id, "link:new").seats == ["alice", "link:new"]
+            assert process.load(game_id, watcher("new")).seats == [Player("alice"), Invitation("new")]
 
     def test_a_player_who_leaves_a_game_keeps_the_seat_but_not_the_listing(self, backend):
         store = backend.store
@@ -538,7 +520,7 @@ class TestStoreContract:
         record["forced_guesses"] = record.pop("state")["forced_guesses"]
         assert _rewrite(backend, game_id, json.dumps(old), json.dumps(record))
         back = backend.reopened().load(game_id, "alice")
-        assert back.cells == played.cells and back.version == played.version and back.seats == ["alice"]
+        assert back.cells == played.cells and back.version == played.version and back.seats == [Player("alice")]
         assert back.state == {"forced_guesses": played.state["forced_guesses"]}
         undone = moved(back, "undo")
         assert undone.cells == game.cells and undone.shown_mines is None
@@ -569,6 +551,6 @@ def test_a_sqlite_file_from_before_seats_opens_with_its_games(tmp_path, clock):
     with sqlite3.connect(path) as connection:
         connection.execute("DROP TABLE seats")
     reopened = SQLiteStore(path, clock=clock)
-    assert reopened.load(game_id, "alice").seats == ["alice"]
+    assert reopened.load(game_id, "alice").seats == [Player("alice")]
     assert reopened.latest("alice") == game_id
     reopened.close()

@@ -1,7 +1,7 @@
 """The records kept up to date as results arrive (issue 23 #10), and a board counted once (#4), on every store.
 
 The same tests run against memory, SQLite and Redis (the fixtures of
-tests/test_store.py). The golden rule: what the tallies say is what
+tests/test_store.py, in conftest.py). The golden rule: what the tallies say is what
 app.records.records_of says when it counts every result the store kept.
 """
 
@@ -14,7 +14,6 @@ import threading
 from app.records import TALLIED, records_of, tallied, tally_key
 from app.store import Store
 from tests.test_records import result
-from tests.test_store import backend, redis_url, store  # noqa: F401 (fixtures)
 
 # Ends out of order (a game that ended earlier, written later), at the same moment, of several groups, and
 # one result that does not read: each goes its own way through the tallies.
@@ -166,7 +165,7 @@ class TestTallies:
             assert records(store) == records_of(store.results_of("alice"))
 
 
-def test_a_tallies_key_of_another_type_in_redis_is_written_over(redis_url, clock):  # noqa: F811
+def test_a_tallies_key_of_another_type_in_redis_is_written_over(redis_url, clock):
     from app.store.redis import RedisStore
 
     store = RedisStore(redis_url, clock=clock)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.tournament import (
-    Board,
     GameRecord,
     Program,
+    ScheduledBoard,
     check_program,
     games,
     komal_points,
@@ -55,7 +55,7 @@ def test_the_same_seed_deals_the_same_boards_and_another_seed_others() -> None:
 
 
 def record(size: tuple[int, int], winner: int | None) -> GameRecord:
-    return GameRecord(Board(*size, 10, 0), 0, [0, 0], winner)
+    return GameRecord(ScheduledBoard(*size, 10, 0), 0, [0, 0], winner)
 
 
 def test_a_set_is_won_with_two_thirds_of_its_games_and_scores_three_points() -> None:
@@ -93,7 +93,7 @@ def test_an_answer_is_read_as_a_covered_cell_or_called_illegal(answer: str, prob
         assert isinstance(read, str) and read.startswith("illegal") and problem in read
 
 
-SMALL = Board(5, 5, 6, 0)
+SMALL = ScheduledBoard(5, 5, 6, 0)
 
 
 @pytest.mark.parametrize(

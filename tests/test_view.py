@@ -6,9 +6,10 @@ from fractions import Fraction
 
 from app.game import LossReview, set_options
 from app.modes import get_mode
+from app.seats import Invitation, Player
 from app.service import Overlay
 from app.web.errors import as_sentence
-from app.web.view import Look, Seating, cell_html, clock_text, flags_lines, panel, review_text
+from app.web.view import Look, Seating, cell_html, clock_text, panel, review_text, seat_lines
 from solver import Allowance
 from tests.boards import classic_from
 from tests.test_flags import game_of, move
@@ -52,7 +53,8 @@ def test_the_overlay_covers_flagged_cells_too():
 
 
 def test_a_loss_says_what_could_have_been_known():
-    # Both mines next to the 2 (three cells, so the click at (1, 0) was a mine 2 times in 3); the count proves the right column safe.
+    # Both mines next to the 2 (three cells, so the click at (1, 0) was a mine 2 times in 3); the count proves the
+    # right column safe.
     lost, _ = play(game_from(SAFE_OUTSIDE, 2), "reveal", 1, 0)
     review = get_mode("cruel").review_loss(lost, Allowance())
     assert review.clicked == (1, 0) and not review.outside
@@ -116,9 +118,14 @@ def test_a_finished_game_of_two_tells_each_player_first_whether_they_won():
     game, _ = move(game_of("*..", "...", "..*"), "reveal", 0, 0, seat=0)
     game, _ = move(game, "reveal", 2, 2, seat=0)
     assert game.status == "won" and game.state["winner"] == 0
-    game.state["opponent"] = "invite"
+    game.seats = [Player("alice"), Invitation("key", "bob")]
     seen = {
-        seat: flags_lines(game, Seating(seat, seat is None, False, None, frozenset(), ""))[0].text
+        seat: seat_lines(
+            game,
+            Seating(
+                seat, frozenset({seat}) if seat is not None else frozenset(), seat is None, False, None, frozenset(), ""
+            ),
+        )[0].text
         for seat in (0, 1, None)
     }
     assert seen == {0: "You win: Blue wins, 2–0.", 1: "You lose: Blue wins, 2–0.", None: "Blue wins, 2–0."}

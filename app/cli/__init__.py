@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from app.cli import analyze, bot, generate, move, serve, tournament
-from app.cli.errors import EXIT_BAD_INPUT, BadInput
+from app.cli.errors import EXIT_BAD_INPUT
+from app.errors import KaboomError
 
 COMMANDS = (analyze, bot, generate, move, serve, tournament)
 
@@ -25,8 +26,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     args = build_parser().parse_args(argv)
     try:
         args.handler(args, stdin or sys.stdin, stdout or sys.stdout)
-    except BadInput as error:
-        print(f"kaboom {args.command}: {error}", file=sys.stderr)
+    except KaboomError as error:
+        # Bad input, or anything the game or the store refuses: one line, never a traceback.
+        print(f"kaboom {args.command}: {error.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return 0
 

@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.bot import PRESET_SIZES, Board, CalibrationBin, GameResult, calibration, play, wilson_interval
+from app.bot import PRESET_SIZES, CalibrationBin, GameResult, GameSetup, calibration, play, wilson_interval
 from app.cli.errors import BadInput
 from app.game import Invalid, board_size
 from solver.strategy import STRATEGIES
@@ -61,7 +61,7 @@ def first_cell(text: str, width: int, height: int) -> tuple[int, int]:
     return x, y
 
 
-def read_layouts(path: Path, first: str | None, opening: bool) -> list[Board]:
+def read_layouts(path: Path, first: str | None, opening: bool) -> list[GameSetup]:
     """One layout a line: `W H K` and the K mines as x,y (0-based), separated by spaces."""
     try:
         lines = path.read_text().splitlines()
@@ -92,13 +92,13 @@ def read_layouts(path: Path, first: str | None, opening: bool) -> list[Board]:
         start = first_cell(first or "corner", width, height)
         if start[1] * width + start[0] in layout:
             raise BadInput(f"{where}: the first click {start[0]},{start[1]} is a mine in this layout")
-        boards.append(Board(width, height, mines, start, opening, layout))
+        boards.append(GameSetup(width, height, mines, start, opening, layout))
     if not boards:
         raise BadInput(f"{path} has no layouts")
     return boards
 
 
-def _play(job: tuple[Board, str, int]) -> GameResult:
+def _play(job: tuple[GameSetup, str, int]) -> GameResult:
     return play(*job)
 
 
@@ -110,7 +110,8 @@ def percentile(values: list[float], share: float) -> float:
 def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     if args.mode == "cruel" and (args.layouts is not None or args.opening):
         raise BadInput(
-            "--layouts and --opening are for classic games: cruel games have no fixed layout, and their first click always opens an area"
+            "--layouts and --opening are for classic games: cruel games have no fixed layout, "
+            "and their first click always opens an area"
         )
     if args.calibration is not None and args.calibration.suffix.lower() != ".png":
         raise BadInput(f"--calibration writes a PNG file: {args.calibration} does not end in .png")
@@ -119,7 +120,9 @@ def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     else:
         width, height, mines = args.size
         boards = [
-            Board(width, height, mines, first_cell(args.first or "corner", width, height), args.opening, mode=args.mode)
+            GameSetup(
+                width, height, mines, first_cell(args.first or "corner", width, height), args.opening, mode=args.mode
+            )
         ] * args.games
     jobs = [(board, args.strategy, args.seed * 1_000_003 + number) for number, board in enumerate(boards)]
     results: list[GameResult] = []
@@ -179,15 +182,17 @@ def bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
             f"max {max(forced)}; games with none: {100 * forced.count(0) / len(forced):.1f} %\n"
         )
     stdout.write(
-        f"seconds per game: median {statistics.median(seconds):.3f}, p95 {percentile(seconds, 0.95):.3f}, max {max(seconds):.3f}\n"
-        f"seconds per move: median {statistics.median(moves) if moves else 0:.4f}, p95 {percentile(moves, 0.95):.4f}, max {max(moves, default=0):.4f}\n"
+        f"seconds per game: median {statistics.median(seconds):.3f}, p95 {percentile(seconds, 0.95):.3f}, "
+        f"max {max(seconds):.3f}\n"
+        f"seconds per move: median {statistics.median(moves) if moves else 0:.4f}, "
+        f"p95 {percentile(moves, 0.95):.4f}, max {max(moves, default=0):.4f}\n"
     )
     if args.calibration is not None:
         stdout.write(calibration_table(bins))
         stdout.write(f"calibration plot: {args.calibration}\n")
 
 
-def describe(board: Board) -> str:
+def describe(board: GameSetup) -> str:
     start = "opening" if board.opening else "first click safe"
     return f"{board.mode} {board.width}x{board.height}/{board.mines}, {start} at {board.first[0]},{board.first[1]}"
 
@@ -196,7 +201,8 @@ def calibration_table(bins: list[CalibrationBin]) -> str:
     lines = ["predicted mine chance  guesses  mean predicted  observed  95 % interval"]
     for entry in bins:
         lines.append(
-            f"{100 * entry.low:4.0f} to {100 * entry.high:3.0f} %     {entry.guesses:8d}  {100 * entry.predicted:13.1f} %"
+            f"{100 * entry.low:4.0f} to {100 * entry.high:3.0f} %     {entry.guesses:8d}"
+            f"  {100 * entry.predicted:13.1f} %"
             f"  {100 * entry.observed:6.1f} %  {100 * entry.interval[0]:.1f} to {100 * entry.interval[1]:.1f} %"
         )
     return "\n".join(lines) + "\n"
@@ -270,7 +276,10 @@ def add_parser(commands) -> None:
     parser = commands.add_parser(
         "bot",
         help="play games with a strategy and print its win rate",
-        description="Plays games through the game's own rules (classic, or cruel with --mode cruel) and prints the win rate with its 95 % interval.",
+        description=(
+            "Plays games through the game's own rules (classic, or cruel with --mode cruel) "
+            "and prints the win rate with its 95 % interval."
+        ),
     )
     parser.add_argument(
         "--size",

@@ -11,8 +11,8 @@ from typing import TextIO
 
 from app.cli.errors import BadInput
 from solver import Allowance, Analyzer, Inconsistent, Interrupted, PositionError, parse_position
+from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView, flags_random
 from solver.position import MINE, Position
-from solver.strategy import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView, flags_random
 
 # The protocol's limit: an answer later than this loses the game.
 ANSWER_SECONDS = 10.0
@@ -94,7 +94,10 @@ def add_parser(commands) -> None:
         "--level",
         choices=list(FLAGS_PLAYERS),
         default="hard",
-        help=f"the computer's levels ({levels}; default %(default)s, the strongest) or a sparring partner (greedy, scorer)",
+        help=(
+            f"the computer's levels ({levels}; default %(default)s, the strongest) "
+            "or a sparring partner (greedy, scorer)"
+        ),
     )
     parser.add_argument(
         "--seconds",

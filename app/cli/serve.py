@@ -47,7 +47,9 @@ def add_parser(commands) -> None:
     parser = commands.add_parser(
         "serve",
         help="start the web server",
-        description="Starts the game server. Settings come from KABOOM_ environment variables; these options override them.",
+        description=(
+            "Starts the game server. Settings come from KABOOM_ environment variables; these options override them."
+        ),
     )
     parser.add_argument("--host", help="address to listen on (KABOOM_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port to listen on (KABOOM_PORT, default 8000)")

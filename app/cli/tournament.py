@@ -40,7 +40,8 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     boards = schedule(args.quick, args.sizes)
     if not boards:
         raise BadInput(
-            f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} is in the {'quick ' if args.quick else ''}schedule"
+            f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} "
+            f"is in the {'quick ' if args.quick else ''}schedule"
         )
     jobs = [(board, programs, first, args.seed, args.uncover_all, args.limit) for board, first in games(boards)]
     records: list[GameRecord] = []
@@ -73,7 +74,8 @@ def report(
     draws = sum(1 for r in records if r.winner is None)
     share = (wins[0] + draws / 2) / played
     low, high = wilson_interval(wins[0] + draws / 2, played)
-    faults = [(record, 1 - record.winner) for record in records if record.fault]
+    # A fault loses the game: its record always names a winner.
+    faults = [(record, 1 - record.winner) for record in records if record.fault and record.winner is not None]
     if args.json:
         json.dump(
             {
@@ -118,15 +120,17 @@ def report(
     stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\n\n")
     for record in records:
         result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
-        fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault else ""
+        fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault and record.winner is not None else ""
         stdout.write(
-            f"{record.board.describe():<34} {names[record.first]} first: A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}\n"
+            f"{record.board.describe():<34} {names[record.first]} first: "
+            f"A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}\n"
         )
     stdout.write("\nsets (a program wins a set with two thirds of its games; a draw counts half):\n")
-    for result in results:
-        winner = "drawn" if result.winner is None else f"won by {names[result.winner]}"
+    for set_result in results:
+        winner = "drawn" if set_result.winner is None else f"won by {names[set_result.winner]}"
         stdout.write(
-            f"  {result.size:<8} {result.games} games: A {float(result.points[0]):g} – {float(result.points[1]):g} B, {winner}\n"
+            f"  {set_result.size:<8} {set_result.games} games: "
+            f"A {float(set_result.points[0]):g} – {float(set_result.points[1]):g} B, {winner}\n"
         )
     stdout.write(f"KöMaL points (3 a set won, 1 each a set drawn): A {points[0]} – {points[1]} B\n")
     stdout.write(
@@ -161,9 +165,10 @@ def add_parser(commands) -> None:
         description=(
             "Plays two move programs (commands that read a position on stdin and print 'X Y', as `kaboom move` does, "
             "started afresh for every move; or builtin:LEVEL for a level played in this process) against each other "
-            "in Minesweeper Flags: 20x20, 20x100 and 100x100 boards at 10 %% to 47.5 %% mines, each board twice so that "
-            "each program starts once (48 boards, 96 games). An answer later than the limit, a failed program or an "
-            "illegal move loses the game. Prints each game, the sets, the KöMaL points and A's share of the games."
+            "in Minesweeper Flags: 20x20, 20x100 and 100x100 boards at 10 %% to 47.5 %% mines, each board twice so "
+            "that each program starts once (48 boards, 96 games). An answer later than the limit, a failed program "
+            "or an illegal move loses the game. Prints each game, the sets, the KöMaL points and A's share of the "
+            "games."
         ),
     )
     parser.add_argument("a", metavar="A_CMD", help="program A, e.g. 'kaboom move --level hard' or builtin:hard")

@@ -10,15 +10,19 @@ import random
 from typing import Any
 
 from app import stored
-from app.game import BotChoice, Game, Hint, Invalid, Move, Options, Outcome
+from app.game import BotChoice, Game, Hint, Invalid, Move, Outcome, Switches
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
 from app.modes.flags import Flags, FlagsOptions
 from app.modes.help import Help
+from app.seats import Seat
 from solver import Analyzer
 
 MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help(), Flags())}
+# What a new game is when nobody says: the first mode; and the mode a board id plays in unless it says.
+DEFAULT_MODE = next(iter(MODES))
+BOARD_MODE = next(name for name, mode in MODES.items() if mode.board_ids)
 
 
 def get_mode(name: str) -> Mode:
@@ -33,8 +37,8 @@ def new_game(
     height: int,
     mines: int,
     mode: str = "cruel",
-    options: Options | None = None,
-    seats: list[str] | None = None,
+    options: Switches | None = None,
+    seats: list[Seat] | None = None,
     *,
     rng: random.Random,
     secret: bytes = b"",
@@ -64,6 +68,8 @@ def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
 
 
 __all__ = [
+    "BOARD_MODE",
+    "DEFAULT_MODE",
     "MODES",
     "Classic",
     "ClassicOptions",

@@ -12,12 +12,14 @@ that plays differently (two players taking turns) overrides `apply` itself.
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
+from app import seats as seating
 from app.game import (
     ACTIONS,
     PRESETS,
     BotChoice,
+    Choice,
     Game,
     Hint,
     Invalid,
@@ -26,6 +28,7 @@ from app.game import (
     Options,
     Outcome,
     Refused,
+    Switches,
     Turn,
     board_size,
     check_revealable,
@@ -34,9 +37,27 @@ from app.game import (
     rewound,
     undo,
 )
+from app.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
 from solver.position import COVERED, FLAG, MINE
+
+# The first click's promise as the new-game API asks it, in the modes that deal around the first click.
+FIRST_CLICK = Choice(
+    {"opening": {"first_click_safe_only": False}, "safe": {"first_click_safe_only": True}},
+    "opening",
+    "what the first click promises: an area opened around it, or the cell alone safe",
+    order=1,
+)
+
+
+SwitchesT = TypeVar("SwitchesT", bound=Switches)
+
+
+def options_of(game: Game, kind: type[SwitchesT]) -> SwitchesT:
+    """A game's settings as its mode's own kind (options_class): new_game and the store make no other."""
+    assert isinstance(game.options, kind), f"a {game.mode} game with {type(game.options).__name__}"
+    return game.options
 
 
 class Mode:
@@ -45,13 +66,24 @@ class Mode:
     summary: ClassVar[str] = ""  # the mode in one line, where a player chooses it
     # The sizes the new-game form offers, by name: (width, height, mines).
     presets: ClassVar[dict[str, tuple[int, int, int]]] = PRESETS
-    # What the new-game form asks beyond the size, for `seat` (who plays); a one-player mode asks nothing.
-    seat_fields: ClassVar[tuple[str, ...]] = ()
-    options_class: ClassVar[type[Options]] = Options
+    # What the new-game API asks beyond the settings it takes as they are (Options.asked): each a choice
+    # among settings, by the name the API gives it.
+    choices: ClassVar[dict[str, Choice]] = {}
+    # What the API says of an action only this mode takes, and of its seat fields (opponent, level).
+    action_notes: ClassVar[dict[str, str]] = {}
+    seat_notes: ClassVar[dict[str, str]] = {}
+    # Players taking turns: more than one seat, filled by people, an invitation or the computer (app.seats).
+    seat_count: ClassVar[int] = 1
+    # The computer's levels, weakest first, where it may hold a seat; none where it may not.
+    levels: ClassVar[tuple[str, ...]] = ()
+    options_class: ClassVar[type[Switches]] = Options
     # The shape of `state` and of `hidden` as stored (TypedDicts with app.stored's @schema; checked on every
     # load); a mode without a secret has no hidden_schema, and its games store none.
     state_schema: ClassVar[type] = NoState
     hidden_schema: ClassVar[type | None] = None
+    # Whether a game of a mode with a secret may lack it (stored before the mode kept one): the others'
+    # games without it are damaged.
+    secret_optional: ClassVar[bool] = False
 
     # ----- a new game -------------------------------------------------
 
@@ -64,8 +96,8 @@ class Mode:
         width: int,
         height: int,
         mines: int,
-        options: Options | None = None,
-        seats: list[str] | None = None,
+        options: Switches | None = None,
+        seats: list[Seat] | None = None,
         *,
         rng: random.Random,
         secret: bytes = b"",
@@ -95,19 +127,139 @@ class Mode:
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
 
+    # ----- seats -------------------------------------------------------
+
     def seat(self, game: Game, player: str, opponent: str | None = None, level: str | None = None) -> None:
-        """Seat the players of a new game: its maker alone, unless the mode is played by two."""
-        if opponent is not None or level is not None:
-            raise Invalid(f"{self.title} games have one player: no opponent or level to choose")
-        game.seats = [player]
+        """Seat the players of a new game: its maker in seat 0, the others as `opponent` says (app.seats:
+        the same screen, the default; an invitation; the computer at one of the mode's `levels`)."""
+        if self.seat_count == 1:
+            if opponent is not None or level is not None:
+                raise Invalid(f"{self.title} games have one player: no opponent or level to choose")
+            game.seats = [Player(player)]
+            return
+        opponent = opponent or "screen"
+        if opponent not in OPPONENTS:
+            raise Invalid(f"unknown opponent {opponent!r}: expected one of {', '.join(OPPONENTS)}")
+        if opponent != "computer" and level is not None:
+            raise Invalid("a level is for a game against the computer")
+        if opponent == "computer":
+            if not self.levels:
+                raise Invalid(f"no computer plays {self.title} games")
+            level = level or self.levels[len(self.levels) // 2]
+            if level not in self.levels:
+                raise Invalid(f"unknown level {level!r}: expected one of {', '.join(self.levels)}")
+
+        def other_seat() -> Seat:
+            if opponent == "screen":
+                return Player(player)
+            if opponent == "invite":
+                return seating.new_invitation()
+            assert level is not None  # chosen above for a game against the computer
+            return Computer(level)
+
+        game.seats = [Player(player), *(other_seat() for _ in range(self.seat_count - 1))]
+
+    @property
+    def seat_fields(self) -> tuple[str, ...]:
+        """What the new-game form asks beyond the size: who fills the other seats, and the computer's level."""
+        return () if self.seat_count == 1 else ("opponent", "level") if self.levels else ("opponent",)
 
     def seating(self, game: Game) -> dict[str, str]:
-        """How a game's players were chosen, as the new-game form's `seat_fields` say it (for a game like it)."""
-        return {}
+        """How a game's other seats were filled, as the new-game form asks it (for a game like it)."""
+        if self.seat_count == 1:
+            return {}
+        opponent, level = seating.opponent_of(game.seats)
+        return {"opponent": opponent, "level": level or ""}
 
-    def seat_of(self, game: Game, player: str) -> int | None:
-        """The seat a player moves for, in modes where players take turns; None: the game's one player."""
+    def seat_to_move(self, game: Game) -> int:
+        """The seat whose turn it is (the last one to move, once the game is over)."""
+        return 0
+
+    def winner(self, game: Game) -> int | None:
+        """The seat that won a game of several seats once it is over; None for a draw, or while it goes on."""
         return None
+
+    def seat_name(self, seat: int) -> str:
+        """A seat as the page and the refusals name it."""
+        return f"Player {seat + 1}"
+
+    def moving_seat(self, game: Game, player: str) -> int | None:
+        """The seat `player` moves for now: None in a game of one player; on one screen, whoever's turn it
+        is; otherwise their own, which `apply` refuses out of turn. Refused for whoever only watches."""
+        if self.seat_count == 1:
+            return None
+        held = seating.held_by(game.seats, player)
+        if not held:
+            raise Refused("you are watching this game: only its players move")
+        turn = self.seat_to_move(game)
+        return turn if turn in held else min(held)
+
+    def computer_to_move(self, game: Game) -> bool:
+        """Whether the computer holds the seat to move (it then plays it, at a human pace)."""
+        return (
+            game.status == "playing"
+            and self.seat_count > 1
+            and isinstance(game.seats[self.seat_to_move(game)], Computer)
+        )
+
+    def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
+        """The computer's next move, when computer_to_move says it has one."""
+        raise Refused(f"no computer plays {self.title} games")
+
+    def seat_has_moved(self, game: Game, seat: int) -> bool:
+        """Whether the player of `seat` has made a move in the game (a seat that has is theirs to the end)."""
+        return True
+
+    def seat_reclaimable(self, game: Game, player: str) -> bool:
+        """Whether `player`, who sent an invitation, may free its seat again: whoever took it has not
+        moved (the wrong person may have opened the link first: a forwarded message, a shared screen)."""
+        number = seating.invitation(game.seats)
+        return (
+            number is not None
+            and game.status == "playing"
+            and player == game.maker
+            and not game.seats[number].open  # type: ignore[union-attr]
+            and not self.seat_has_moved(game, number)
+        )
+
+    def reclaim_seat(self, game: Game, player: str) -> Game:
+        """The invitation's seat free again, behind a new link: the old link, which the wrong person holds,
+        opens nothing."""
+        number = seating.invitation(game.seats)
+        if not self.seat_reclaimable(game, player):
+            if number is None or player != game.maker:
+                raise Refused("only the player who sent an invitation can free its seat")
+            if game.status != "playing":
+                raise Refused(f"the game is {game.status}: its seats stay as they were played")
+            name = self.seat_name(number)
+            if game.seats[number].open:  # type: ignore[union-attr]
+                raise Refused(f"{name}'s seat is free: send the link")
+            raise Refused(f"{name} has moved in this game: the seat is theirs until it ends")
+        freed = game.copy()
+        freed.seats[number] = seating.new_invitation()  # type: ignore[index]
+        freed.version += 1  # the pages that show the game hear of it
+        return freed
+
+    def take_invitation(self, game: Game, player: str) -> Game | None:
+        """The game with its open invitation's seat taken by `player`; None when someone took it first."""
+        number = seating.open_seat(game.seats)
+        if number is None:
+            return None
+        joined = game.copy()
+        joined.seats[number] = Invitation(game.seats[number].key, player)  # type: ignore[union-attr]
+        joined.version += 1  # the inviter's page hears of it
+        return joined
+
+    def legacy_seats(self, credentials: list[str], state: dict[str, Any]) -> list[Seat]:
+        """The seats of a game stored before typed seats, from the credentials it stored as its seats and
+        its state (app.stored); ValueError when they do not make seats of this mode."""
+        if self.seat_count == 1:
+            return [Player(credentials[0])]
+        return seating.from_credentials(credentials, state.get("level"))
+
+    def upgraded_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The mode's state as an older release stored it, in today's shape; by default as it is."""
+        return state
 
     def check_options(self, game: Game, changes: dict[str, bool]) -> None:
         """Refuse a change of settings the mode does not allow during a game; by default any may change."""
@@ -122,36 +274,20 @@ class Mode:
             )
         self.check_options(game, {name: True})
 
-    def computer_to_move(self, game: Game) -> bool:
-        """Whether the computer holds the seat to move (it then plays it, at a human pace)."""
-        return False
-
-    def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
-        """The computer's next move, when computer_to_move says it has one."""
-        raise Refused(f"no computer plays {self.title} games")
-
-    def red(self, game: Game) -> str | None:
-        """The second player of a game of two; one-player games have none."""
-        return None
-
-    def seat_reclaimable(self, game: Game, player: str) -> bool:
-        """Whether `player` may take back a seat they offered (reclaim_seat); only games of two have any."""
-        return False
-
-    def reclaim_seat(self, game: Game, player: str) -> Game:
-        """The game with an offered seat taken back from whoever took it and never moved."""
-        raise Refused(f"{self.title} games have no seat to free")
-
     def no_guess_deal(self, game: Game) -> bool:
         """Whether a reveal now makes the layout by a no-guess search: work the service limits per client,
         and makes where slow work runs when the board is big. Only fixed-layout modes search."""
         return False
 
-    def from_board(self, board: Any, options: Options, seats: list[str], secret: bytes) -> Game:
-        """A new game of the board a board id names (classic.BoardId); only fixed-layout modes have them."""
+    # Whether a game of this mode has a board id, which plays its layout again (from_board).
+    board_ids: ClassVar[bool] = False
+
+    def from_board(self, board_id: str, options: Switches, secret: bytes) -> Game:
+        """A new game of the board a board id names (Invalid for an id that names none); only fixed-layout
+        modes have them."""
         raise Invalid(f"{self.title} games have no fixed layout to play from a board id")
 
-    def options(self, **settings: bool) -> Options:
+    def options(self, **settings: bool) -> Switches:
         """This mode's settings from names; an unknown name is refused with the names there are."""
         return self.options_class(**self.options_class.checked(settings))
 
@@ -177,26 +313,27 @@ class Mode:
             return undo(game)
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
-        index = game.index(move.x, move.y) if move.action not in self.extra_actions else game.last_cell
+        # The mode's own actions name no cell: the game's last cell stays as it was.
+        index = game.index(move.x, move.y) if move.action not in self.extra_actions else None
         changed = game.copy()
         rng = self.move_rng(changed, move, rng)
         turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
-        if move.action == "flag":
+        if index is None:
+            self.act(turn, move)
+        elif move.action == "flag":
             flag(turn, index, move.mark)
         elif move.action == "reveal":
             check_revealable(game, index)
             self.reveal_cell(turn, index)
-        elif move.action == "chord":
+        else:  # chord
             for target in chord_targets(game, index):
                 # One by one, each under the rules as they stand after the ones before.
                 if turn.game.cells[target] == COVERED and turn.game.status == "playing":
                     self.reveal_cell(turn, target)
-        else:
-            self.act(turn, move)
         if turn.game.status == "playing" and move.action != "flag":
             self.after_action(turn)
         new = turn.game
-        new.last_cell = index
+        new.last_cell = game.last_cell if index is None else index
         new.history.append(turn.undo)
         new.version += 1
         turn.outcome.analyzer = turn.analyzer

@@ -15,13 +15,28 @@ import logging
 import random
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, ClassVar, NotRequired
 
 from pydantic import StrictBool, StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import BotChoice, Busy, Game, Hint, Invalid, Move, Options, Outcome, Refused, Turn, board_size, setting
-from app.modes.base import Mode, counted
+from app.game import (
+    BotChoice,
+    Busy,
+    Choice,
+    Game,
+    Hint,
+    Invalid,
+    Move,
+    Options,
+    Outcome,
+    Refused,
+    Switches,
+    Turn,
+    board_size,
+    setting,
+)
+from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
@@ -45,8 +60,15 @@ NO_GUESS_OUT_OF_TIME = (
 
 @dataclass
 class ClassicOptions(Options):
-    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1, at_deal=True)
-    no_guess: bool = setting("No guessing (boards solvable by deduction)", order=2, at_deal=True)
+    first_click_safe_only: bool = setting(
+        "First click safe only (no opening)", order=1, at_deal=True, asked='the older name of "first_click": "safe"'
+    )
+    no_guess: bool = setting(
+        "No guessing (boards solvable by deduction)",
+        order=2,
+        at_deal=True,
+        asked="classic and help modes: a board that can be cleared by deduction alone",
+    )
     # Hoff's levels of automatic help; with both on, the stronger one does all.
     assist_local: bool = setting("Assist: resolve local rules", order=3)
     assist_all: bool = setting("Assist: resolve everything", order=4)
@@ -120,8 +142,18 @@ class Classic(Mode):
     title = "Classic"
     summary = "The Minesweeper you know: one layout, dealt at your first click. No-guess boards in its settings."
     options_class = ClassicOptions
+    choices = {
+        "first_click": FIRST_CLICK,
+        "assist": Choice(
+            {"none": {}, "local": {"assist_local": True}, "all": {"assist_all": True}},
+            "none",
+            "classic and help modes: after each action, resolve local constraints (two rules to a fixpoint) "
+            "or everything the solver proves",
+            order=3,
+        ),
+    }
     hidden_schema = ClassicSecret
-    state_schema = ClassicState
+    state_schema: ClassVar[type] = ClassicState  # Help's extends it
 
     def new_state(self) -> dict[str, Any]:
         return {"board_seed": "", "board_id": None, "start": None, "clicks": 0, "bot_moves": 0}
@@ -136,12 +168,15 @@ class Classic(Mode):
         layout_seed = hmac.new(secret, f"kaboom board|{board_seed}".encode(), hashlib.sha256).hexdigest()[:32]
         game.hidden = {"layout_seed": layout_seed, "mines": None}
 
-    def from_board(self, board: BoardId, options: Options, seats: list[str], secret: bytes) -> Game:
+    board_ids = True
+
+    def from_board(self, board_id: str, options: Switches, secret: bytes) -> Game:
         """A new game of the board an id names: its layout, its first click marked for the player."""
+        board = BoardId.parse(board_id)
+        if not isinstance(options, ClassicOptions):
+            raise Invalid(f"{self.title} games take {self.options_class.__name__}")
         options.first_click_safe_only, options.no_guess = board.safe_only, board.no_guess
-        game = self.new_game(
-            board.width, board.height, board.mines, options, seats, rng=random.Random(0), secret=secret
-        )
+        game = self.new_game(board.width, board.height, board.mines, options, rng=random.Random(0), secret=secret)
         self.seed(game, board.seed, secret)
         game.state["start"] = game.index(*board.first)
         game.state["board_id"] = str(board)
@@ -152,7 +187,7 @@ class Classic(Mode):
     ) -> Game:
         """A game of a layout given whole, its first click marked (the bot plays layouts from a file)."""
         game = self.new_game(width, height, len(mines), options, rng=random.Random(0))
-        game.hidden["mines"] = sorted(mines)
+        game.mode_secret()["mines"] = sorted(mines)
         game.state["start"] = game.index(*first)
         return game
 
@@ -173,15 +208,15 @@ class Classic(Mode):
             # The first click (again, after undoing it: the same click deals the same layout). A board
             # played from its id is dealt for the id's first click wherever the player starts.
             start = game.state.get("start")
-            if start is None or game.hidden["mines"] is None:  # a layout given whole (the bot's) stands
+            if start is None or game.mode_secret()["mines"] is None:  # a layout given whole (the bot's) stands
                 if start is None and game.state.get("board_seed"):
                     game.state["board_id"] = str(self._board(game, index))
                 board = self._board(game, index if start is None else start)
-                game.hidden["mines"] = sorted(
+                game.mode_secret()["mines"] = sorted(
                     self.layout(game, game.index(*board.first), board.safe_only, board.no_guess, turn.limits)
                 )
             game.started_at = turn.now
-        mines = set(game.hidden["mines"])
+        mines = set(game.mode_secret()["mines"])
         if index in mines:
             game.exploded = index
             game.finish("lost", turn.now, mines)
@@ -193,7 +228,7 @@ class Classic(Mode):
         """The id of the board a first click at `first` deals: the id's own for a board played from one."""
         if game.state.get("start") is not None:
             return BoardId.parse(game.state["board_id"])
-        options = game.options
+        options = options_of(game, ClassicOptions)
         return BoardId(
             game.width,
             game.height,
@@ -213,7 +248,8 @@ class Classic(Mode):
         setting off), Busy past its deadline."""
         opening = not safe_only
         key = (
-            f"{game.hidden['layout_seed']}|{game.width}x{game.height}/{game.mines}|{'opening' if opening else 'safe'}"
+            f"{game.mode_secret()['layout_seed']}|{game.width}x{game.height}/{game.mines}|"
+            f"{'opening' if opening else 'safe'}"
             f"{'|no-guess' if no_guess else ''}|{first}"
         )
         rng = random.Random(hashlib.sha256(key.encode()).digest())
@@ -244,13 +280,15 @@ class Classic(Mode):
         if game.started_at is not None:
             return False
         start = game.state.get("start")
-        if start is not None and game.hidden["mines"] is not None:
+        if start is not None and game.mode_secret()["mines"] is not None:
             return False  # a layout given whole (the bot's) is not dealt
-        return game.options.no_guess if start is None else BoardId.parse(game.state["board_id"]).no_guess
+        if start is None:
+            return options_of(game, ClassicOptions).no_guess
+        return BoardId.parse(game.state["board_id"]).no_guess
 
     def after_action(self, turn: Turn) -> None:
         """The assists: after each action, what the chosen level proves is done for the player."""
-        options = turn.game.options
+        options = options_of(turn.game, ClassicOptions)
         if options.assist_all:
             self._resolve_everything(turn)
         elif options.assist_local:

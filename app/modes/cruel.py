@@ -19,7 +19,7 @@ from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
 from app.game import Game, Hint, Move, Options, Turn, setting
-from app.modes.base import Mode, counted
+from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from app.stored import Count, schema
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
 from solver.generate import opening_layout
@@ -29,8 +29,10 @@ log = logging.getLogger("kaboom.solver")
 
 @dataclass
 class CruelOptions(Options):
-    allow_outside: bool = setting("Allow guessing anywhere", order=0)
-    first_click_safe_only: bool = setting("First click safe only (no opening)", order=1, at_deal=True)
+    allow_outside: bool = setting("Allow guessing anywhere", order=0, asked="cruel mode: allow guessing anywhere")
+    first_click_safe_only: bool = setting(
+        "First click safe only (no opening)", order=1, at_deal=True, asked='the older name of "first_click": "safe"'
+    )
 
 
 @schema
@@ -49,8 +51,10 @@ class Cruel(Mode):
     title = "Cruel but fair"
     summary = "Mines have no places: a guess you did not have to make is a mine; a forced one is safe."
     options_class = CruelOptions
+    choices = {"first_click": FIRST_CLICK}
     state_schema = CruelState
     hidden_schema = CruelSecret
+    secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
 
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
@@ -65,7 +69,7 @@ class Cruel(Mode):
         Marks are left out, or toggling a flag would deal afresh."""
         if game.hidden is None:
             self.deal(game, rng)  # a game stored before deals were derived: seeded from now on
-        key = f"{game.hidden['deal_seed']}|{move.action}|{move.x}|{move.y}|{''.join(game.cells)}"
+        key = f"{game.mode_secret()['deal_seed']}|{move.action}|{move.x}|{move.y}|{''.join(game.cells)}"
         return random.Random(hashlib.sha256(key.encode()).digest())
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
@@ -115,7 +119,7 @@ class Cruel(Mode):
             return proven
         if analyzer.every_frontier_cell_is_a_mine():
             return Hint("outside", "Every frontier cell is a mine: play outside")
-        if game.options.allow_outside:
+        if options_of(game, CruelOptions).allow_outside:
             return Hint("guess", "No safe cells: you may guess, anywhere")
         # Under the strict rule a cell away from the numbers is a mine while the frontier has room:
         # the player must know that before paying for it (the rules are on the page too).
@@ -139,7 +143,7 @@ def _opening_layout(game: Game, index: int, rng: random.Random) -> set[int] | No
     """The first click's layout when it opens an area (nothing is revealed yet, so every layout with the
     area empty is consistent). None when the setting asks for a safe cell only, or when the mines do not
     fit around an opening: then the analyzer deals with the cell alone safe."""
-    if game.options.first_click_safe_only or game.covered != len(game.cells):
+    if options_of(game, CruelOptions).first_click_safe_only or game.covered != len(game.cells):
         return None
     layout = opening_layout(game.width, game.height, game.mines, index, rng)
     return set(layout) if layout is not None else None
@@ -221,5 +225,5 @@ def judge(game: Game, analyzer: Analyzer, cell: tuple[int, int]) -> tuple[bool, 
         # Rule 3: the player has nowhere else to go.
         return True, True
     # Rule 3 (strict) refuses the guess; rule 4 allows it when no safe cell exists.
-    safe = game.options.allow_outside and not analyzer.safe_cell_exists()
+    safe = options_of(game, CruelOptions).allow_outside and not analyzer.safe_cell_exists()
     return safe, safe

@@ -18,23 +18,23 @@ what both seats see.
 from __future__ import annotations
 
 import random
-import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, StrictBool
 from typing_extensions import TypedDict
 
+from app import seats as seating
 from app.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
-from app.modes.base import Mode
+from app.modes.base import Mode, options_of
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
+from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsView, flags_bomb
 from solver.position import COVERED, describe
-from solver.strategy import BOMB_SIDE, BOMB_WORTH, FLAGS_LEVELS, FlagsView, flags_bomb
 
 SEATS = 2
+BOMB_SIDE = 5  # the bomb uncovers a square of this side (MSN's rule)
 SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines in its own
-OPPONENTS = ("screen", "invite", "computer")
 LEVELS = ("easy", "normal", "hard")
 # The page's sizes: MSN's board, and KöMaL's three at MSN's density (a fifth of the cells).
 FLAGS_PRESETS = {
@@ -43,36 +43,35 @@ FLAGS_PRESETS = {
     "komal-20x100": (20, 100, 400),
     "komal-100": (100, 100, 2000),
 }
-# Who sits where (Game.seats, which the stores index and no view shows): Blue is seats[0]. Red is
-# seats[1]: the same player on one screen, COMPUTER, or for an invitation first its link's key (a
-# seat, so that whoever holds the link can load the game to take the seat or watch) and, once a
-# player opens the link, that player in seats[2].
-COMPUTER = "computer"
-LINK = "link:"
 PRACTICE_ONLY = "the probability overlay is practice against the computer: never in a game between two people"
 
 
 @dataclass
 class FlagsOptions(Switches):
-    bomb: bool = setting("The bomb: once a game, a player who is behind may uncover a 5×5 area", order=1, default=True)
-    uncover_all: bool = setting("Play until the board is uncovered (KöMaL rule)", order=2)
+    bomb: bool = setting(
+        "The bomb: once a game, a player who is behind may uncover a 5×5 area",
+        order=50,
+        default=True,
+        fixed=True,
+        asked="flags: once a game, the player who is behind may uncover a 5x5 area",
+    )
+    uncover_all: bool = setting(
+        "Play until the board is uncovered (KöMaL rule)",
+        order=51,
+        fixed=True,
+        asked="flags: play until every mine is found (the KöMaL rule)",
+    )
     # Practice against the computer only: between two people, one seat alone must not see more.
-    probabilities: bool = setting("Mine probabilities (practice against the computer)", order=3)
-    # What the one-player modes offer and a game between two has no place for: always off.
-    debug_overlay: ClassVar[bool] = False
-    safe_mode: ClassVar[bool] = False
-    countdown: ClassVar[bool] = False
-    question_marks: ClassVar[bool] = False
-    undo: ClassVar[bool] = False
+    probabilities: bool = setting("Mine probabilities (practice against the computer)", order=52)
 
 
-Seat = Literal[0, 1]
+SeatNumber = Literal[0, 1]
 PerSeat = Annotated[list[Count], Field(min_length=SEATS, max_length=SEATS)]
 
 
 @schema
 class FlagsState(TypedDict):
-    turn: Seat  # the seat to move
+    turn: SeatNumber  # the seat to move
     scores: PerSeat
     found: Annotated[
         list[list[Cell]], Field(min_length=SEATS, max_length=SEATS)
@@ -81,10 +80,8 @@ class FlagsState(TypedDict):
         list[StrictBool], Field(min_length=SEATS, max_length=SEATS)
     ]  # whether each seat has dropped its bomb
     last: list[Cell]  # what the last move uncovered (the page marks it)
-    last_seat: Seat | None
-    winner: Seat | None  # once the game is over; None then is a draw
-    opponent: Literal[OPPONENTS]
-    level: Literal[LEVELS] | None  # the computer's, in a game against it
+    last_seat: SeatNumber | None
+    winner: SeatNumber | None  # once the game is over; None then is a draw
 
 
 @schema
@@ -99,7 +96,7 @@ class Flags(Mode):
         "Two players take turns and each mine found is a point: on one screen, by a link, or against the computer."
     )
     presets = FLAGS_PRESETS
-    seat_fields = ("opponent", "level")
+    seat_count = SEATS
     # How the new-game form names each kind of opponent, and each preset.
     opponent_words: ClassVar[dict[str, str]] = {
         "screen": "A friend, on this screen",
@@ -107,6 +104,12 @@ class Flags(Mode):
         "computer": "The computer",
     }
     levels = LEVELS
+    action_notes = {"bomb": f"the {BOMB_SIDE}x{BOMB_SIDE} area around x, y"}
+    seat_notes = {
+        "opponent": "flags: Red is a friend on the same screen (the default), whoever opens the invitation link, "
+        "or the computer",
+        "level": "flags against the computer: its level (normal by default)",
+    }
     options_class = FlagsOptions
     state_schema = FlagsState
     hidden_schema = FlagsSecret
@@ -124,8 +127,6 @@ class Flags(Mode):
             "last": [],
             "last_seat": None,
             "winner": None,
-            "opponent": "screen",
-            "level": None,
         }
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
@@ -133,108 +134,58 @@ class Flags(Mode):
         game.hidden = {"layout": sorted(rng.sample(range(game.width * game.height), game.mines))}
 
     def seat(self, game: Game, player: str, opponent: str | None = None, level: str | None = None) -> None:
-        """Seat the maker as Blue and Red as `opponent` says: the same screen (the default), an invitation
-        (a 128-bit link key until someone takes the seat) or the computer at `level` (normal by default)."""
-        opponent = opponent or "screen"
-        if opponent not in OPPONENTS:
-            raise Invalid(f"unknown opponent {opponent!r}: expected one of {', '.join(OPPONENTS)}")
-        if opponent != "computer" and level is not None:
-            raise Invalid("a level is for a game against the computer")
-        if opponent == "computer":
-            level = level or "normal"
-            if level not in LEVELS:
-                raise Invalid(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
-        if game.options.probabilities and opponent != "computer":
+        """Blue is the maker; Red a friend on the same screen (the default), by an invitation, or the computer."""
+        super().seat(game, player, opponent, level)
+        if game.options.probabilities and not seating.computers(game.seats):
             raise Invalid(PRACTICE_ONLY)
-        red = {"screen": player, "computer": COMPUTER, "invite": LINK + secrets.token_urlsafe(16)}[opponent]
-        game.seats = [player, red]
-        game.state["opponent"], game.state["level"] = opponent, level
+
+    def seat_to_move(self, game: Game) -> int:
+        return game.state["turn"]
+
+    def seat_name(self, seat: int) -> str:
+        return SEAT_NAMES[seat]
+
+    def winner(self, game: Game) -> int | None:
+        return game.state["winner"]
+
+    def seat_has_moved(self, game: Game, seat: int) -> bool:
+        return any(record["state"]["turn"] == seat for record in game.history)
+
+    def upgraded_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        # Releases before typed seats kept who played Red in the state; the seats say it now.
+        return {name: value for name, value in state.items() if name not in ("opponent", "level")}
 
     def board_actions(self) -> tuple[str, ...]:
         return self.actions
 
     def board_data(self, game: Game) -> dict[str, str]:
         # The bomb's square, which the page outlines while a player aims it.
-        return {"bomb-side": str(BOMB_SIDE)} if game.options.bomb else {}
-
-    def seating(self, game: Game) -> dict[str, str]:
-        return {"opponent": game.state["opponent"], "level": game.state["level"] or ""}
+        return {"bomb-side": str(BOMB_SIDE)} if options_of(game, FlagsOptions).bomb else {}
 
     def check_options(self, game: Game, changes: dict[str, bool]) -> None:
         """The rules stay as the game was made; the probability overlay is practice against the computer."""
-        for name in ("bomb", "uncover_all"):
-            if name in changes and changes[name] != getattr(game.options, name):
+        for name in changes:
+            if game.options.fixed(name) and changes[name] != getattr(game.options, name):
                 raise Refused("the rules of a Flags game are set when it is made: start a new game to change them")
-        if changes.get("probabilities") and game.state["opponent"] != "computer":
+        if changes.get("probabilities") and not seating.computers(game.seats):
             raise Refused(PRACTICE_ONLY)
-
-    @staticmethod
-    def red(game: Game) -> str | None:
-        """Red's player; None while an invitation is open."""
-        if game.seats[1].startswith(LINK):
-            return game.seats[2] if len(game.seats) > 2 else None
-        return game.seats[1]
-
-    @staticmethod
-    def link_key(game: Game) -> str | None:
-        """The invitation's key, which its link carries; None in a game without one."""
-        return game.seats[1][len(LINK) :] if len(game.seats) > 1 and game.seats[1].startswith(LINK) else None
-
-    def seat_reclaimable(self, game: Game, player: str) -> bool:
-        """Blue may free Red's seat while whoever took it by the invitation has not moved: the wrong person
-        may have opened the link first (a forwarded message, a shared screen)."""
-        return (
-            game.status == "playing"
-            and player == game.seats[0]
-            and self.link_key(game) is not None
-            and self.red(game) is not None
-            and not any(record["state"]["turn"] == 1 for record in game.history)
-        )
-
-    def reclaim_seat(self, game: Game, player: str) -> Game:
-        """Red's seat free again, behind a new link: the old link, which the wrong person holds, opens nothing."""
-        if not self.seat_reclaimable(game, player):
-            if player != game.seats[0] or self.link_key(game) is None:
-                raise Refused("only the player who sent an invitation can free its seat")
-            if game.status != "playing":
-                raise Refused(f"the game is {game.status}: its seats stay as they were played")
-            if self.red(game) is None:
-                raise Refused("Red's seat is free: send the link")
-            raise Refused("Red has moved in this game: the seat is theirs until it ends")
-        freed = game.copy()
-        freed.seats = [game.seats[0], LINK + secrets.token_urlsafe(16)]
-        freed.version += 1  # the pages that show the game hear of it
-        return freed
-
-    def seat_of(self, game: Game, player: str) -> int | None:
-        """The seat `player` moves for: None on one screen (both seats are theirs: whoever's turn it is);
-        refused for whoever only watches."""
-        if game.state["opponent"] == "screen":
-            return None
-        if player == game.seats[0]:
-            return 0
-        if player == self.red(game):
-            return 1
-        raise Refused("you are watching this game: only its two players move")
-
-    def computer_to_move(self, game: Game) -> bool:
-        return game.status == "playing" and game.state["opponent"] == "computer" and game.state["turn"] == 1
 
     def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
         """The computer's move at its level, from the position both seats see, within the request's time;
         the hard computer drops its bomb where a square is expected to hold BOMB_WORTH mines."""
         view = FlagsView.of(game.position(), limits.deadline)
         state = game.state
+        level = game.seats[1].level  # type: ignore[union-attr]
         if (
-            game.state["level"] == "hard"
-            and game.options.bomb
+            level == "hard"
+            and options_of(game, FlagsOptions).bomb
             and not state["bombs"][1]
             and state["scores"][1] < state["scores"][0]
         ):
-            target = flags_bomb(view)
+            target = flags_bomb(view, BOMB_SIDE)
             if target is not None and target[1] >= BOMB_WORTH:
                 return Move("bomb", *target[0], seat=1)
-        choice = FLAGS_LEVELS[state["level"]](view, rng)
+        choice = FLAGS_LEVELS[level](view, rng)
         return Move("reveal", *choice.cell, seat=1)
 
     def from_layout(
@@ -291,15 +242,9 @@ class Flags(Mode):
     def _bomb_area(self, game: Game, centre: int, seat: int) -> list[int]:
         """The covered cells of the 5×5 square around `centre`, moved inside the board where it would
         stick out; refused unless the seat may drop its bomb now."""
-        if not game.options.bomb:
-            raise Refused("the bomb is turned off in this game")
-        if game.state["bombs"][seat]:
-            raise Refused(f"{SEAT_NAMES[seat]} has dropped the bomb already: once a game")
-        scores = game.state["scores"]
-        if scores[seat] >= scores[1 - seat]:
-            raise Refused(
-                f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, {SEAT_NAMES[1 - seat]} {scores[1 - seat]}"
-            )
+        refusal = self.bomb_refusal(game, seat)
+        if refusal is not None:
+            raise Refused(refusal)
         x, y = game.cell(centre)
         left, top = self.bomb_corner(game.width, x), self.bomb_corner(game.height, y)
         area = [
@@ -313,6 +258,22 @@ class Flags(Mode):
         return covered
 
     @staticmethod
+    def bomb_refusal(game: Game, seat: int) -> str | None:
+        """Why `seat` may not drop its bomb now (the page offers it only when nothing stands in the way):
+        once a game, to the player who is behind."""
+        if not options_of(game, FlagsOptions).bomb:
+            return "the bomb is turned off in this game"
+        if game.state["bombs"][seat]:
+            return f"{SEAT_NAMES[seat]} has dropped the bomb already: once a game"
+        scores, other = game.state["scores"], 1 - seat
+        if scores[seat] >= scores[other]:
+            return (
+                f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, "
+                f"{SEAT_NAMES[other]} {scores[other]}"
+            )
+        return None
+
+    @staticmethod
     def bomb_corner(side: int, centre: int) -> int:
         """Where the bomb's square starts along one side: centred on the cell, shifted back onto the board."""
         return max(0, min(centre - BOMB_SIDE // 2, side - BOMB_SIDE))
@@ -322,7 +283,8 @@ class Flags(Mode):
         """Uncover the covered ones of `cells` under the layout: a mine scores for `seat`, a zero floods.
         Returns the mines found."""
         game = turn.game
-        mines = frozenset(game.hidden["layout"])
+        board = game.board
+        mines = frozenset(game.mode_secret()["layout"])
         scored = 0
         for index in cells:
             if game.cells[index] != COVERED:
@@ -333,7 +295,6 @@ class Flags(Mode):
                 game.state["scores"][seat] += 1
                 scored += 1
                 continue
-            board = game.board
             turn.open_cells(
                 board.flood(
                     index,
@@ -355,13 +316,14 @@ class Flags(Mode):
         game = turn.game
         scores = game.state["scores"]
         found = sum(scores)
-        decided = found == game.mines or (not game.options.uncover_all and 2 * max(scores) > game.mines)
+        uncover_all = options_of(game, FlagsOptions).uncover_all
+        decided = found == game.mines or (not uncover_all and 2 * max(scores) > game.mines)
         if not decided:
             return
         winner = 0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else None
         game.state["winner"] = winner
-        game.finish("won", turn.now, game.hidden["layout"])
-        turn.outcome.changed.update(game.hidden["layout"])
+        game.finish("won", turn.now, game.mode_secret()["layout"])
+        turn.outcome.changed.update(game.mode_secret()["layout"])
         turn.outcome.message = self.result_text(game, "")
 
     # ----- what the seats see -----------------------------------------------
@@ -380,4 +342,4 @@ class Flags(Mode):
         return f"{SEAT_NAMES[winner]} wins, {score}."
 
 
-assert set(Flags.opponent_words) == set(OPPONENTS)
+assert set(Flags.opponent_words) == set(seating.OPPONENTS)

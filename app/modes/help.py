@@ -36,6 +36,7 @@ class Help(Classic):
     summary = "Classic with a Help button: granted when nothing can be proven, a loss when something can."
     state_schema = HelpState
     extra_actions = ("help",)
+    action_notes = {"help": "granted when no covered cell is provably safe, a loss otherwise"}
 
     def new_state(self) -> dict[str, Any]:
         return {**super().new_state(), "help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}
@@ -55,11 +56,14 @@ class Help(Classic):
                 ) from None
             if safe:
                 game.state["missed"] = [game.index(*cell) for cell in safe]
-                game.finish("lost", turn.now, game.hidden["mines"])
+                game.finish("lost", turn.now, game.mode_secret()["mines"])
                 return
         game.state["help_granted"] += 1
         game.state["help_pending"] = True
-        turn.outcome.message = "Help granted: no cell could be proven safe. The next cell you open is safe (a mine there is flagged for you)."
+        turn.outcome.message = (
+            "Help granted: no cell could be proven safe. The next cell you open is safe "
+            "(a mine there is flagged for you)."
+        )
 
     def bot_choice(self, game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
         """As in classic, but a guess is never taken blind: help is free when no cell is proven safe, so the
@@ -80,7 +84,7 @@ class Help(Classic):
             super().reveal_cell(turn, index)
             return
         self._spend(game)
-        if index in game.hidden["mines"]:
+        if index in game.mode_secret()["mines"]:
             turn.show_mine(index)
             turn.outcome.message = "Help found a mine there and flagged it for you."
             self.win_if_cleared(turn)
@@ -96,8 +100,8 @@ class Help(Classic):
         if game.status == "lost" and game.exploded is None:
             missed = len(game.state["missed"])
             return (
-                f"You asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe (outlined in green): "
-                f"game over ({', '.join([clock, *[c for c in self.result_counts(game) if c]])})."
+                f"You asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe "
+                f"(outlined in green): game over ({', '.join([clock, *[c for c in self.result_counts(game) if c]])})."
             )
         return super().result_text(game, clock)
 

@@ -12,7 +12,8 @@ from app.store.sqlite import SQLiteStore
 
 
 def open_store(settings: Settings, clock: Clock = time.time) -> Store:
-    """The store the settings name, its history cache sized by them; one that cannot be opened raises ConfigurationError."""
+    """The store the settings name, its history cache sized by them; one that cannot be opened raises
+    ConfigurationError."""
     store = _open(settings, clock)
     store.bound_history_cache(settings.cache_megabytes * 2**20 // 4)
     return store
@@ -33,6 +34,7 @@ def _open(settings: Settings, clock: Clock) -> Store:
 
 
 __all__ = [
+    "Changes",
     "Clock",
     "Conflict",
     "Corrupt",

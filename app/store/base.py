@@ -9,9 +9,10 @@ set of tests run against each (tests/test_store.py):
   check of its schema (app.stored), undo records included, or whose stored
   version disagrees with its data, is Corrupt, and only that game is.
 - `save` writes all of a game or nothing, and only over the version it was
-  read at (Conflict otherwise); its seats are stored as the game has them: a
-  new player is indexed with it, and one whose seat went to another (an
-  invitation's seat freed) no longer gets in. A game that would not read
+  read at (Conflict otherwise); its credentials (Game.credentials: the
+  strings that open it) are stored as the game has them: a new player is
+  indexed with it, and one whose seat went to another (an invitation's seat
+  freed) no longer gets in. A game that would not read
   back is not written (Corrupt).
 - `games_of` lists the games a player holds a seat in and has not left, the
   most recently played first, damaged ones included (without their game);
@@ -48,8 +49,10 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from app.errors import KaboomError
 from app.game import Game
 from app.modes import MODES
+from app.seats import Player
 from app.stored import dump, read_records, read_state
 
 Clock = Callable[[], float]
@@ -67,26 +70,33 @@ class Listing:
     updated_at: float
 
 
-class NotFound(Exception):
-    """No such game for this player (a game they hold no seat in is not found either)."""
+class NotFound(KaboomError):
+    """No such game for this player (a game they hold no seat in is not found either); the argument is its id."""
+
+    def __init__(self, game_id: str):
+        super().__init__(game_id)
+        self.message = "no such game"
 
 
-class Corrupt(Exception):
+class Corrupt(KaboomError):
     """A stored game that cannot be read back; other games are unaffected."""
 
 
-class Conflict(Exception):
-    """The game changed since it was read: the write was not applied."""
+class Conflict(KaboomError):
+    """The game changed since it was read: the write was not applied; the argument is its id."""
+
+    def __init__(self, game_id: str):
+        super().__init__(game_id)
+        self.message = "the game changed through another request at the same moment"
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(KaboomError):
     """The store cannot read or write just now (a full or read-only disk, Redis unreachable); it recovers by itself.
 
     `message` is for the player; `part` names the store that is down, for /healthz."""
 
     def __init__(self, message: str, part: str):
         super().__init__(message)
-        self.message = message
         self.part = part
 
     def __reduce__(self):
@@ -297,6 +307,7 @@ class Store:
             if type(version) is not int or version != game.version:
                 raise ValueError(f"version: the store holds version {version!r}, the game's data {game.version}")
             if records is None:
+                assert cached is not None, "the undo records, or this version's history from the cache"
                 game.history = list(cached)
             else:
                 if history_length is not None and history_length != len(records):
@@ -306,7 +317,7 @@ class Store:
             raise Corrupt(f"game {game_id}: {error}") from None
         if not game.seats:
             # Written before games had seats: its one player is the one the store let in.
-            game.seats = [player]
+            game.seats = [Player(player)]
         self._remember_history(game_id, game)
         return game
 
@@ -351,6 +362,4 @@ def encode(game: Game, game_id: str = "new") -> str:
 
 
 def creator(game: Game) -> str:
-    if not game.seats:
-        raise ValueError("a game is stored with at least the seat of the player who made it")
-    return game.seats[0]
+    return game.maker

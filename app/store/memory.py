@@ -48,7 +48,7 @@ class MemoryStore(Store):
             game_id = new_game_id()
             self._games[game_id] = {
                 "creator": maker,
-                "seats": list(game.seats),
+                "seats": game.credentials(),
                 "data": encode(game),
                 "history": [],
                 "updated": self.clock(),
@@ -82,7 +82,7 @@ class MemoryStore(Store):
                 updated=self.clock(),
                 status=game.status,
                 version=game.version,
-                seats=list(game.seats or row["seats"]),
+                seats=game.credentials() or row["seats"],
             )
             self._changed.notify_all()
         self._remember_history(game_id, game)

@@ -33,14 +33,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import redis
-from redis.backoff import NoBackoff
+from redis.backoff import EqualJitterBackoff, NoBackoff
+from redis.commands.core import Script
 from redis.exceptions import LockError, OutOfMemoryError, ReadOnlyError
 from redis.lock import Lock
 from redis.retry import Retry
+from redis.typing import EncodableT
 
 from app.config import ConfigurationError
 from app.game import Game
@@ -116,7 +118,7 @@ class Lease(Lock):
         end
         return 0
     """
-    lua_acquire = None
+    lua_acquire: Script | None = None
 
     def __init__(self, client: redis.Redis, name: str, *, answer_within: float, **options: Any) -> None:
         self.answer_within = answer_within
@@ -136,7 +138,7 @@ class Lease(Lock):
         seconds, microseconds = self.redis.time()
         self._redis_time = (seconds * 1000 + microseconds // 1000, time.monotonic())
 
-    def do_acquire(self, token: bytes) -> bool:
+    def do_acquire(self, token: str | bytes) -> bool:  # redis-py passes bytes, and types it as str
         redis_ms, read_at = self._redis_time
         taken = self.acquire_before(token, redis_ms + int((time.monotonic() - read_at + self.answer_within) * 1000))
         if taken == self.LATE:
@@ -144,9 +146,10 @@ class Lease(Lock):
             self._read_redis_time()
         return taken == 1
 
-    def acquire_before(self, token: bytes, deadline_ms: int) -> int:
+    def acquire_before(self, token: str | bytes, deadline_ms: int) -> int:
         """Take the lease with `token` (1), unless another holds it (0) or Redis's clock is past
         `deadline_ms` when the request reaches it (LATE)."""
+        assert self.timeout is not None and self.lua_acquire is not None, "made with a timeout, scripts registered"
         arguments = [token, int(self.timeout * 1000), deadline_ms]
         return self.lua_acquire(keys=[self.name], args=arguments, client=self.redis)
 
@@ -173,6 +176,10 @@ def renewed(lease: Lock, every: float) -> Iterator[None]:
         stop.set()
         # Joined, so no renewal outlives the lease; a renewal under way takes a socket timeout at most.
         renewer.join()
+
+
+# Between two tries at keeping a result: half fixed, half random, growing from 1 ms to 50 ms at most.
+RESULT_RETRY = EqualJitterBackoff(cap=0.05, base=0.001)
 
 
 class RedisStore(Store):
@@ -213,7 +220,7 @@ class RedisStore(Store):
         game_id = new_game_id()
         data = encode(game, game_id)
         made = self._key("owner", maker)
-        self._repair_indexes(self._index_keys(game.seats))
+        self._repair_indexes(self._index_keys(game.credentials()))
 
         def write(pipe: redis.client.Pipeline) -> None:
             surplus = pipe.zcard(made) - keep + 1
@@ -228,7 +235,7 @@ class RedisStore(Store):
             pipe.hset(
                 self._key("game", game_id),
                 mapping={
-                    "seats": json.dumps(game.seats),
+                    "seats": json.dumps(game.credentials()),
                     "owner": maker,
                     "version": game.version,
                     "data": data,
@@ -237,7 +244,7 @@ class RedisStore(Store):
                     "updated": now,
                 },
             )
-            self._index(pipe, game_id, game.seats, now)
+            self._index(pipe, game_id, game.credentials(), now)
 
         # Every save and delete of the player's games changes their index, so
         # watching it means the games chosen to drop are still the right ones.
@@ -246,13 +253,13 @@ class RedisStore(Store):
 
     def _first_to_drop(self, made_key: str) -> list[str]:
         """The player's games, finished ones first, then from the longest idle."""
-        games = self.redis.zrange(made_key, 0, -1, withscores=True)
+        games = cast(list[tuple[bytes, float]], self.redis.zrange(made_key, 0, -1, withscores=True))
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id, _ in games:
                 pipe.hget(self._key("game", game_id.decode()), "finished")
             finished = pipe.execute(raise_on_error=False)
         # A game whose hash is gone (or is not a hash) is a dead index entry: drop it first of all.
-        order = sorted(zip(games, finished), key=lambda entry: (entry[1] == b"0", entry[0][1]))
+        order = sorted(zip(games, finished, strict=True), key=lambda entry: (entry[1] == b"0", entry[0][1]))
         return [game_id.decode() for (game_id, _), _ in order]
 
     def _seats(self, game_id: str, seats: bytes | None, owner: bytes | None) -> list[str]:
@@ -317,7 +324,7 @@ class RedisStore(Store):
             # Encoded before MULTI: a record that cannot be written leaves the game as it was.
             appended = [json.dumps(record) for record in game.history[kept:]]
             # The seats as the game has them now: a seat may have gone to another player.
-            all_seats = list(game.seats or stored_seats)
+            all_seats = game.credentials() or stored_seats
             unseated = [self._key("player", gone) for gone in dict.fromkeys(stored_seats) if gone not in all_seats]
             listed = [seated for seated in all_seats if seated not in self._departed(game_id, departed)]
             # Types are checked before MULTI: EXEC does not stop at a command on a key of another type,
@@ -365,7 +372,9 @@ class RedisStore(Store):
             return [
                 entry
                 for index in indexes
-                for entry in self.redis.zrange(index, 0, limit - 1, desc=True, withscores=True)
+                for entry in cast(
+                    list[tuple[bytes, float]], self.redis.zrange(index, 0, limit - 1, desc=True, withscores=True)
+                )
             ]
 
         try:
@@ -374,15 +383,15 @@ class RedisStore(Store):
             self._repair_indexes(indexes)
             entries = ranked()
         played: dict[str, float] = {}
-        for game_id, score in entries:
-            played[game_id.decode()] = max(score, played.get(game_id.decode(), score))
+        for member, score in entries:
+            played[member.decode()] = max(score, played.get(member.decode(), score))
         newest = sorted(played.items(), key=lambda entry: entry[1], reverse=True)[:limit]
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id, _ in newest:
                 pipe.hmget(self._key("game", game_id), "seats", "owner", "version", "data", "departed")
             rows = pipe.execute(raise_on_error=False)
         listed = []
-        for (game_id, played_at), row in zip(newest, rows):
+        for (game_id, played_at), row in zip(newest, rows, strict=True):
             if isinstance(row, Exception):  # a key of another type where the game should be
                 listed.append(Listing(game_id, None, played_at))
                 continue
@@ -450,10 +459,10 @@ class RedisStore(Store):
     def expire(self, idle_before: float) -> int:
         games = self._key("games")
         try:
-            candidates = self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}")
+            candidates = cast(list[bytes], self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}"))
         except redis.ResponseError:  # the index of another type
             self._repair_indexes([games])
-            candidates = self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}")
+            candidates = cast(list[bytes], self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}"))
         return sum(self._expire_one(game_id.decode(), idle_before) for game_id in candidates)
 
     def _expire_one(self, game_id: str, idle_before: float) -> bool:
@@ -478,25 +487,33 @@ class RedisStore(Store):
     def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         results, tallies, boards = (self._key(name, player) for name in ("results", "tallies", "boards"))
         text = json.dumps(result) if result is not None else None
-        # Only this player's ends race here; a tally a result would miss is worse than a few more tries.
-        for _ in range(self.ATTEMPTS * 4):
+        # Only this player's ends race here; a tally a result would miss is worse than a few more tries. Writers
+        # that collided wait a jittered, growing moment before they try again: retried at once, four threads
+        # ending games together starved one of them past every try (tests/test_tallies.py, one run in a few).
+        for attempt in range(self.ATTEMPTS * 4):
+            if attempt:
+                time.sleep(RESULT_RETRY.compute(attempt))
             with self.redis.pipeline() as pipe:
                 try:
                     pipe.watch(results, tallies, boards)
-                    first = pipe.hget(boards, board) if board is not None else None
+                    first = cast(bytes | None, pipe.hget(boards, board)) if board is not None else None
                     if first is not None and first.decode(errors="replace") != game_id:
                         return
                     keep = text is not None and not pipe.hexists(results, game_id)
                     if not keep and (board is None or first is not None):
                         return
                     changes, damaged = None, False
-                    if keep:
+                    if keep and text is not None:
                         names = [TALLIED, *filter(None, [tally_key(text)])]
                         try:
-                            values = pipe.hmget(tallies, names)
+                            values = cast(list[bytes | None], pipe.hmget(tallies, names))
                         except redis.ResponseError:  # tallies of another type: written over
                             values, damaged = [None] * len(names), True
-                        rows = {name: value.decode(errors="replace") for name, value in zip(names, values) if value}
+                        rows = {
+                            name: value.decode(errors="replace")
+                            for name, value in zip(names, values, strict=True)
+                            if value
+                        }
                         changes = tally(rows, text, TALLIED not in rows and pipe.hlen(results) == 0)
                     pipe.multi()
                     if board is not None and first is None:
@@ -506,7 +523,7 @@ class RedisStore(Store):
                         if changes is None or damaged:
                             pipe.delete(tallies)  # None: counted again from every result when next read (tallies_of)
                         if changes is not None:
-                            pipe.hset(tallies, mapping=changes)
+                            pipe.hset(tallies, mapping=_fields(changes))
                     pipe.execute()
                     return
                 except redis.WatchError:
@@ -515,7 +532,7 @@ class RedisStore(Store):
 
     @store_faults()
     def board_seen_in(self, player: str, board: str) -> str | None:
-        first = self.redis.hget(self._key("boards", player), board)
+        first = cast(bytes | None, self.redis.hget(self._key("boards", player), board))
         return None if first is None else first.decode(errors="replace")
 
     @store_faults()
@@ -527,12 +544,12 @@ class RedisStore(Store):
 
     @staticmethod
     def _stored_results(client: redis.Redis, key: str) -> list[str]:
-        return [value.decode(errors="replace") for value in client.hvals(key)]
+        return [value.decode(errors="replace") for value in cast(list[bytes], client.hvals(key))]
 
     @store_faults()
     def tallies_of(self, player: str) -> dict[str, str]:
         try:
-            stored = self.redis.hgetall(self._key("tallies", player))
+            stored = cast(dict[bytes, bytes], self.redis.hgetall(self._key("tallies", player)))
         except redis.ResponseError:  # a key of another type: counted again, over it
             return self.retally(player)
         rows = {name.decode(errors="replace"): value.decode(errors="replace") for name, value in stored.items()}
@@ -553,7 +570,7 @@ class RedisStore(Store):
                     pipe.multi()
                     pipe.delete(tallies)
                     if rows:
-                        pipe.hset(tallies, mapping=rows)
+                        pipe.hset(tallies, mapping=_fields(rows))
                     pipe.execute()
                     return rows
                 except redis.WatchError:
@@ -586,7 +603,8 @@ class RedisStore(Store):
 
     @store_faults()
     def present(self, game_id: str) -> set[int]:
-        marks = self.redis.mget([self._key("presence", game_id, str(seat)) for seat in (0, 1)])
+        keys = [self._key("presence", game_id, str(seat)) for seat in (0, 1)]
+        marks = cast(list[bytes | None], self.redis.mget(keys))
         now = self.clock()
         return {seat for seat, until in enumerate(marks) if until is not None and _moment(until) > now}
 
@@ -597,7 +615,7 @@ class RedisStore(Store):
                 pipe.hget(self._key("game", game_id), "version")
             stored = pipe.execute(raise_on_error=False)
         versions: dict[str, int | None] = {}
-        for game_id, version in zip(game_ids, stored):
+        for game_id, version in zip(game_ids, stored, strict=True):
             try:
                 versions[game_id] = None if version is None else _number(game_id, version)
             except (Corrupt, redis.ResponseError, TypeError):
@@ -659,7 +677,7 @@ class RedisStore(Store):
         with self.redis.pipeline(transaction=False) as pipe:
             for key in keys:
                 pipe.type(key)
-            return dict(zip(keys, pipe.execute()))
+            return dict(zip(keys, pipe.execute(), strict=True))
 
     def _repair_indexes(self, indexes: list[str], kinds: dict[str, bytes] | None = None) -> None:
         """Rebuild any of these indexes that holds another type than a sorted set, from the games themselves.
@@ -683,7 +701,7 @@ class RedisStore(Store):
                 for key in batch:
                     pipe.hmget(key, "seats", "owner", "updated")
                 found = pipe.execute(raise_on_error=False)
-            for key, fields in zip(batch, found):
+            for key, fields in zip(batch, found, strict=True):
                 game_id = key.decode().removeprefix(prefix)
                 try:
                     seats, updated = self._seats(game_id, fields[0], fields[1]), float(fields[2])
@@ -759,10 +777,17 @@ class RedisChanges(Changes):
 
 
 def _number(game_id: str, value: bytes | None) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise Corrupt(f"game {game_id}: a stored count is not a number: {value!r}") from None
+    if value is not None:
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise Corrupt(f"game {game_id}: a stored count is not a number: {value!r}")
+
+
+def _fields(rows: dict[str, str]) -> dict[EncodableT, EncodableT]:
+    """Rows for HSET's mapping, which redis-py types as every kind of value it can encode."""
+    return cast(dict[EncodableT, EncodableT], rows)
 
 
 def _moment(value: bytes) -> float:

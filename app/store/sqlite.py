@@ -328,11 +328,13 @@ class SQLiteStore(Store):
             )
             if surplus > 0:
                 connection.execute(
-                    "DELETE FROM games WHERE id IN (SELECT id FROM games WHERE owner = ? ORDER BY finished DESC, updated_at LIMIT ?)",
+                    "DELETE FROM games WHERE id IN "
+                    "(SELECT id FROM games WHERE owner = ? ORDER BY finished DESC, updated_at LIMIT ?)",
                     (maker, surplus),
                 )
             connection.execute(
-                "INSERT INTO games (id, owner, version, data, finished, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (id, owner, version, data, finished, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (game_id, maker, game.version, encode(game, game_id), game.status != "playing", now, now),
             )
             self._seat(connection, game_id, game)
@@ -341,16 +343,18 @@ class SQLiteStore(Store):
     @staticmethod
     def _seat(connection: sqlite3.Connection, game_id: str, game: Game) -> None:
         # The seats as the game has them now: a seat may have gone to another player, or gone.
-        connection.execute("DELETE FROM seats WHERE game_id = ? AND seat >= ?", (game_id, len(game.seats)))
+        credentials = game.credentials()
+        connection.execute("DELETE FROM seats WHERE game_id = ? AND seat >= ?", (game_id, len(credentials)))
         connection.executemany(
             "INSERT OR REPLACE INTO seats (game_id, seat, player) VALUES (?, ?, ?)",
-            [(game_id, seat, player) for seat, player in enumerate(game.seats)],
+            [(game_id, seat, player) for seat, player in enumerate(credentials)],
         )
 
     def load(self, game_id: str, player: str) -> Game:
         with self._snapshot() as connection:
             row = connection.execute(
-                "SELECT version, data, history_length FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                "SELECT version, data, history_length FROM games "
+                "WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, game_id, player),
             ).fetchone()
             if row is None:
@@ -368,7 +372,8 @@ class SQLiteStore(Store):
         # cannot change before the writes that depend on it.
         with self._transaction() as connection:
             row = connection.execute(
-                "SELECT version, history_length FROM games WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                "SELECT version, history_length FROM games "
+                "WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, game_id, player),
             ).fetchone()
             if row is None:
@@ -393,7 +398,7 @@ class SQLiteStore(Store):
                     game_id,
                 ),
             )
-            if len(game.seats) > 1:
+            if len(game.seats) > 1:  # a one-player game's credential never changes
                 self._seat(connection, game_id, game)
         self._remember_history(game_id, game)
 
@@ -401,7 +406,8 @@ class SQLiteStore(Store):
         with self._connection() as connection:
             # A game is listed once, however many of its seats are the player's (both, on one screen).
             rows = connection.execute(
-                "SELECT id, version, data, updated_at FROM games WHERE id IN (SELECT game_id FROM seats WHERE player = ?) "
+                "SELECT id, version, data, updated_at FROM games "
+                "WHERE id IN (SELECT game_id FROM seats WHERE player = ?) "
                 "AND NOT EXISTS (SELECT 1 FROM departures WHERE game_id = games.id AND player = ?) "
                 "ORDER BY updated_at DESC LIMIT ?",
                 (player, player, limit),
@@ -422,7 +428,8 @@ class SQLiteStore(Store):
     def leave(self, game_id: str, player: str) -> None:
         with self._transaction() as connection:
             left = connection.execute(
-                "INSERT OR IGNORE INTO departures (game_id, player) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
+                "INSERT OR IGNORE INTO departures (game_id, player) "
+                "SELECT ?, ? WHERE EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, player, game_id, player),
             ).rowcount
             if (

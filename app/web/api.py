@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from app.game import Move
 from app.web.deps import Client, Player, Service
@@ -34,7 +34,7 @@ CREATES_A_GAME: dict = {
 
 
 @router.post("", **CREATES_A_GAME)
-async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> GameOut:
+async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> JSONResponse:
     """Start a game; the player cookie that comes back holds its first seat."""
     game_id, game = await service.create(
         player,
@@ -45,17 +45,16 @@ async def new_game(body: NewGameIn, player: Player, client: Client, service: Ser
         body.mines,
         body.settings(),
         body.board_id,
-        opponent=body.opponent,
-        level=body.level,
+        **body.seating(),
     )
-    return game_out(game_id, game, service.clock())
+    return JSONResponse(game_out(game_id, game, service.clock()), status_code=201)
 
 
 @router.post("/{game_id}/restart", **CREATES_A_GAME)
-async def restart(game_id: str, player: Player, client: Client, service: Service) -> GameOut:
+async def restart(game_id: str, player: Player, client: Client, service: Service) -> JSONResponse:
     """The same board again, as a new game (fixed layouts, once the first click has dealt the board)."""
     new_id, game = await service.restart(game_id, player, client)
-    return game_out(new_id, game, service.clock())
+    return JSONResponse(game_out(new_id, game, service.clock()), status_code=201)
 
 
 @router.get("", response_model=list[GameListOut])
@@ -83,21 +82,21 @@ async def delete_game(game_id: str, player: Player, service: Service) -> Respons
 
 
 @router.get("/{game_id}", response_model=GameOut)
-async def read_game(game_id: str, player: Player, service: Service) -> GameOut:
-    return game_out(game_id, await service.load(game_id, player), service.clock())
+async def read_game(game_id: str, player: Player, service: Service) -> JSONResponse:
+    return JSONResponse(game_out(game_id, await service.load(game_id, player), service.clock()))
 
 
 @router.post("/{game_id}/moves", response_model=GameOut)
-async def move(game_id: str, body: MoveIn, player: Player, client: Client, service: Service) -> GameOut:
+async def move(game_id: str, body: MoveIn, player: Player, client: Client, service: Service) -> JSONResponse:
     """Reveal, flag (cycles flag, ?, none unless `mark` is given), chord or undo. x and y count from 0."""
     result = await service.move(game_id, player, Move(body.action, body.x, body.y, body.mark), client)
-    return game_out(game_id, result.after, service.clock())
+    return JSONResponse(game_out(game_id, result.after, service.clock()))
 
 
 @router.patch("/{game_id}/options", response_model=GameOut)
-async def change_options(game_id: str, body: OptionsIn, player: Player, service: Service) -> GameOut:
+async def change_options(game_id: str, body: OptionsIn, player: Player, service: Service) -> JSONResponse:
     """Change settings: allow guessing anywhere, debug overlay, safe mode, countdown, undo."""
-    return game_out(game_id, await service.set_options(game_id, player, body.changes()), service.clock())
+    return JSONResponse(game_out(game_id, await service.set_options(game_id, player, body.changes()), service.clock()))
 
 
 @router.get("/{game_id}/analysis", response_model=AnalysisOut)
@@ -143,8 +142,8 @@ async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
 
 
 @router.post("/{game_id}/bot", response_model=GameOut)
-async def bot_move(game_id: str, player: Player, client: Client, service: Service) -> GameOut:
+async def bot_move(game_id: str, player: Player, client: Client, service: Service) -> JSONResponse:
     """Classic and help games: the bot reveals the cell GET .../bot names, as a move; refused as a move is.
     A game the bot played a move of is left out of the player's records."""
     result = await service.bot_move(game_id, player, client)
-    return game_out(game_id, result.after, service.clock())
+    return JSONResponse(game_out(game_id, result.after, service.clock()))

@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import Depends, Request
+from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.server import address_key
 from app.service import GameService
+from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -18,6 +20,8 @@ TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 
 templates = Jinja2Blocks(directory=TEMPLATES)
+# A face's templates outside templates/ (a mode the tests add) are found by the face registry.
+templates.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), FaceLoader()])
 
 
 def player_id(request: Request) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -16,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from app.changes import StreamsFull, TooManyStreams
+from app.errors import KaboomError
 from app.game import Busy, Invalid, Refused
 from app.service import NoGuessLimited, RateLimited, TooComplex
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
@@ -28,7 +30,7 @@ log = logging.getLogger("kaboom")
 @dataclass(frozen=True)
 class Answer:
     status: int
-    message: Callable[[Exception], str]
+    message: Callable[[KaboomError], str]
     # How an HTMX request on a game hears of it: "panel" (the message in the
     # status panel; htmx swaps 409 and 422 only, so a panel goes out as one of
     # those), "refresh" (the page reloads), or "page" (htmx leaves the page and
@@ -37,7 +39,7 @@ class Answer:
     htmx_status: int | None = None
 
 
-ANSWERS: dict[type[Exception], Answer] = {
+ANSWERS: dict[type[KaboomError], Answer] = {
     NotFound: Answer(
         404,
         lambda error: (
@@ -53,7 +55,7 @@ ANSWERS: dict[type[Exception], Answer] = {
         lambda error: "This game changed through another request at the same moment; nothing was applied. Try again.",
         htmx="refresh",
     ),
-    TooComplex: Answer(503, lambda error: TooComplex.message, htmx="panel", htmx_status=409),
+    TooComplex: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
     StoreUnavailable: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
     Busy: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
     RateLimited: Answer(429, lambda error: error.message),
@@ -64,19 +66,24 @@ ANSWERS: dict[type[Exception], Answer] = {
     # Invalid before Refused: the most specific class that matches answers.
     Invalid: Answer(422, lambda error: error.message, htmx="panel"),
     Refused: Answer(409, lambda error: error.message, htmx="panel"),
+    # A domain error without an answer of its own: a fault of the server's, in its own words.
+    KaboomError: Answer(500, lambda error: error.message),
 }
 # The API has said "no such game" since its first release; the page says it as a sentence.
-API_MESSAGES: dict[type[Exception], str] = {NotFound: "no such game"}
+API_MESSAGES: dict[type[KaboomError], str] = {NotFound: "no such game"}
 
 
-def answer_for(error: Exception) -> tuple[type[Exception], Answer]:
+def answer_for(error: KaboomError) -> tuple[type[KaboomError], Answer]:
     for kind in type(error).__mro__:
-        if kind in ANSWERS:
+        if issubclass(kind, KaboomError) and kind in ANSWERS:
             return kind, ANSWERS[kind]
     raise error
 
 
 async def handle(request: Request, error: Exception) -> Response:
+    # Starlette hands a handler any exception; install registers this one for KaboomError alone.
+    if not isinstance(error, KaboomError):
+        raise error
     kind, answer = answer_for(error)
     message = answer.message(error)
     if kind in (Corrupt, StoreUnavailable):
@@ -122,9 +129,12 @@ def as_sentence(message: str) -> str:
     return message if message.endswith((".", "!", "?")) else message + "."
 
 
-async def invalid_request(request: Request, error: RequestValidationError) -> Response:
+async def invalid_request(request: Request, error: Exception) -> Response:
     """A request that does not fit its route's fields: FastAPI's list of field errors for scripts,
     the status panel or the page for people."""
+    # Starlette hands a handler any exception; install registers this one for RequestValidationError alone.
+    if not isinstance(error, RequestValidationError):
+        raise error
     problems = error.errors()
     if wants_json(request):
         try:
@@ -142,12 +152,15 @@ def _without_input(problem: dict) -> dict:
     return {"type": problem["type"], "loc": loc, "msg": _printable(problem["msg"])}
 
 
-def _printable(part: str | int) -> str | int:
+Printable = TypeVar("Printable", str, int)
+
+
+def _printable(part: Printable) -> Printable:
     """Text UTF-8 can carry, with anything else as a Python escape (\\ud800)."""
     return part if isinstance(part, int) else part.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def install(app: FastAPI) -> None:
-    for kind in ANSWERS:
-        app.add_exception_handler(kind, handle)
+    # Every domain error, wholesale: the table above picks the answer by its most specific kind.
+    app.add_exception_handler(KaboomError, handle)
     app.add_exception_handler(RequestValidationError, invalid_request)

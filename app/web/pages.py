@@ -10,11 +10,13 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.game import Game, Invalid, Move, board_size
-from app.modes import get_mode
-from app.modes.flags import LINK
+from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode
+from app.seats import held_by, link_key, open_seat, watcher
+from app.seats import invitation as seating_invitation
 from app.service import GameService
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
+from app.web.faces import face_of
 from app.web.render import blocks, move_answer, page, page_context
 from app.web.view import Look, Seating, cell_html, clock_text, game_list
 
@@ -75,7 +77,7 @@ async def new_game_form(
     height: Annotated[str, Form()] = "",
     mines: Annotated[str, Form()] = "",
     unit: Annotated[str, Form()] = "count",
-    mode: Annotated[str, Form()] = "cruel",
+    mode: Annotated[str, Form()] = DEFAULT_MODE,
     choice: Annotated[str, Form()] = "",
     settings_of: Annotated[str | None, Form()] = None,
     opponent: Annotated[str | None, Form()] = None,
@@ -104,21 +106,22 @@ async def new_game_form(
     settings = await settings_from(service, settings_of, player) if settings_of else {}
     names = rules.options_class.names()
     # The form holds every mode's fields: only the chosen mode's go to it.
-    asked = {"opponent": opponent or None, "level": (level or None) if opponent == "computer" else None}
+    seat_fields = rules.seat_fields
     game_id, _ = await service.create(
         player,
         client,
         rules.name,
         *size,
         {name: on for name, on in settings.items() if name in names},
-        **{name: value for name, value in asked.items() if name in rules.seat_fields},
+        opponent=(opponent or None) if "opponent" in seat_fields else None,
+        level=(level or None) if opponent == "computer" and "level" in seat_fields else None,
     )
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
 @router.get("/play/{board_id}")
 async def play_board(
-    board_id: str, player: Player, client: Client, service: Service, mode: str = "classic"
+    board_id: str, player: Player, client: Client, service: Service, mode: str = BOARD_MODE
 ) -> Response:
     """A shared board: a new game of the layout its id names, for whoever opens the link."""
     game_id, _ = await service.create(player, client, mode, 0, 0, 0, {}, board_id)
@@ -150,28 +153,39 @@ async def game_page(request: Request, game_id: str, player: Player, service: Ser
 
 
 async def seating_of(
-    request: Request, service: GameService, game_id: str, game: Game, viewer: str, present: frozenset[int] | None = None
+    request: Request,
+    service: GameService,
+    game_id: str,
+    game: Game,
+    viewer: str,
+    present: frozenset[int] | None = None,
+    key: str | None = None,
 ) -> Seating | None:
-    """How a Flags game looks to `viewer` (a player, or an invitation's key for whoever watches); `present`,
-    who is connected, when the caller has just asked."""
-    if game.mode != "flags":
-        return None
+    """How a game of several seats looks to `viewer` (a player, or whoever holds the invitation `key`, who
+    watches); `present`, who is connected, when the caller has just asked."""
     rules = get_mode(game.mode)
-    key = rules.link_key(game)
-    watching = viewer.startswith(LINK)
-    seat = None if watching or game.state["opponent"] == "screen" else service.viewer_seat(game, viewer)
+    if rules.seat_count == 1:
+        return None
+    watching = key is not None
+    held = frozenset() if watching else held_by(game.seats, viewer)
+    invitation = link_key(game.seats)
+    invited = seating_invitation(game.seats)
     if present is None:
         _, present = await service.live(game_id, viewer)
-    waiting = key is not None and rules.red(game) is None
+    waiting = open_seat(game.seats) is not None
     return Seating(
-        seat=seat,
+        seat=next(iter(held)) if len(held) == 1 else None,
+        held=held,
         watching=watching,
         waiting=waiting,
-        invite=str(request.url_for("invitation", game_id=game_id, key=key)) if key is not None and seat == 0 else None,
+        invite=str(request.url_for("invitation", game_id=game_id, key=invitation))
+        if invitation is not None and viewer == game.maker
+        else None,
         present=present,
         live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
         join=f"/games/{game_id}/join/{key}" if watching and waiting and game.status == "playing" else None,
         reclaimable=not watching and rules.seat_reclaimable(game, viewer),
+        invited=rules.seat_name(invited) if invited is not None else "",
     )
 
 
@@ -180,8 +194,8 @@ async def invitation(request: Request, game_id: str, key: str, service: Service)
     """An invitation's link shows the game; taking the seat is a button on it (join_invitation). A link
     preview (a chat app fetching the link to draw it) must not take the friend's seat, nor may any other
     plain GET. The player who holds a seat goes to their game."""
-    game = await service.load(game_id, LINK + key)
-    if request.session.get("player") in game.seats:
+    game = await service.load(game_id, watcher(key))
+    if held_by(game.seats, request.session.get("player", "")):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     return RedirectResponse(f"/games/{game_id}/watch/{key}", status_code=303)
 
@@ -203,9 +217,9 @@ async def free_seat_form(game_id: str, player: Player, service: Service) -> Resp
 @router.get("/games/{game_id}/watch/{key}")
 async def watch_page(request: Request, game_id: str, key: str, service: Service) -> Response:
     """A game of two as a spectator sees it: everything the players see, nothing to click."""
-    viewer = LINK + key
+    viewer = watcher(key)
     game, overlay, review = await service.look(game_id, viewer)
-    seating = await seating_of(request, service, game_id, game, viewer)
+    seating = await seating_of(request, service, game_id, game, viewer, key=key)
     return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
 
 
@@ -241,8 +255,8 @@ async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
 
 async def link_viewer(game_id: str, key: str, service: Service) -> str:
     """Whoever holds the game's invitation link, to watch it."""
-    await service.live(game_id, LINK + key)
-    return LINK + key
+    await service.live(game_id, watcher(key))
+    return watcher(key)
 
 
 async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:
@@ -290,37 +304,40 @@ async def game_live(
 async def watch_live(
     request: Request, game_id: str, key: str, service: Service, version: str = "", presence: str = ""
 ) -> Response:
-    return await live_answer(request, game_id, LINK + key, service, version, presence)
+    return await live_answer(request, game_id, watcher(key), service, version, presence, key)
 
 
 async def live_answer(
-    request: Request, game_id: str, viewer: str, service: GameService, version: str, presence: str
+    request: Request,
+    game_id: str,
+    viewer: str,
+    service: GameService,
+    version: str,
+    presence: str,
+    key: str | None = None,
 ) -> Response:
     current, present = await service.live(game_id, viewer)
     shown = "".join(str(seat) for seat in sorted(present))
     if version == str(current) and presence == shown:
         return Response(status_code=204)
     game, overlay, review = await service.look(game_id, viewer)
-    seating = await seating_of(request, service, game_id, game, viewer, present)
+    seating = await seating_of(request, service, game_id, game, viewer, present, key)
     context = page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating, oob=True)
-    last = game.state.get("last") if game.mode == "flags" else None
+    face = face_of(game.mode)
+    last = face.last_move(game)
     if last is not None and version == str(game.version - 1) and game.status == "playing":
-        # One move behind, as a live page usually is: only what that move uncovered.
+        # One move behind, as a live page usually is: only what that move uncovered, and the cells the
+        # move before it uncovered, which lose their mark.
         look = Look(game, overlay)
         context.update(
             changes=[
                 cell_html(game.cell(index), look.cell(index), oob=True)
-                for index in sorted(set(last) | set(last_shown(game)))
+                for index in sorted(last | face.previous_move(game))
             ],
             changed_rows=[],
         )
         return blocks(request, context, "panel", "changes")
     return blocks(request, context, "panel", "grid")
-
-
-def last_shown(game: Game) -> list[int]:
-    """The cells the move before the last one uncovered: they lose their mark now."""
-    return list(game.history[-1]["state"].get("last", ())) if game.history else []
 
 
 @router.post("/games/{game_id}/moves")
@@ -356,7 +373,8 @@ async def bot_move_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     result = await service.bot_move(game_id, player, client)
-    return move_answer(request, game_id, result, version, service.clock())
+    seating = await seating_of(request, service, game_id, result.after, player)
+    return move_answer(request, game_id, result, version, service.clock(), seating=seating)
 
 
 @router.get("/games/{game_id}/bot")
@@ -364,7 +382,10 @@ async def bot_choice_page(request: Request, game_id: str, player: Player, servic
     """What would the bot do? Its next cell, ringed on the board, with the reason in the panel."""
     _, choice = await service.bot_choice(game_id, player)
     game, overlay, _ = await service.look(game_id, player)
-    context = page_context(game_id, game, overlay, now=service.clock(), bot=choice, oob=is_htmx(request))
+    seating = await seating_of(request, service, game_id, game, player)
+    context = page_context(
+        game_id, game, overlay, now=service.clock(), bot=choice, oob=is_htmx(request), seating=seating
+    )
     return blocks(request, context, "panel") if is_htmx(request) else page(request, context)
 
 
@@ -394,7 +415,10 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
     )
     game, overlay, review = await service.look(game_id, player)
-    context = page_context(game_id, game, overlay, now=service.clock(), review=review, oob=True, message=message)
+    seating = await seating_of(request, service, game_id, game, player)
+    context = page_context(
+        game_id, game, overlay, now=service.clock(), review=review, oob=True, message=message, seating=seating
+    )
     return blocks(request, context, "panel", "grid", "settings")
 
 
@@ -406,7 +430,10 @@ async def hint_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     game, overlay, _ = await service.look(game_id, player)
-    context = page_context(game_id, game, overlay, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True)
+    seating = await seating_of(request, service, game_id, game, player)
+    context = page_context(
+        game_id, game, overlay, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True, seating=seating
+    )
     return blocks(request, context, "panel")
 
 

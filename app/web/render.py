@@ -8,11 +8,11 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from app.game import MAX_BOARD_SIDE, Game
-from app.modes import MODES
-from app.modes.flags import SEAT_NAMES
+from app.modes import BOARD_MODE, MODES
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
-from app.web.view import Look, bot_text, cell_html, changed_cells, flags_lines, panel, probability_legend, review_text
+from app.web.faces import PARTS, face_of
+from app.web.view import Look, bot_text, cell_html, changed_cells, panel, probability_legend, review_text, seat_lines
 
 PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
@@ -30,7 +30,7 @@ def page_context(
         "max_side": MAX_BOARD_SIDE,
         "modes": list(MODES.values()),
         "modes_by_name": MODES,
-        "seat_names": SEAT_NAMES,
+        "board_mode": BOARD_MODE,
     }
     review = extra.pop("review", None)
     if review is not None and game is not None:
@@ -64,20 +64,17 @@ def page_context(
             ],
         )
     seating = extra.pop("seating", None)
-    if game is not None and game.mode == "flags" and seating is not None:
-        state = game.state
-        mover = state["turn"]
-        acting = seating.seat == mover or (
-            seating.seat is None and not seating.watching and state["opponent"] == "screen"
+    if game is not None:
+        face = face_of(game.mode)
+        context.update({f"{part}_part": face.template(game.mode, part) for part in PARTS})
+        context.update(face.context(game, seating))
+    if game is not None and seating is not None:
+        mode = MODES[game.mode]
+        context.update(
+            seating=seating,
+            seat_lines=seat_lines(game, seating),
+            seat_names=[mode.seat_name(seat) for seat in range(len(game.seats))],
         )
-        bomb_ready = (
-            game.options.bomb
-            and game.status == "playing"
-            and acting
-            and not state["bombs"][mover]
-            and state["scores"][mover] < state["scores"][1 - mover]
-        )
-        context.update(flags=True, seating=seating, seat_lines=flags_lines(game, seating), bomb_ready=bomb_ready)
         if seating.watching:
             context["board_actions"] = ()  # a spectator's board takes nothing
     context.update(extra)

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import dataclasses
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from app.game import MAX_BOARD_SIDE, Game
-from app.modes import MODES, get_mode
+from app.game import MAX_BOARD_SIDE, Choice, Game
+from app.modes import DEFAULT_MODE, MODES, get_mode
 from app.records import Record, fixed_layout_figures
+from app.seats import OPPONENTS
 from app.store import Listing
+from app.web.faces import face_of
 
 # What every request body shares: no field the API does not know, and no conversions: pydantic
 # would otherwise read true as 1, 9.0 as 9 and "9" as 9, so a slip in a script could play a move.
 STRICT = ConfigDict(extra="forbid", strict=True)
 
 
-class NewGameIn(BaseModel):
+class SeatsAsked(TypedDict):
+    """Who fills the other seats of a new game, as GameService.create takes it."""
+
+    opponent: str | None
+    level: str | None
+
+
+class NewGameBase(BaseModel):
+    """What every new game is asked: its size, or a board id, and its mode; `new_game_model` adds what the
+    modes ask (their settings, their choices among settings, who fills the other seats)."""
+
     model_config = STRICT
 
     width: int | None = Field(None, ge=2, le=MAX_BOARD_SIDE, description="required unless board_id is given")
@@ -28,140 +41,210 @@ class NewGameIn(BaseModel):
         description="classic and help modes: play the board a game's board_id names (its size, mines and first click)",
     )
     # Checked against the registry when a game is made (an unknown mode is a 422 naming the modes there are).
-    mode: str = Field("cruel", json_schema_extra={"enum": list(MODES)})
-    allow_outside: bool = Field(False, description="cruel mode: allow guessing anywhere")
-    first_click: Literal["opening", "safe"] = Field(
-        "opening", description="what the first click promises: an area opened around it, or the cell alone safe"
-    )
-    first_click_safe_only: bool = Field(False, description='the older name of "first_click": "safe"')
-    no_guess: bool = Field(False, description="classic and help modes: a board that can be cleared by deduction alone")
-    assist: Literal["none", "local", "all"] = Field(
-        "none",
-        description="classic and help modes: after each action, resolve local constraints (two rules to a fixpoint) "
-        "or everything the solver proves",
-    )
-    undo: bool = True
-    opponent: Literal["screen", "invite", "computer"] | None = Field(
-        None,
-        description="flags: Red is a friend on the same screen (the default), whoever opens the invitation link, or the computer",
-    )
-    level: Literal["easy", "normal", "hard"] | None = Field(
-        None, description="flags against the computer: its level (normal by default)"
-    )
-    bomb: bool = Field(True, description="flags: once a game, the player who is behind may uncover a 5x5 area")
-    uncover_all: bool = Field(False, description="flags: play until every mine is found (the KöMaL rule)")
+    mode: str = Field(DEFAULT_MODE, json_schema_extra={"enum": list(MODES)})
 
     @model_validator(mode="after")
-    def _a_size_or_a_board(self) -> NewGameIn:
+    def _a_size_or_a_board(self) -> NewGameBase:
         if self.board_id is None and None in (self.width, self.height, self.mines):
             raise ValueError("width, height and mines are required unless board_id is given")
         return self
 
     def settings(self) -> dict[str, bool]:
         """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
-        given = self.model_dump(
-            exclude_unset=True,
-            exclude={"width", "height", "mines", "mode", "first_click", "assist", "board_id", "opponent", "level"},
-        )
-        if "first_click" in self.model_fields_set:
-            given["first_click_safe_only"] = self.first_click == "safe"
-        if self.assist != "none":
-            given["assist_local" if self.assist == "local" else "assist_all"] = True
+        given: dict[str, bool] = {}
+        for name in self.model_fields_set:
+            value = getattr(self, name)
+            if name in CHOICES:
+                given.update(CHOICES[name].values[value])
+            elif name in SETTINGS_ASKED:
+                given[name] = value
         return given
 
+    def seating(self) -> SeatsAsked:
+        """Who fills the other seats, as asked (SEAT_FIELDS)."""
+        return SeatsAsked(opponent=getattr(self, "opponent", None), level=getattr(self, "level", None))
 
-class MoveIn(BaseModel):
-    model_config = STRICT
 
-    action: Literal["reveal", "flag", "chord", "undo", "help", "bomb"] = Field(
-        description='"help" in help games only: granted when no covered cell is provably safe, a loss otherwise; '
-        '"bomb" in flags games only: the 5x5 area around x, y'
+def _joined(notes: list[str]) -> str | None:
+    return "; ".join(notes) or None
+
+
+# What the registered modes ask when a game is made, each once.
+CHOICES: dict[str, Choice] = {name: choice for mode in MODES.values() for name, choice in mode.choices.items()}
+SETTINGS_ASKED: dict[str, tuple[bool, str]] = {
+    name: asked for mode in MODES.values() for name, asked in mode.options_class.asked().items()
+}
+SEAT_FIELDS = ("opponent", "level")
+# Where the API lists who fills the other seats: after the settings every game has (undo, 40), before the
+# rules of the modes with seats.
+SEAT_FIELDS_ORDER = 45
+
+
+def new_game_model() -> type[NewGameBase]:
+    """The new-game request as the registered modes shape it, its fields in the order of the settings."""
+    listed: list[tuple[int, int, str, Any]] = []
+    for name, choice in CHOICES.items():
+        listed.append(
+            (
+                choice.order,
+                0,
+                name,
+                (Literal[tuple(choice.values)], Field(choice.default, description=choice.description)),
+            )
+        )
+    for mode in MODES.values():
+        for item in dataclasses.fields(mode.options_class):
+            if item.name in SETTINGS_ASKED and item.name not in {name for _, _, name, _ in listed}:
+                default, said = SETTINGS_ASKED[item.name]
+                listed.append((item.metadata["order"], 1, item.name, (bool, Field(default, description=said or None))))
+    seated = [mode for mode in MODES.values() if mode.seat_count > 1]
+    if seated:
+        levels = tuple(dict.fromkeys(level for mode in seated for level in mode.levels))
+        notes = {
+            name: _joined([mode.seat_notes[name] for mode in seated if name in mode.seat_notes]) for name in SEAT_FIELDS
+        }
+        listed.append(
+            (SEAT_FIELDS_ORDER, 0, "opponent", (Literal[OPPONENTS] | None, Field(None, description=notes["opponent"])))
+        )
+        listed.append(
+            (SEAT_FIELDS_ORDER, 1, "level", (Literal[levels] | None, Field(None, description=notes["level"])))
+        )
+    fields = {name: field for _, _, name, field in sorted(listed, key=lambda item: item[:2])}
+    return create_model("NewGameIn", __base__=NewGameBase, **fields)
+
+
+def move_model() -> type[BaseModel]:
+    """A move as the registered modes take them: every mode's actions, and what only some modes take."""
+    actions = tuple(dict.fromkeys(action for mode in MODES.values() for action in mode.board_actions()))
+    notes = [
+        f'"{action}" in {mode.name} games only: {note}'
+        for mode in MODES.values()
+        for action, note in mode.action_notes.items()
+    ]
+    # Any to mypy: pydantic's stubs take only types it can check, and Literal[actions] is made at run time.
+    fields: dict[str, Any] = dict(
+        action=(Literal[actions], Field(description=_joined(notes))),
+        x=(int | None, None),
+        y=(int | None, None),
+        mark=(
+            Literal["flag", "question", "none"] | None,
+            Field(None, description='for "flag": set this mark instead of cycling flag, ?, none'),
+        ),
     )
-    x: int | None = None
-    y: int | None = None
-    mark: Literal["flag", "question", "none"] | None = Field(
-        None, description='for "flag": set this mark instead of cycling flag, ?, none'
-    )
+    return create_model("MoveIn", __config__=STRICT, **fields)
 
 
-class OptionsIn(BaseModel):
+class OptionsBase(BaseModel):
     model_config = STRICT
-
-    allow_outside: bool | None = None
-    first_click_safe_only: bool | None = None
-    no_guess: bool | None = None
-    assist_local: bool | None = None
-    assist_all: bool | None = None
-    debug_overlay: bool | None = None
-    probabilities: bool | None = None
-    safe_mode: bool | None = None
-    countdown: bool | None = None
-    question_marks: bool | None = None
-    undo: bool | None = None
 
     def changes(self) -> dict[str, bool]:
         return {name: value for name, value in self.model_dump().items() if value is not None}
 
 
-class HelpOut(BaseModel):
-    granted: int
-    used: int
-    pending: bool = Field(description="granted and not yet used: the next cell opened is safe")
+def options_model() -> type[OptionsBase]:
+    """A change of settings: any setting of a registered mode that is not a rule fixed when the game is made."""
+    orders: dict[str, int] = {}
+    for mode in MODES.values():
+        for item in dataclasses.fields(mode.options_class):
+            if not item.metadata["fixed"]:
+                orders.setdefault(item.name, item.metadata["order"])
+    names = sorted(orders, key=lambda name: orders[name])
+    fields: dict[str, Any] = {name: (bool | None, None) for name in names}
+    return create_model("OptionsIn", __base__=OptionsBase, **fields)
 
 
-class FlagsOut(BaseModel):
-    turn: int = Field(description="the seat to move: 0 Blue, 1 Red")
-    scores: list[int] = Field(description="mines found by Blue and by Red")
-    found: list[list[list[int]]] = Field(description="the [x, y] of the mines each seat found, in order")
-    bombs_used: list[bool] = Field(description="whether Blue and Red have dropped their bomb")
-    last: list[list[int]] = Field(description="the [x, y] of the cells the last move uncovered")
-    winner: int | None = Field(description="once the game is over: the winning seat; null is a draw")
-    opponent: Literal["screen", "invite", "computer"]
-    level: Literal["easy", "normal", "hard"] | None = Field(description="the computer's, in a game against it")
+if TYPE_CHECKING:
+    # mypy cannot read models made at run time: the routes' bodies as it checks them.
+    NewGameIn = NewGameBase
+    OptionsIn = OptionsBase
+
+    class MoveIn(BaseModel):
+        action: str
+        x: int | None
+        y: int | None
+        mark: str | None
+
+else:
+    NewGameIn = new_game_model()
+    MoveIn = move_model()
+    OptionsIn = options_model()
 
 
-class GameOut(BaseModel):
-    id: str
-    mode: str
-    width: int
-    height: int
-    mines: int
-    status: Literal["playing", "won", "lost"]
-    board: list[str] = Field(
-        description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines the game shows"
-    )
-    exploded: list[int] | None = Field(description="[x, y] of the mine that ended the game")
-    forced_guesses: int = Field(
-        description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)"
-    )
-    hints: int
-    deaths: int = Field(description="losses taken back with undo")
-    flags: int
-    elapsed: float
-    version: int = Field(description="the game's version: every move, setting changed or hint asked adds one")
-    moves: int = Field(description="the old name of `version`, kept for scripts written before it")
-    can_undo: bool
-    options: dict[str, bool]
-    help: HelpOut | None = Field(
-        None, description="help games: how often help was granted and used, and whether it is waiting"
-    )
-    board_id: str | None = Field(
-        None,
-        description="fixed layouts, once the first click has dealt it: the id that plays this board again (POST /api/games)",
-    )
-    bbbv: int | None = Field(
-        None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board"
-    )
-    bbbv_per_second: float | None = Field(None, description="a won classic or help game: 3BV divided by its time")
-    clicks: int | None = Field(None, description="a won classic or help game: the reveals, chords and flags it took")
-    bot_moves: int = Field(
-        0,
-        description="classic and help games: moves the bot played (POST .../bot); such a game is left out of the records",
-    )
-    two_players: FlagsOut | None = Field(
-        None,
-        description="Flags games: whose turn, the scores, who found which mine; status 'won' means over (see winner)",
-    )
+# A game as the API answers it: what every game has, then each face's part (app.web.faces), after the
+# field its face names.
+GAME_FIELDS: dict[str, Any] = dict(
+    id=(str, ...),
+    mode=(str, ...),
+    width=(int, ...),
+    height=(int, ...),
+    mines=(int, ...),
+    status=(Literal["playing", "won", "lost"], ...),
+    board=(
+        list[str],
+        Field(
+            description="H rows: '.' covered, 'F' flagged, '0'-'8' revealed; after the end '*' marks the mines the "
+            "game shows"
+        ),
+    ),
+    exploded=(list[int] | None, Field(description="[x, y] of the mine that ended the game")),
+    forced_guesses=(
+        int,
+        Field(description="cruel mode: guesses the rules made safe because no safe cell existed (0 in other modes)"),
+    ),
+    hints=(int, ...),
+    deaths=(int, Field(description="losses taken back with undo")),
+    flags=(int, ...),
+    elapsed=(float, ...),
+    version=(int, Field(description="the game's version: every move, setting changed or hint asked adds one")),
+    moves=(int, Field(description="the old name of `version`, kept for scripts written before it")),
+    can_undo=(bool, ...),
+    options=(dict[str, bool], ...),
+    board_id=(
+        str | None,
+        Field(
+            None,
+            description="fixed layouts, once the first click has dealt it: the id that plays this board again "
+            "(POST /api/games)",
+        ),
+    ),
+    bbbv=(
+        int | None,
+        Field(None, description="a won classic or help game: its 3BV, the fewest clicks that clear the board"),
+    ),
+    bbbv_per_second=(float | None, Field(None, description="a won classic or help game: 3BV divided by its time")),
+    clicks=(
+        int | None,
+        Field(None, description="a won classic or help game: the reveals, chords and flags it took"),
+    ),
+    bot_moves=(
+        int,
+        Field(
+            0,
+            description="classic and help games: moves the bot played (POST .../bot); such a game is left out of "
+            "the records",
+        ),
+    ),
+)
+
+
+def game_model() -> type[BaseModel]:
+    fields = dict(GAME_FIELDS)
+    for mode in MODES:
+        face = face_of(mode)
+        if face.api_field is None or face.api_model is None:
+            continue
+        part = (face.api_model | None, Field(None, description=face.api_description))
+        names = list(fields)
+        at = names.index(face.api_after) + 1 if face.api_after in names else len(names)
+        fields = {
+            **{name: fields[name] for name in names[:at]},
+            face.api_field: part,
+            **{name: fields[name] for name in names[at:]},
+        }
+    return create_model("GameOut", **fields)
+
+
+GameOut = game_model()
 
 
 class GameListOut(BaseModel):
@@ -220,14 +303,17 @@ class BotOut(BaseModel):
     x: int = Field(description="the cell the bot would open next: its column, from 0")
     y: int = Field(description="its row, from 0")
     safe: bool = Field(
-        description="proven safe from what the player sees, the first click (safe by the rules), or a guess under help granted; otherwise a guess"
+        description="proven safe from what the player sees, the first click (safe by the rules), "
+        "or a guess under help granted; otherwise a guess"
     )
     mine_probability: float | None = Field(
-        description="0 for a proven-safe cell; a guess's exact chance of a mine, null when it could not be counted in time"
+        description="0 for a proven-safe cell; a guess's exact chance of a mine, "
+        "null when it could not be counted in time"
     )
     action: Literal["reveal", "help"] = Field(
         "reveal",
-        description="help (Ask for help games): no cell is proven safe, so the bot asks for help before it opens the cell",
+        description="help (Ask for help games): no cell is proven safe, "
+        "so the bot asks for help before it opens the cell",
     )
     helped: bool = Field(False, description="the guess is opened under help granted: safe whatever its chance")
 
@@ -285,10 +371,14 @@ class ErrorOut(BaseModel):
     detail: str | list[dict[str, Any]]
 
 
-def game_out(game_id: str, game: Game, now: float) -> GameOut:
-    """What the API shows of a game: what the player has seen, never the mode's hidden state."""
+def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
+    """What the API shows of a game: what the player has seen, never the mode's hidden state. A dict (the
+    routes answer it as it is): the part of a face registered after GameOut was built (a mode the tests
+    add) is in it too."""
     public = get_mode(game.mode).public_state(game)
-    return GameOut(
+    face = face_of(game.mode)
+    part = face.api_part(game) if face.api_field is not None else None
+    shown = GameOut(
         id=game_id,
         mode=game.mode,
         width=game.width,
@@ -308,23 +398,13 @@ def game_out(game_id: str, game: Game, now: float) -> GameOut:
         options=game.options.as_dict(),
         board_id=public.get("board_id"),
         bot_moves=public.get("bot_moves", 0),
-        **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or ())),
-        help=HelpOut(granted=public["help_granted"], used=public["help_used"], pending=public["help_pending"])
-        if "help_granted" in public
-        else None,
-        two_players=FlagsOut(
-            turn=public["turn"],
-            scores=public["scores"],
-            found=[[list(game.cell(index)) for index in cells] for cells in public["found"]],
-            bombs_used=public["bombs"],
-            last=[list(game.cell(index)) for index in public["last"]],
-            winner=public["winner"],
-            opponent=public["opponent"],
-            level=public["level"],
-        )
-        if game.mode == "flags"
-        else None,
-    )
+        **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or (), strict=False)),
+    ).model_dump(mode="json")
+    for name in GameOut.model_fields.keys() - GAME_FIELDS.keys():
+        shown[name] = part.model_dump(mode="json") if part is not None and name == face.api_field else None
+    if part is not None and face.api_field is not None and face.api_field not in shown:
+        shown[face.api_field] = part.model_dump(mode="json")
+    return shown
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -332,7 +412,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "no such game for this player"},
     409: {
         "model": ErrorOut,
-        "description": "the rules refuse the move, or another request changed the game at the same moment; nothing changed",
+        "description": "the rules refuse the move, or another request changed the game at the same moment; "
+        "nothing changed",
     },
     413: {"model": ErrorOut, "description": "the request body is too large"},
     422: {

@@ -14,10 +14,11 @@ from markupsafe import Markup
 
 from app.game import QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
-from app.modes.flags import SEAT_NAMES
 from app.records import fixed_layout_figures
+from app.seats import computers, invitation
 from app.service import Overlay
 from app.store import Listing
+from app.web.faces import face_of
 from solver import Status
 from solver.position import COVERED, FLAG, MINE, describe
 
@@ -44,10 +45,13 @@ class Look:
         self._chance_looks: dict[tuple[int, int], tuple[str, str]] = {}
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
-        # Flags: whose each found mine is, and what the last move uncovered (marked while the game goes on).
-        found = game.state.get("found") if game.mode == "flags" else None
-        self.owners = {index: seat for seat, cells in enumerate(found) for index in cells} if found else {}
-        self.last = frozenset(game.state.get("last", ())) if found is not None and not self.over else frozenset()
+        # Whose each found mine is, and what the last move uncovered (marked while the game goes on), in
+        # the modes whose faces show them.
+        face = face_of(game.mode)
+        self.seat_name = get_mode(game.mode).seat_name
+        self.owners = face.owners(game)
+        last = face.last_move(game)
+        self.last = last if last is not None and not self.over else frozenset()
 
     def cell(self, index: int) -> CellView:
         game = self.game
@@ -57,7 +61,7 @@ class Look:
             owner = self.owners.get(index)
             if owner is not None:
                 last = " last" if index in self.last else ""
-                return f"c f s{owner}{last}", f"mine found by {SEAT_NAMES[owner]}", "", ""
+                return f"c f s{owner}{last}", f"mine found by {self.seat_name(owner)}", "", ""
             return "c f h", "flag on a mine that help found", "", ""
         if symbol != COVERED:
             number = int(symbol)
@@ -148,7 +152,8 @@ def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: in
     ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
     classes += " rip" if wave is not None else ""
     return Markup(
-        f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"{swap}{ripple}{shown}>{text}</div>'
+        f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"'
+        f"{swap}{ripple}{shown}>{text}</div>"
     )
 
 
@@ -257,15 +262,18 @@ def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
 
 @dataclass(frozen=True)
 class Seating:
-    """A game of two as one viewer sees it: their seat, the invitation, who is connected, where live updates come from."""
+    """A game of two as one viewer sees it: their seat, the invitation, who is connected, where live updates
+    come from."""
 
     seat: int | None  # the viewer's seat; None on one screen (both are theirs) and for whoever watches
+    held: frozenset[int]  # the seats the viewer plays: both on one screen, none for whoever watches
     watching: bool
     waiting: bool  # an invitation nobody has taken yet
     invite: str | None  # its link, for the player who invited
     present: frozenset[int]  # seats whose players are connected
     live_path: str  # the page's live updates: its stream, its poll
     join: str | None = None  # where a spectator takes the free seat (a POST: opening the link does not)
+    invited: str = ""  # the name of the seat the invitation offers
     reclaimable: bool = False  # the viewer may free the seat of someone who took it and never moved
 
     @property
@@ -282,41 +290,51 @@ class SeatLine:
     text: str
 
 
-def flags_lines(game: Game, seating: Seating) -> list[SeatLine]:
-    """Whose turn it is, or who won; then whether the other player is there."""
-    state = game.state
-    turn = state["turn"]
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
+    """Whose turn it is, or who won; then whether the other players are there."""
+    mode = get_mode(game.mode)
     lines = []
     if game.status != "playing":
-        winner = state["winner"]
-        result = get_mode(game.mode).result_text(game, "")
+        winner = mode.winner(game)
+        result = mode.result_text(game, "")
         if seating.seat is not None and winner is not None:
             # The player's own seat first: whether they won, then the score as everyone reads it.
             result = f"{'You win' if winner == seating.seat else 'You lose'}: {result}"
         lines.append(SeatLine(winner, result))
     else:
-        mover = SEAT_NAMES[turn]
+        turn = mode.seat_to_move(game)
+        mover = mode.seat_name(turn)
         if seating.seat == turn:
             text = f"Your turn ({mover})"
-        elif state["opponent"] == "computer" and turn == 1:
+        elif turn in computers(game.seats):
             text = f"The computer ({mover}) is moving"
         elif seating.seat is not None:
             text = f"{mover}'s turn: wait for their move"
         else:
             text = f"{mover} to move"
         lines.append(SeatLine(turn, text))
-    if state["opponent"] == "invite" and not seating.watching:
-        other = 1 - seating.seat if seating.seat is not None else 1
-        if seating.waiting:
-            lines.append(SeatLine(1, "Red has not joined yet: send them the link below."))
-        elif other in seating.present:
-            lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is connected."))
-        else:
-            lines.append(SeatLine(other, f"{SEAT_NAMES[other]} is not connected: they can come back by the same link."))
+    invited = invitation(game.seats)
+    if invited is not None and not seating.watching:
+        others = (
+            [seat for seat in range(len(game.seats)) if seat != seating.seat] if seating.seat is not None else [invited]
+        )
+        for other in others:
+            name = mode.seat_name(other)
+            if seating.waiting:
+                lines.append(SeatLine(other, f"{name} has not joined yet: send them the link below."))
+            elif other in seating.present:
+                lines.append(SeatLine(other, f"{name} is connected."))
+            else:
+                lines.append(SeatLine(other, f"{name} is not connected: they can come back by the same link."))
     if seating.join:
-        lines.append(SeatLine(1, "Red's seat is free: Play as Red, above the board, takes it."))
+        name = mode.seat_name(invited) if invited is not None else ""
+        lines.append(SeatLine(invited, f"{name}'s seat is free: Play as {name}, above the board, takes it."))
     elif seating.watching:
-        lines.append(SeatLine(None, "You are watching: the two players' moves appear here as they play."))
+        players = NUMBER_WORDS.get(len(game.seats), str(len(game.seats)))
+        lines.append(SeatLine(None, f"You are watching: the {players} players' moves appear here as they play."))
     return lines
 
 
@@ -327,7 +345,8 @@ def review_text(review: LossReview, game: Game) -> str:
     if review.mine_probability is not None:
         who, seen = ("the bot", "it") if review.by_bot else ("you", "you")
         parts.append(
-            f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} of the layouts that fit what {seen} saw."
+            f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} "
+            f"of the layouts that fit what {seen} saw."
         )
     if review.example is not None:
         count = len(review.safe)
@@ -342,7 +361,8 @@ def review_text(review: LossReview, game: Game) -> str:
         if review.uses_count:
             proof += (" and" if proof else " by") + " the number of mines left"
         parts.append(
-            f"{count} cell{'s' * (count != 1)} could be proven safe (outlined in green): column {ex + 1}, row {ey + 1}, for one, is proven{proof}."
+            f"{count} cell{'s' * (count != 1)} could be proven safe (outlined in green): "
+            f"column {ex + 1}, row {ey + 1}, for one, is proven{proof}."
         )
     elif review.outside and not getattr(game.options, "allow_outside", True):
         parts.append(
@@ -363,7 +383,10 @@ def bot_text(choice: BotChoice, played: bool) -> str:
             if choice.mine_probability is not None
             else describe(choice.cell)
         )
-        return f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe (its best guess: {guess})."
+        return (
+            f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe "
+            f"(its best guess: {guess})."
+        )
     where = f"The bot {'opened' if played else 'would open'} {describe(choice.cell)}"
     if choice.helped:
         return f"{where}: a guess, opened safely under the help granted."
@@ -426,9 +449,9 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
             "won": f"Won in {clock}",
             "lost": f"Lost after {clock}",
         }[game.status]
-        if mode.seat_fields:
-            # A game of two: its result, or whose turn it is.
-            state = mode.result_text(game, clock) or f"Playing, {SEAT_NAMES[game.state['turn']]} to move"
+        if mode.seat_count > 1:
+            # A game of several seats: its result, or whose turn it is.
+            state = mode.result_text(game, clock) or f"Playing, {mode.seat_name(mode.seat_to_move(game))} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
         rows.append(
@@ -440,7 +463,7 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
                 game.status,
                 played,
                 played_at,
-                made_by_player=game.seats[0] == player,
+                made_by_player=game.maker == player,
             )
         )
     return rows
