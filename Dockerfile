@@ -1,4 +1,4 @@
-# Kaboom in a container: `docker build -t kaboom .`, then see README.md ("Self-hosting")
+# Kaboom in a container: `docker build -t kaboom .`, then see docs/self-hosting.md
 # or docker-compose.yml. The secret that signs player cookies must come from the
 # environment (KABOOM_SECRET_KEY); games are kept in SQLite on the /data volume.
 FROM python:3.11-slim

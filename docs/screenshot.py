@@ -70,7 +70,7 @@ def win(page) -> None:
         if page.inner_text("#state") == "Won":
             return
         x, y = next((x, y) for y, row in enumerate(analysis(page)) for x, status in enumerate(row) if status == "s")
-        act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
+        act(page, lambda x=x, y=y: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
     raise AssertionError("the no-guess board was not cleared")
 
 
@@ -97,7 +97,7 @@ def play(page, preset: str, size: str, mode: str = "cruel", settings: tuple[str,
     for _ in range(MOVES[preset] if mode == "cruel" else 0):
         x, y = next_cell(page)
         # Clicked by the page's own handler, wherever the cell is scrolled: the picture is of the position.
-        act(page, lambda: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
+        act(page, lambda x=x, y=y: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
     then(page)
     page.evaluate("window.scrollTo(0, 0)")
 
