@@ -186,6 +186,17 @@ class Move:
     # The seat that moves, in modes where players take turns: None moves for whoever's turn it is.
     seat: int | None = None
 
+    def recorded(self) -> dict[str, Any]:
+        """The move as its undo record keeps it (what a replay replays): what was asked, without the unset."""
+        return {"action": self.action, **{name: value for name, value in self._given().items() if value is not None}}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Move:
+        return cls(**record)
+
+    def _given(self) -> dict[str, Any]:
+        return {"x": self.x, "y": self.y, "mark": self.mark, "seat": self.seat, "bot": self.bot or None}
+
 
 @dataclass
 class Outcome:
@@ -405,6 +416,7 @@ class Turn:
     rng: Any  # random.Random
     limits: Limits
     now: float
+    move: Move | None = None  # kept in the undo record, for the game's replay
     undo: dict[str, Any] = field(default_factory=lambda: {"cells": {}, "marks": {}})
     outcome: Outcome = field(default_factory=Outcome)
     # While an assist opens cell after cell, the win is checked once after them: a check counts every cell.
@@ -412,6 +424,8 @@ class Turn:
 
     def __post_init__(self) -> None:
         self.undo.update({name: copy.deepcopy(getattr(self.game, name)) for name in RECORDED})
+        if self.move is not None:
+            self.undo["move"] = self.move.recorded()
 
     @property
     def budget(self) -> Budget:

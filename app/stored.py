@@ -160,10 +160,23 @@ class _Recorded(TypedDict, Generic[ModeState]):
     last_cell: Cell | None
 
 
+@schema
+class _MoveRecord(TypedDict):
+    """The move an undo record takes back, as asked (app.game.Move.recorded); records before issue 25 have none."""
+
+    action: StrictStr
+    x: NotRequired[Annotated[StrictInt, Field(ge=0, lt=MAX_BOARD_SIDE)]]
+    y: NotRequired[Annotated[StrictInt, Field(ge=0, lt=MAX_BOARD_SIDE)]]
+    mark: NotRequired[StrictStr]
+    seat: NotRequired[Annotated[StrictInt, Field(ge=0)]]
+    bot: NotRequired[StrictBool]
+
+
 @_lenient
 class _Record(_Recorded[ModeState]):
     cells: dict[CellKey, Symbol]  # what each changed cell showed before
     marks: dict[CellKey, MarkOrNone]
+    move: NotRequired[_MoveRecord]
 
 
 @_lenient

@@ -94,7 +94,7 @@ class Duel(Mode):
         index = game.index(move.x, move.y)
         check_revealable(game, index)
         changed = game.copy()
-        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now, move)
         changed.started_at = changed.started_at or now
         changed.state["moves"][seat] += 1
         mines = frozenset(game.hidden["layout"])

@@ -81,7 +81,11 @@ class Mode:
     # load); a mode without a secret has no hidden_schema, and its games store none.
     state_schema: ClassVar[type] = NoState
     hidden_schema: ClassVar[type | None] = None
-    # Whether a game of a mode with a secret may lack it (stored before the mode kept one): the others'
+    # Whether a mine is a point (Flags) rather than a loss: a review then grades a reveal by its chance of a mine.
+    mines_score: ClassVar[bool] = False
+    # Whether the rules leave nothing to luck (cruel but fair: a forced guess is safe, any other a mine).
+    luck_free: ClassVar[bool] = False
+    # Whether a mode with a secret may lack it (stored before the mode kept one): the others'
     # games without it are damaged.
     secret_optional: ClassVar[bool] = False
 
@@ -317,7 +321,7 @@ class Mode:
         index = game.index(move.x, move.y) if move.action not in self.extra_actions else None
         changed = game.copy()
         rng = self.move_rng(changed, move, rng)
-        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now, move)
         if index is None:
             self.act(turn, move)
         elif move.action == "flag":

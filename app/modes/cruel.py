@@ -54,6 +54,7 @@ class Cruel(Mode):
     choices = {"first_click": FIRST_CLICK}
     state_schema = CruelState
     hidden_schema = CruelSecret
+    luck_free = True
     secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
 
     def new_state(self) -> dict[str, Any]:

@@ -97,6 +97,7 @@ class Flags(Mode):
     )
     presets = FLAGS_PRESETS
     seat_count = SEATS
+    mines_score = True
     # How the new-game form names each kind of opponent, and each preset.
     opponent_words: ClassVar[dict[str, str]] = {
         "screen": "A friend, on this screen",
@@ -215,7 +216,7 @@ class Flags(Mode):
             raise Refused(f"it is {SEAT_NAMES[seat]}'s turn: wait for their move")
         index = game.index(move.x, move.y)
         changed = game.copy()
-        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now)
+        turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now, move)
         if changed.started_at is None:
             changed.started_at = now
         if move.action == "reveal":
