@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from app.service import Deals
+from tests.clock import FakeClock
 from tests.duel_mode import registered
 from tests.live import live_server
 from tests.test_flags_web import HTMX, api, covered, lines
@@ -21,7 +22,8 @@ from tests.test_flags_web import HTMX, api, covered, lines
 @pytest.fixture
 def server(tmp_path, deal_seed, monkeypatch):
     registered(monkeypatch)
-    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=deal_seed)) as url:
+    # The clock stands still: who is connected never runs out while a slow machine runs the test.
+    with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=deal_seed), clock=FakeClock()) as url:
         yield url
 
 

@@ -51,8 +51,8 @@ def end_live_streams_on_stop(service: GameService) -> None:
     """End the live streams as soon as the server is told to stop.
 
     uvicorn lets open answers finish before it tells the app (lifespan) that it
-    stops, and a live stream never finishes by itself: one open Flags page kept
-    a stopping server serving, and its computer playing, until uvicorn's own
+    stops, and a live stream never finishes by itself: one open page of a game
+    with seats kept a stopping server serving, and its computer playing, until uvicorn's own
     time ran out. So the stopping signal is heard here too, beside uvicorn's
     handler (installed before the app starts, and put back after it stops). Not
     in a server whose event loop runs outside the main thread (tests): it

@@ -111,11 +111,10 @@ async def handle(request: Request, error: Exception) -> Response:
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
             return page(request, page_context(None, message=message, refused=True), status_code=answer.status)
-        from app.web.pages import seating_of  # the pages' routes are answered here: imported once they exist
+        from app.web.pages import game_context  # the pages' routes are answered here: imported once they exist
 
-        seating = await seating_of(request, service, game_id, game, player_id(request))
-        context = page_context(
-            game_id, game, now=service.clock(), message=message, refused=True, oob=True, seating=seating, review=review
+        context = await game_context(
+            request, service, game_id, game, player_id(request), message=message, refused=True, oob=True, review=review
         )
         # The settings as stored come too: a box ticked for a refused change is unticked again.
         return blocks(request, context, "panel", "settings", status_code=answer.htmx_status or answer.status)

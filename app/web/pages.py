@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -13,7 +13,7 @@ from app.game import Game, Invalid, Move, board_size
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode
 from app.seats import held_by, link_key, open_seat, watcher
 from app.seats import invitation as seating_invitation
-from app.service import GameService
+from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.faces import face_of
@@ -145,11 +145,27 @@ async def settings_from(service: GameService, game_id: str, player: str) -> dict
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
     game, overlay, review = await service.look(game_id, player)
-    seating = await seating_of(request, service, game_id, game, player)
-    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
+    return page(request, await game_context(request, service, game_id, game, player, overlay, review=review))
 
 
 # ----- games of two: the invitation, watching, live updates ---------------------------------
+
+
+async def game_context(
+    request: Request,
+    service: GameService,
+    game_id: str,
+    game: Game,
+    viewer: str,
+    overlay: Overlay | None = None,
+    *,
+    present: frozenset[int] | None = None,
+    key: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The page's context for a game as `viewer` sees it (with its seating, in a game of seats), now."""
+    seating = await seating_of(request, service, game_id, game, viewer, present, key)
+    return page_context(game_id, game, overlay, now=service.clock(), seating=seating, **extra)
 
 
 async def seating_of(
@@ -202,7 +218,7 @@ async def invitation(request: Request, game_id: str, key: str, service: Service)
 
 @router.post("/games/{game_id}/join/{key}")
 async def join_invitation(game_id: str, key: str, player: Player, service: Service) -> Response:
-    """Play as Red: the seat is the player's (their cookie keeps it) if nobody took it first; else they watch."""
+    """Take the invitation's seat: the player's (their cookie keeps it) if nobody took it first; else they watch."""
     seated = await service.join(game_id, key, player)
     return RedirectResponse(f"/games/{game_id}" if seated else f"/games/{game_id}/watch/{key}", status_code=303)
 
@@ -219,8 +235,7 @@ async def watch_page(request: Request, game_id: str, key: str, service: Service)
     """A game of two as a spectator sees it: everything the players see, nothing to click."""
     viewer = watcher(key)
     game, overlay, review = await service.look(game_id, viewer)
-    seating = await seating_of(request, service, game_id, game, viewer, key=key)
-    return page(request, page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating))
+    return page(request, await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review))
 
 
 # How often a live page's stream renews the viewer's presence and looks at the other player's; between
@@ -321,8 +336,9 @@ async def live_answer(
     if version == str(current) and presence == shown:
         return Response(status_code=204)
     game, overlay, review = await service.look(game_id, viewer)
-    seating = await seating_of(request, service, game_id, game, viewer, present, key)
-    context = page_context(game_id, game, overlay, now=service.clock(), review=review, seating=seating, oob=True)
+    context = await game_context(
+        request, service, game_id, game, viewer, overlay, present=present, key=key, review=review, oob=True
+    )
     face = face_of(game.mode)
     last = face.last_move(game)
     if last is not None and version == str(game.version - 1) and game.status == "playing":
@@ -382,10 +398,7 @@ async def bot_choice_page(request: Request, game_id: str, player: Player, servic
     """What would the bot do? Its next cell, ringed on the board, with the reason in the panel."""
     _, choice = await service.bot_choice(game_id, player)
     game, overlay, _ = await service.look(game_id, player)
-    seating = await seating_of(request, service, game_id, game, player)
-    context = page_context(
-        game_id, game, overlay, now=service.clock(), bot=choice, oob=is_htmx(request), seating=seating
-    )
+    context = await game_context(request, service, game_id, game, player, overlay, bot=choice, oob=is_htmx(request))
     return blocks(request, context, "panel") if is_htmx(request) else page(request, context)
 
 
@@ -415,9 +428,8 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
     )
     game, overlay, review = await service.look(game_id, player)
-    seating = await seating_of(request, service, game_id, game, player)
-    context = page_context(
-        game_id, game, overlay, now=service.clock(), review=review, oob=True, message=message, seating=seating
+    context = await game_context(
+        request, service, game_id, game, player, overlay, review=review, oob=True, message=message
     )
     return blocks(request, context, "panel", "grid", "settings")
 
@@ -430,9 +442,8 @@ async def hint_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     game, overlay, _ = await service.look(game_id, player)
-    seating = await seating_of(request, service, game_id, game, player)
-    context = page_context(
-        game_id, game, overlay, now=service.clock(), hint=advice, show_hint=show == "yes", oob=True, seating=seating
+    context = await game_context(
+        request, service, game_id, game, player, overlay, hint=advice, show_hint=show == "yes", oob=True
     )
     return blocks(request, context, "panel")
 

@@ -90,7 +90,7 @@ class Look:
             classes, label = "c f", "flag"
         elif mark == QUESTION:
             classes, label = "c u q", "question mark"
-        # Flags too: a flag on a cell proven safe is a mistake the overlay is there to show.
+        # In every mode: a flag on a cell proven safe is a mistake the overlay is there to show.
         status = self.statuses.get(game.cell(index)) if self.statuses is not None else None
         if status is not None:
             classes += " " + OVERLAY_CLASS[status]
@@ -167,7 +167,7 @@ def changed_cells(
     for index in touched:
         candidates.update(game.neighbours(index))  # countdown numbers around a flag
     candidates.update(before.mines ^ after.mines)
-    candidates.update(before.last ^ after.last)  # Flags: the last move's mark moves on
+    candidates.update(before.last ^ after.last)  # the last move's mark (where the face marks it) moves on
     start = game.state.get("start")
     if start is not None and (before.game.started_at is None) != (game.started_at is None):
         candidates.add(start)  # the mark on a shared board's first click comes off once play starts
