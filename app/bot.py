@@ -13,7 +13,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from app.game import Move
+from app.game import Game, Move
 from app.modes import Classic, ClassicOptions, apply_move, get_mode, new_game
 from solver import Analyzer
 from solver.strategy import STRATEGIES, Choice, progress_cell
@@ -42,6 +42,7 @@ class GameResult:
     move_seconds: list[float] = field(default_factory=list)  # the strategy's time per decision
     guessed: list[tuple[float, bool]] = field(default_factory=list)  # (predicted chance of a mine, was one)
     forced_guesses: int = 0  # cruel mode: guesses its rules counted as forced
+    game: Game | None = None  # the game as it ended, its history with every move (a review grades them)
 
     def as_json(self) -> dict:
         return {"won": self.won, "guesses": self.guesses, "seconds": round(self.seconds, 4)}
@@ -86,6 +87,7 @@ def play(board: GameSetup, strategy: str, seed: int) -> GameResult:
             if choice.mine_probability is not None:
                 result.guessed.append((choice.mine_probability, game.status == "lost"))
     result.won = game.status == "won"
+    result.game = game
     result.forced_guesses = game.state.get("forced_guesses", 0)
     result.seconds = time.perf_counter() - started
     return result

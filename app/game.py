@@ -263,6 +263,13 @@ class Game:
     history: list[dict[str, Any]] = field(default_factory=list)  # what each action changed, for undo
     version: int = 0  # every change (a move, a setting, a hint asked) adds one
     seats: list[Seat] = field(default_factory=list)  # who plays each seat (app.seats); seat 0 made the game
+    # What was taken back with undo since the last action, as steps forward in the order played (`undone_steps`):
+    # the next action's undo record keeps them, so that a replay shows undone moves and deaths too.
+    undone: list[dict[str, Any]] = field(default_factory=list)
+    # A finished game's grades (app.review), worked out once; any action or undo drops them.
+    review: dict[str, Any] | None = None
+    # The key of a finished game's shared replay (app.seats.SHARE): None when not shared, or withdrawn.
+    share: str | None = None
 
     @property
     def maker(self) -> str:
@@ -278,8 +285,9 @@ class Game:
         return self.hidden
 
     def credentials(self) -> list[str]:
-        """What opens the game in a store: its players' ids, an invitation link's key, the computer's."""
-        return seating.credentials(self.seats)
+        """What opens the game in a store: its players' ids, an invitation link's key, the computer's, and
+        the key of its shared replay."""
+        return seating.credentials(self.seats) + ([seating.replay_watcher(self.share)] if self.share else [])
 
     @functools.cached_property
     def board(self) -> Board:
@@ -297,6 +305,7 @@ class Game:
             hidden=copy.deepcopy(self.hidden),
             history=list(self.history),
             seats=list(self.seats),
+            undone=list(self.undone),
         )
 
     # ----- geometry ---------------------------------------------------
@@ -386,6 +395,10 @@ class Game:
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         data["seats"] = seating.to_json(self.seats)
+        # Written only when there is something: most games never undo, finish or share.
+        for name in ("undone", "review", "share"):
+            if getattr(self, name):
+                data[name] = getattr(self, name)
         return data
 
 
@@ -426,6 +439,10 @@ class Turn:
         self.undo.update({name: copy.deepcopy(getattr(self.game, name)) for name in RECORDED})
         if self.move is not None:
             self.undo["move"] = self.move.recorded()
+        if self.game.undone:
+            self.undo["undone"] = self.game.undone
+            self.game.undone = []
+        self.game.review = None
 
     @property
     def budget(self) -> Budget:
@@ -512,28 +529,65 @@ def undo(game: Game) -> tuple[Game, Outcome]:
     if game.status == "won":
         raise Refused("the game is won: a win is not undone")
     new, outcome = rewound(game)
+    new.undone = undone_steps(game)
+    new.review = None
     if game.status == "lost":
         new.deaths += 1
         outcome.message = f"Undone: that was death number {new.deaths}."
+        # Nothing of a game in play is shown through its replay's link: a loss taken back withdraws it.
+        new.share = None
     return new, outcome
+
+
+def undone_steps(game: Game) -> list[dict[str, Any]]:
+    """The steps from the position before the game's last action back to it, once undo takes that action
+    back: what was undone before the action, the action, what was undone after it, and the undo. Each step
+    is shaped as an undo record holding the values it leads to (`restored` plays it)."""
+    record = game.history[-1]
+    back = {"move": {"action": "undo"}, **{name: record[name] for name in ("cells", "marks", *RECORDED)}}
+    return [*record.get("undone", ()), step_to(game, record), *game.undone, back]
+
+
+def step_to(game: Game, record: dict[str, Any]) -> dict[str, Any]:
+    """The step forward an undo record takes back, from the game as that record's action left it: its move,
+    and the values of what the record restores, as the game has them."""
+    step = {"move": record["move"]} if "move" in record else {}
+    return step | {
+        "cells": {key: game.cells[int(key)] for key in record["cells"]},
+        "marks": {key: game.marks.get(int(key), "") for key in record["marks"]},
+        **{name: copy.deepcopy(getattr(game, name)) for name in RECORDED},
+    }
+
+
+def restored(game: Game, record: dict[str, Any]) -> tuple[Game, set[int]]:
+    """A copy of the game with the cells, marks and recorded fields an undo record (or a step) holds, and
+    the cells it changed."""
+    new = game.copy()
+    return new, put_back(new, record)
+
+
+def put_back(game: Game, record: dict[str, Any]) -> set[int]:
+    """`restored` in place: the game takes the values the record holds; the cells it changed."""
+    changed: set[int] = set()
+    for key, symbol in record["cells"].items():
+        game.cells[int(key)] = symbol
+        changed.add(int(key))
+    for key, mark in record["marks"].items():
+        if mark:
+            game.marks[int(key)] = mark
+        else:
+            game.marks.pop(int(key), None)
+        changed.add(int(key))
+    for name in RECORDED:
+        setattr(game, name, copy.deepcopy(record[name]))
+    return changed
 
 
 def rewound(game: Game) -> tuple[Game, Outcome]:
     """The game as it stood before its last action (which must exist), and the cells that change back."""
-    new = game.copy()
-    record = new.history.pop()
-    outcome = Outcome(message="Undone.")
-    for key, symbol in record["cells"].items():
-        new.cells[int(key)] = symbol
-        outcome.changed.add(int(key))
-    for key, mark in record["marks"].items():
-        if mark:
-            new.marks[int(key)] = mark
-        else:
-            new.marks.pop(int(key), None)
-        outcome.changed.add(int(key))
-    for name in RECORDED:
-        setattr(new, name, copy.deepcopy(record[name]))
+    new, changed = restored(game, game.history[-1])
+    new.history.pop()
+    outcome = Outcome(changed=changed, message="Undone.")
     # The mines shown at the end were shown everywhere; they go with the undo too.
     outcome.changed.update(game.shown_mines or ())
     new.version += 1

@@ -13,6 +13,12 @@ later end of another game of that board, even one started before, is no
 result (no game, no win, no time, no streak). A game without a board id
 (cruel but fair) is its own board.
 
+A result graded at its game's end (app.review, Game.review) has the game's
+accuracy: the share of its moves that bet on something that were proven or
+the best guess. A record shows the mean over its results that have one; a
+result kept before grades, a game too long to grade at its end, or one where
+no move bet on anything has none.
+
 The store keeps what the results add up to (tallies) up to date as each
 result arrives, in the same write, so the records cost the same however
 long the history: `tally` folds one result in, `recount` counts them all
@@ -26,9 +32,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Annotated, Any, NotRequired
 
-from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
+from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
@@ -38,6 +45,8 @@ from solver.generate import bbbv
 
 BEST_TIMES = 10
 Seconds = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+# A game's accuracy, 0 to 1.
+Accuracy = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 
 
 @schema
@@ -55,6 +64,9 @@ class Result(TypedDict):
     clicks: Annotated[StrictInt, Field(ge=0)] | None
     # Boards of another kind than the mode's usual ("no guessing"); absent from results kept before kinds.
     kind: NotRequired[Annotated[StrictStr, Field(max_length=40)]]
+    # The game's accuracy, graded at its end; absent from results kept before grades, None when the game was
+    # too long to grade then or no move of it bet on anything.
+    accuracy: NotRequired[Accuracy | None]
 
 
 RESULT = TypeAdapter(Result)
@@ -77,8 +89,16 @@ def counts_in_records(game: Game) -> bool:
     return not game.state.get("bot_moves") and not game.state.get("layout_seen")
 
 
+def accuracy_of(game: Game) -> Fraction | None:
+    """A finished game's accuracy as its review keeps it (Game.review): None when it is not graded (yet), or
+    no move of it bet on anything."""
+    kept = game.review.get("accuracy") if game.review is not None else None
+    return Fraction(kept) if kept is not None else None
+
+
 def result_of(game: Game) -> dict[str, Any]:
     figures = fixed_layout_figures(game)
+    accuracy = accuracy_of(game)
     return {
         "mode": game.mode,
         "width": game.width,
@@ -92,6 +112,7 @@ def result_of(game: Game) -> dict[str, Any]:
         "bbbv": figures[0] if figures else None,
         "clicks": figures[2] if figures else None,
         "kind": get_mode(game.mode).record_kind(game),
+        "accuracy": float(accuracy) if accuracy is not None else None,
     }
 
 
@@ -100,6 +121,7 @@ class Best:
     seconds: float
     finished_at: float
     bbbv: int | None
+    accuracy: float | None = None  # its game's, when graded
 
     @property
     def bbbv_per_second(self) -> float | None:
@@ -124,6 +146,9 @@ class Record:
     streak: int = 0  # wins in a row up to the latest game
     best_streak: int = 0
     best: list[Best] = field(default_factory=list)  # the fastest wins, fastest first
+    graded: int = 0  # the results with an accuracy
+    # The sum of their accuracies, exactly (a float is a fraction): the same whatever order they were added in.
+    accuracy_sum: Fraction = Fraction(0)
 
     @property
     def size(self) -> str:
@@ -136,13 +161,22 @@ class Record:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    @property
+    def accuracy(self) -> float | None:
+        """The mean accuracy of the results that have one; None when none has."""
+        return float(self.accuracy_sum / self.graded) if self.graded else None
+
     def add(self, result: Result) -> None:
         self.games += 1
+        accuracy = result.get("accuracy")
+        if accuracy is not None:
+            self.graded += 1
+            self.accuracy_sum += Fraction(accuracy)
         if result["won"]:
             self.wins += 1
             self.streak += 1
             self.best_streak = max(self.best_streak, self.streak)
-            self.best.append(Best(result["seconds"], result["finished_at"], result["bbbv"]))
+            self.best.append(Best(result["seconds"], result["finished_at"], result["bbbv"], accuracy))
             self.best = sorted(self.best, key=lambda best: (best.seconds, best.finished_at))[:BEST_TIMES]
         else:
             self.streak = 0
@@ -179,6 +213,8 @@ TALLIED = ""
 TAIL = 32
 
 Count = Annotated[StrictInt, Field(ge=0)]
+# An exact sum of accuracies, "n/d" (Record.accuracy_sum).
+Sum = Annotated[StrictStr, StringConstraints(pattern=r"^(0|[1-9][0-9]*)/[1-9][0-9]*$", max_length=2000)]
 
 
 @schema
@@ -198,7 +234,11 @@ class GroupTally(TypedDict):
     wins: Count
     streak: Count
     best_streak: Count
-    best: list[tuple[Seconds, Seconds, Count | None]]  # (seconds, finished_at, 3BV), fastest first
+    # (seconds, finished_at, 3BV, accuracy), fastest first; tallies kept before grades have no accuracy.
+    best: list[tuple[Seconds, Seconds, Count | None] | tuple[Seconds, Seconds, Count | None, Accuracy | None]]
+    # Absent from tallies kept before grades, whose results had no accuracy: none graded.
+    graded: NotRequired[Count]
+    accuracy_sum: NotRequired[Sum]
     # The records list groups as records_of does, by their earliest end, then by the place among the kept
     # results of the first result that ended then.
     first: Seconds
@@ -253,7 +293,9 @@ def _row(record: Record, first: float, order: int, ends: list[tuple[float, bool]
             "wins": record.wins,
             "streak": record.streak,
             "best_streak": record.best_streak,
-            "best": [[best.seconds, best.finished_at, best.bbbv] for best in record.best],
+            "best": [[best.seconds, best.finished_at, best.bbbv, best.accuracy] for best in record.best],
+            "graded": record.graded,
+            "accuracy_sum": f"{record.accuracy_sum.numerator}/{record.accuracy_sum.denominator}",
             "first": first,
             "order": order,
             "tail": ends[cut:],
@@ -274,6 +316,8 @@ def _record(group: GroupTally) -> Record:
         group["streak"],
         group["best_streak"],
         [Best(*best) for best in group["best"]],
+        group.get("graded", 0),
+        Fraction(group.get("accuracy_sum", "0/1")),
     )
 
 

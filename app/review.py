@@ -15,20 +15,24 @@ is graded against that:
   taken off, undo, asking for help, the bomb); too complex: a position counting could not finish in time.
 
 A game's story is its history: each undo record keeps the move it takes back (app.game.Turn), and
-rewinding the game record by record gives the position before each. Nothing here is stored or shown yet:
-the replay and its review are built on it (issue 25).
+what undo took back before it (app.game.undone_steps); rewinding the game record by record gives the
+position before each move, and playing the undone steps forward from there the rest. A finished game's
+grades are worked out once and kept with it (Review.kept, Game.review); the replay page and
+GET /api/games/{id}/review show them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
-from app.game import FLAG, MARK_CYCLE, MARKS, Game, Move, rewound
+from app.game import FLAG, MARK_CYCLE, MARKS, Game, Move, put_back, restored, step_to
 from app.modes import get_mode
 from solver import Analyzer, Budget, Interrupted, Status
 from solver.analysis import Explanation
-from solver.limits import Allowance
+from solver.limits import Allowance, Limits
 from solver.position import COVERED, Cell
 
 # A guess is the best one when its chance of a mine is at most this much above the lowest chance on the
@@ -48,15 +52,44 @@ class Grade:
     proof: tuple[Cell, ...] = field(default_factory=tuple)  # the numbers that prove it
     uses_count: bool = False  # the proof needs the number of mines left
 
+    def to_json(self, width: int) -> dict[str, Any]:
+        """As a game keeps it (app.stored._Grade): exact chances as "n/d", cells by index."""
+        kept: dict[str, Any] = {"kind": self.kind}
+        if self.chance is not None:
+            kept["chance"] = _text(self.chance)
+        if self.best is not None:
+            kept["best"] = _text(self.best)
+        if self.example is not None:
+            kept["example"] = _index(self.example, width)
+        if self.proof:
+            kept["proof"] = [_index(cell, width) for cell in self.proof]
+        if self.uses_count:
+            kept["uses_count"] = True
+        return kept
+
+    @classmethod
+    def from_json(cls, kept: dict[str, Any], width: int) -> Grade:
+        return cls(
+            kept["kind"],
+            _fraction(kept.get("chance")),
+            _fraction(kept.get("best")),
+            _cell(kept["example"], width) if "example" in kept else None,
+            tuple(_cell(index, width) for index in kept.get("proof", ())),
+            kept.get("uses_count", False),
+        )
+
     @property
     def guessed(self) -> bool:
         """Whether the move bet on a cell whose content nothing proved."""
-        return self.kind in ("best", "inaccuracy") or (self.kind == "mistake" and self.chance is not None)
+        # A risky reveal's mistake has a proof of the safe cell it passed over; a flag's has none.
+        risky_reveal = self.chance is not None or bool(self.proof) or self.uses_count
+        return self.kind in ("best", "inaccuracy") or (self.kind == "mistake" and risky_reveal)
 
 
-def grade(before: Game, move: Move, allowance: Allowance | None = None) -> Grade:
+def grade(before: Game, move: Move, allowance: Allowance | None = None, analyzer: Analyzer | None = None) -> Grade:
     """The grade of `move` played on `before`, the game as the player saw it; past `allowance` the
-    position is too complex to grade (never a guess at the grade)."""
+    position is too complex to grade (never a guess at the grade). `analyzer`, if given, is of `before`'s
+    position (a review's follows the game from move to move)."""
     if before.status != "playing":
         return Grade("noted")
     action = move.action
@@ -66,7 +99,7 @@ def grade(before: Game, move: Move, allowance: Allowance | None = None) -> Grade
     scores = get_mode(before.mode).mines_score
     if action == "reveal" and before.started_at is None and not scores:
         return Grade("first")
-    analyzer = Analyzer(before.position())
+    analyzer = analyzer or Analyzer(before.position())
     try:
         with analyzer.limits(allowance):
             return _graded(before, analyzer, action, index, move.mark, scores, allowance)
@@ -83,39 +116,43 @@ def _graded(
     scores: bool,
     allowance: Allowance | None,
 ) -> Grade:
-    statuses = analyzer.classify()
     cell = game.cell(index)
     if action == "flag":
         placed = MARKS.get(mark, "") if mark is not None else MARK_CYCLE[game.marks.get(index, "")]
         if placed != FLAG:
             return Grade("noted")
-        if statuses[cell] is Status.MINE:
+        if analyzer.status(cell) is Status.MINE:
             return Grade("proven")
         return Grade("mistake", example=cell)
-    cells = [cell] if action == "reveal" else [game.cell(target) for target in _chorded(game, index)]
+    chorded = game.board.covered_around(index, game.cells, game.marks) if action == "chord" else []
+    cells = [cell] if action == "reveal" else [game.cell(target) for target in chorded]
     wanted = Status.MINE if scores else Status.SAFE
-    if all(statuses[target] is wanted for target in cells):
+    # One cell's status at a time: most moves are proven, and a big board has thousands of covered cells.
+    if all(analyzer.status(target) is wanted for target in cells):
         return Grade("proven")
-    proven = [other for other, status in statuses.items() if status is wanted]
+    if scores:
+        proven = [other for other, status in analyzer.classify().items() if status is Status.MINE]
+    else:
+        proven = analyzer.safe_cells()
     chances = _chances(analyzer, allowance)
-    if chances is None:
+    if chances is None and not proven:
         return Grade("too_complex")
-    # What the move risked: a reveal its cell's chance; a chord (which opens its cells at once) its
-    # riskiest cell's, the least it risked. Where mines score, what it missed: its chance of a mine.
-    risk = max(chances[target] for target in cells)
-    open_cells = [chance for other, chance in chances.items() if statuses.get(other) is not Status.MINE or scores]
-    best = max(open_cells) if scores else min(open_cells)
+    risk = best = None
+    if chances is not None:
+        # What the move risked: a reveal its cell's chance; a chord (which opens its cells at once) its
+        # riskiest cell's, the least it risked. Where mines score, what it missed: its chance of a mine.
+        risk = max(chances[target] for target in cells)
+        # A chance of 1 is a proven mine: no cell to open where mines do not score.
+        open_cells = [chance for chance in chances.values() if scores or chance < 1]
+        best = max(open_cells) if scores else min(open_cells)
     if proven:
+        # A mistake whatever its chance was (said without it when counting ran out of time).
         example = _nearest(analyzer, proven, cell)
         explanation: Explanation = analyzer.explain(example)
         return Grade("mistake", risk, best, example, explanation.numbers, explanation.uses_count)
+    assert risk is not None and best is not None
     behind = (best - risk) if scores else (risk - best)
     return Grade("best" if behind <= BEST_GUESS_MARGIN else "inaccuracy", risk, best)
-
-
-def _chorded(game: Game, index: int) -> list[int]:
-    """The cells a chord on `index` opens: its covered, unflagged neighbours (the rules refuse the rest)."""
-    return [other for other in game.neighbours(index) if game.cells[other] == COVERED and game.marks.get(other) != FLAG]
 
 
 def _chances(analyzer: Analyzer, allowance: Allowance | None) -> dict[Cell, Fraction] | None:
@@ -140,7 +177,7 @@ class Luck:
     with_best: Fraction
 
     @staticmethod
-    def of(grades: list[Grade]) -> Luck | None:
+    def of(grades: list[Grade]) -> Luck:
         survived = with_best = Fraction(1)
         for grade in grades:
             if grade.guessed and grade.chance is not None and grade.best is not None:
@@ -149,44 +186,223 @@ class Luck:
         return Luck(survived, with_best)
 
 
-def story(game: Game) -> list[tuple[Game, Move | None]]:
-    """Each action of the game as it stands, first to last: the game as the player saw it before the
-    action, and the action (None in a record written before records kept their move). Actions taken back
-    with undo are not in a game's history, nor here."""
-    steps: list[tuple[Game, Move | None]] = []
-    current = game
-    while current.history:
-        record = current.history[-1]
-        before, _ = rewound(current)
-        steps.append((before, Move.from_record(record["move"]) if "move" in record else None))
-        current = before
-    steps.reverse()
-    return steps
+@dataclass(frozen=True)
+class Step:
+    """One step of a game's story as `walk` plays it: the game as the player saw it before and after (copies
+    without history), and the move between."""
+
+    before: Game
+    move: Move | None  # None in a record kept before records kept their move
+    after: Game
+    changed: frozenset[int]  # the cells whose symbol or mark the step set
+    taken_back: bool  # undone later, or an undo itself: a replay may skip it
+
+    @property
+    def played(self) -> Played:
+        return Played(self.move, self.taken_back, self.before.status == "playing" and self.after.status == "lost")
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a review keeps of a step: the move, whether it was taken back, whether it lost the game."""
+
+    move: Move | None
+    taken_back: bool
+    death: bool
+
+    @property
+    def undo(self) -> bool:
+        return self.move is not None and self.move.action == "undo"
+
+
+def walk(game: Game) -> Iterator[Step]:
+    """Every step of the game, first to last, undone moves and the undos that took them back included, each
+    with the game before and after it. One step at a time: a long game's positions are not all held at once."""
+    current, steps = _forward(game)
+    for values, taken_back in steps:
+        after, changed = restored(current, values)
+        yield Step(current, _move_of(values), after, frozenset(changed), taken_back)
+        current = after
+
+
+def frame_at(game: Game, step: int) -> Game | None:
+    """The game as it stood after `step` steps of its story (0: before the first); None past its end."""
+    if step < 0:
+        return None
+    current, steps = _forward(game)
+    if step > len(steps):
+        return None
+    for values, _ in steps[:step]:
+        put_back(current, values)
+    return current
+
+
+def steps_in(game: Game) -> int:
+    return len(_forward(game)[1])
+
+
+def story(game: Game) -> list[Step]:
+    """`walk` as a list: for small games (a test's), as every position is held at once."""
+    return list(walk(game))
+
+
+def _forward(game: Game) -> tuple[Game, list[tuple[dict[str, Any], bool]]]:
+    """The game before its first action (without history), and each step from there as the values it leads
+    to, with whether it was taken back. Undo records hold the values before their action: rewinding the game
+    once, in place, reads the values after each (app.game.step_to); what was undone before an action its
+    record keeps already as steps forward (app.game.undone_steps), and what was undone since the last, the game."""
+    current = game.copy()
+    # Nothing of a step's position comes from the mode's secret (a grade never looks at the layout), and
+    # each step copies what it keeps.
+    current.history, current.undone, current.hidden = [], [], None
+    live = []
+    for record in reversed(game.history):
+        live.append((record, step_to(current, record)))
+        put_back(current, record)
+    steps: list[tuple[dict[str, Any], bool]] = []
+    for record, forward in reversed(live):
+        steps += [(step, True) for step in record.get("undone", ())]
+        steps.append((forward, False))
+    steps += [(step, True) for step in game.undone]
+    return current, steps
+
+
+def _move_of(record: dict[str, Any]) -> Move | None:
+    return Move.from_record(record["move"]) if "move" in record else None
 
 
 @dataclass(frozen=True)
 class Review:
-    """Every move of a game with its grade, and what they add up to."""
+    """Every step of a game's story with its grade, and what they add up to."""
 
-    moves: list[tuple[Move, Grade]]
+    steps: list[Played]
+    grades: list[Grade]  # one per step
     luck: Luck | None  # None where the rules leave nothing to luck, or a mine is a point
-
-    def count(self, kind: str) -> int:
-        return sum(1 for _, grade in self.moves if grade.kind == kind)
+    width: int  # the board's, to keep cells by index
+    # Some position was past the request's time: graded too complex here, it may be graded on another try.
+    cut: bool = False
+    # Whose moves the game's list and records sum up: the maker's seat in a game of several (None: every move).
+    maker_seat: int | None = None
 
     @property
-    def accuracy(self) -> Fraction | None:
-        """The share of the moves that bet on something (all but noted, first and too complex) that were
-        proven or the best guess; None when there were none."""
-        judged = [grade for _, grade in self.moves if grade.kind in ("proven", "best", "inaccuracy", "mistake")]
-        if not judged:
-            return None
-        return Fraction(sum(1 for grade in judged if grade.kind in ("proven", "best")), len(judged))
+    def moves(self) -> list[tuple[Played, Grade]]:
+        """The moves (every step but the undos and the moves a record kept without its move), with their grades."""
+        steps = zip(self.steps, self.grades, strict=True)
+        return [(step, graded) for step, graded in steps if step.move is not None and not step.undo]
+
+    def count(self, kind: str, seat: int | None = None) -> int:
+        return sum(1 for step, graded in self.moves if graded.kind == kind and _by(step, seat))
+
+    def judged(self, seat: int | None = None) -> list[Grade]:
+        """The grades of the moves that bet on something: proven, a guess, a mistake."""
+        return [graded for step, graded in self.moves if graded.kind in JUDGED and _by(step, seat)]
+
+    def guesses(self, seat: int | None = None) -> int:
+        return sum(1 for graded in self.judged(seat) if graded.guessed)
+
+    @property
+    def deaths(self) -> int:
+        return sum(1 for step in self.steps if step.death)
+
+    def accuracy(self, seat: int | None = None) -> Fraction | None:
+        """The share of the moves that bet on something that were proven or the best guess; None when none did."""
+        return share(self.judged(seat), ("proven", "best"))
+
+    def proven_share(self, seat: int | None = None) -> Fraction | None:
+        return share(self.judged(seat), ("proven",))
+
+    def kept(self) -> dict[str, Any]:
+        """What a game keeps of its review (Game.review): the grades, and the accuracy for its list (the maker's)."""
+        accuracy = self.accuracy(self.maker_seat)
+        return {"grades": [graded.to_json(self.width) for graded in self.grades], "accuracy": _text(accuracy)}
 
 
-def review(game: Game, allowance: Allowance | None = None) -> Review:
-    """The grades of every recorded move of `game`, each from the position before it."""
+# The kinds of moves that bet on something: what accuracy counts.
+JUDGED = ("proven", "best", "inaccuracy", "mistake")
+
+
+def share(grades: list[Grade], kinds: tuple[str, ...]) -> Fraction | None:
+    return Fraction(sum(1 for graded in grades if graded.kind in kinds), len(grades)) if grades else None
+
+
+def _by(step: Played, seat: int | None) -> bool:
+    return seat is None or (step.move is not None and step.move.seat == seat)
+
+
+def review(game: Game, limits: Limits | None = None) -> Review:
+    """The grades of every step of `game`'s story, each from the position before it; each position may take
+    what an overlay may (Limits.timed), within the request's one deadline. One analyzer follows the game
+    from move to move, as during play; a step taken back is graded from a position of its own."""
+    played, grades = [], []
+    following: Analyzer | None = None  # of the position before the next step that stands
+    for step in walk(game):
+        if step.move is None:
+            graded = Grade("noted")
+        else:
+            if not step.taken_back and following is None and _needs_analysis(step.before, step.move):
+                following = Analyzer(step.before.position())
+            graded = grade(
+                step.before, step.move, limits.timed() if limits else None, None if step.taken_back else following
+            )
+        if following is not None and not step.taken_back:
+            opened = {
+                step.before.cell(index): step.after.cells[index]
+                for index in step.changed
+                if step.before.cells[index] == COVERED and step.after.cells[index] != COVERED
+            }
+            if opened:
+                following.reveal(opened)
+        played.append(step.played)
+        grades.append(graded)
+    return _summed(game, played, grades, cut=limits is not None and _past(limits) and "too_complex" in _kinds(grades))
+
+
+def _needs_analysis(before: Game, move: Move) -> bool:
+    return before.status == "playing" and move.action in ("reveal", "chord", "flag")
+
+
+def kept_review(game: Game) -> Review | None:
+    """The review the game keeps (Game.review), with its story; None when it keeps none that fits its story."""
+    if game.review is None:
+        return None
+    start, steps = _forward(game)
+    kept = game.review["grades"]
+    if len(kept) != len(steps) or any(graded["kind"] not in KINDS for graded in kept):
+        return None
+    played, status = [], start.status
+    for values, taken_back in steps:
+        played.append(Played(_move_of(values), taken_back, status == "playing" and values["status"] == "lost"))
+        status = values["status"]
+    return _summed(game, played, [Grade.from_json(graded, game.width) for graded in kept])
+
+
+def _summed(game: Game, played: list[Played], grades: list[Grade], cut: bool = False) -> Review:
     rules = get_mode(game.mode)
-    moves = [(move, grade(before, move, allowance)) for before, move in story(game) if move is not None]
-    luck = None if rules.luck_free or rules.mines_score else Luck.of([graded for _, graded in moves])
-    return Review(moves, luck)
+    live = [graded for step, graded in zip(played, grades, strict=True) if not step.taken_back]
+    luck = None if rules.luck_free or rules.mines_score else Luck.of(live)
+    return Review(played, grades, luck, game.width, cut, 0 if rules.seat_count > 1 else None)
+
+
+def _kinds(grades: list[Grade]) -> set[str]:
+    return {graded.kind for graded in grades}
+
+
+def _past(limits: Limits) -> bool:
+    left = limits.left()
+    return left is not None and left <= 0
+
+
+def _text(value: Fraction | None) -> str | None:
+    return None if value is None else f"{value.numerator}/{value.denominator}"
+
+
+def _index(cell: Cell, width: int) -> int:
+    return cell[1] * width + cell[0]
+
+
+def _cell(index: int, width: int) -> Cell:
+    return index % width, index // width
+
+
+def _fraction(text: str | None) -> Fraction | None:
+    return None if text is None else Fraction(text)

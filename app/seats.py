@@ -16,6 +16,8 @@ from typing import Any
 # Whoever holds an invitation's link opens the game with this credential; player ids are URL-safe
 # tokens, never with a colon, so no player can be taken for a link.
 _LINK = "link:"
+# Whoever holds a finished game's shared replay link opens the game with this one: to see its replay only.
+_REPLAY = "replay:"
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,16 @@ def held_by(seats: Sequence[Seat], player: str) -> frozenset[int]:
 def watcher(key: str) -> str:
     """The credential of whoever holds an invitation's link: it opens the game to watch (and to take the seat)."""
     return _LINK + key
+
+
+def replay_watcher(key: str) -> str:
+    """The credential of whoever holds a shared replay's link: it opens a finished game's replay, nothing else."""
+    return _REPLAY + key
+
+
+def new_share_key() -> str:
+    """A replay link's key: as hard to guess as a game id, and a new one for every share."""
+    return secrets.token_urlsafe(16)
 
 
 def invitation(seats: Sequence[Seat]) -> int | None:

@@ -39,9 +39,10 @@ from app.errors import KaboomError
 from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
 from app.records import Records, counts_in_records, result_of, tallied
+from app.review import Review, frame_at, kept_review, review, steps_in
 from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
-from app.seats import COMPUTER, computers, held_by, watcher
-from app.store import Corrupt, Listing, Store
+from app.seats import COMPUTER, computers, held_by, new_share_key, watcher
+from app.store import Corrupt, Listing, NotFound, Store
 from solver import Analyzer, Budget, Interrupted, Limits
 from solver.counting import BudgetExceeded
 from solver.generate import slow_search
@@ -57,6 +58,13 @@ BOT_SLOW_CELLS = 1000
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
 PRESENCE_SECONDS = 15.0
 PRESENCE_RENEW_SECONDS = 5.0
+# How long the move that ends a game may spend grading it (app.review), on top of the move: a classic Expert
+# game takes about 0.03 s, a 100x100 one 0.7 s (bench/review.py); a longer one is graded when its review is
+# first asked for.
+REVIEW_AT_END_SECONDS = 1.0
+# A finished game of this many cells is graded, and its replay's overlays worked out, where slow work runs:
+# the story of a big board is long (a 100x100 game has thousands of steps).
+SLOW_REVIEW_CELLS = 2500
 # Seats whose marks a worker remembers renewing (a few bytes each): far more than the live pages it may hold.
 PRESENCE_KEPT = 65536
 
@@ -371,20 +379,21 @@ class GameService:
 
     # ----- operations on one game, one at a time (app.runner) -------------
 
-    def _overlay(self, analyzer: Analyzer, game: Game, limits: Limits) -> Overlay:
-        """The overlays the game has turned on; a part past the request's time is left out (the page
-        then shows the cells plain, or says counting was too complex)."""
+    def _overlay(self, analyzer: Analyzer, game: Game, limits: Limits, everything: bool = False) -> Overlay:
+        """The overlays the game has turned on (`everything`: both); a part past the request's time is left
+        out (the page then shows the cells plain, or says counting was too complex)."""
         overlay = Overlay()
         if game.status != "playing":
             return overlay
+        probabilities = everything or game.options.probabilities
         try:
             with analyzer.limits(limits.timed()):
-                if game.options.debug_overlay:
+                if everything or game.options.debug_overlay:
                     overlay.statuses = analyzer.classify()
-                if game.options.probabilities:
+                if probabilities:
                     overlay.probabilities, overlay.too_complex = self._counted(analyzer, limits)
         except Interrupted:
-            overlay.too_complex = game.options.probabilities
+            overlay.too_complex = probabilities
         return overlay
 
     @staticmethod
@@ -486,6 +495,7 @@ class GameService:
             # Another game of this board ended first, since this one started: no result, and the page says
             # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
             after.state["layout_seen"] = True
+        self._grade_at_end(before, after)
         self.store.save(game_id, player, after, before.version)
         if ended and (board or counts_in_records(after)):
             # The game's first end is its result (the store keeps only the first): a loss undone and
@@ -511,6 +521,76 @@ class GameService:
             limit, window = self.settings.no_guess_limit, self.settings.no_guess_window
             if not self.store.allow(f"no-guess:{client}", limit, window):
                 raise NoGuessLimited(limit, window)
+
+    def _grade_at_end(self, before: Game, after: Game) -> None:
+        """Grade a game that just ended, once, while its last move is saved with it (its result then has its
+        accuracy), if that fits in REVIEW_AT_END_SECONDS: a game too long for that is graded when its
+        review is first asked for."""
+        if before.status != "playing" or after.status == "playing":
+            return
+        graded = review(after, Limits.starting_now(REVIEW_AT_END_SECONDS, self.settings.solver_work))
+        if not graded.cut:
+            after.review = graded.kept()
+
+    async def review(self, game_id: str, viewer: str) -> tuple[Game, Review]:
+        """A finished game's review: the one it keeps, or graded now within the request's time and kept.
+        NotFound for a game in play, as for one the viewer may not open: nothing of it shows before its end."""
+        return await self.runner.run("review", game_id, viewer)
+
+    @operation("review")
+    def _review_game(self, game_id: str, viewer: str) -> tuple[Game, Review]:
+        game = self._finished(game_id, viewer)
+        kept = kept_review(game)
+        if kept is not None:
+            return game, kept
+        if self.runner.on_cheap_thread() and len(game.cells) >= SLOW_REVIEW_CELLS:
+            raise SlowGame(game_id)
+        graded = review(game, self.limits())
+        # Kept even with positions graded too complex in time: a game is graded once.
+        game.review = graded.kept()
+        game.version += 1
+        self.store.save(game_id, viewer, game, game.version - 1)
+        return game, graded
+
+    async def replay_overlay(self, game_id: str, viewer: str, step: int) -> tuple[Game, Game, Overlay]:
+        """What could be known after `step` steps of a finished game's story (0: before the first), as the
+        overlays show it: every covered cell's status and chance of a mine. (The game, the frame, its overlay.)"""
+        return await self.runner.run("replay-overlay", game_id, viewer, step)
+
+    @operation("replay-overlay")
+    def _replay_overlay(self, game_id: str, viewer: str, step: int) -> tuple[Game, Game, Overlay]:
+        game = self._finished(game_id, viewer)
+        frame = frame_at(game, step)
+        if frame is None:
+            raise Invalid(f"step {step}: this game's story has steps 0 to {steps_in(game)}")
+        if self.runner.on_cheap_thread() and len(game.cells) >= SLOW_REVIEW_CELLS:
+            raise SlowGame(game_id)
+        return game, frame, self._overlay(Analyzer(frame.position()), frame, self.limits(), everything=True)
+
+    def _finished(self, game_id: str, viewer: str) -> Game:
+        game = self.store.load(game_id, viewer)
+        if game.status == "playing":
+            raise NotFound(game_id)
+        return game
+
+    async def share(self, game_id: str, player: str, shared: bool) -> Game:
+        """Share a finished game's replay by a new link (kept while shared), or withdraw it; its maker only."""
+        return await self.runner.run("share", game_id, player, shared)
+
+    @operation("share")
+    def _share(self, game_id: str, player: str, shared: bool) -> Game:
+        game = self.store.load(game_id, player)
+        if player != game.maker:
+            raise Refused("only the player who made the game may share its replay")
+        if game.status == "playing":
+            raise Refused("the game is still in play: its replay can be shared once it has ended")
+        if (game.share is not None) == shared:
+            return game
+        new = game.copy()
+        new.share = new_share_key() if shared else None
+        new.version += 1
+        self.store.save(game_id, player, new, game.version)
+        return new
 
     async def set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         return await self.runner.run("set-options", game_id, player, changes)
@@ -718,6 +798,7 @@ class GameService:
         move = rules.computer_move(before, rng, limits)
         analyzer = self._analyzer(game_id, before)
         after, outcome = modes.apply_move(before, move, rng=rng, now=now, analyzer=analyzer, limits=limits)
+        self._grade_at_end(before, after)
         self.store.save(game_id, COMPUTER, after, before.version)
         self.analyzers.put(game_id, after, outcome.analyzer)
         return rules.computer_to_move(after)

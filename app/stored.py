@@ -173,10 +173,43 @@ class _MoveRecord(TypedDict):
 
 
 @_lenient
-class _Record(_Recorded[ModeState]):
-    cells: dict[CellKey, Symbol]  # what each changed cell showed before
+class _Step(_Recorded[ModeState]):
+    """A step of a game's story taken back by undo (app.game.undone_steps): the values it led to."""
+
+    cells: dict[CellKey, Symbol]
     marks: dict[CellKey, MarkOrNone]
     move: NotRequired[_MoveRecord]
+
+
+@_lenient
+class _Record(_Step[ModeState]):
+    """An undo record: the values before its move (cells, marks, the recorded fields), and what was
+    undone between the position before it and its move."""
+
+    undone: NotRequired[list[_Step[ModeState]]]
+
+
+Chance = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]*)/[1-9][0-9]*$", max_length=200)]
+
+
+@schema
+class _Grade(TypedDict):
+    """A move's grade as app.review keeps it (Grade.to_json)."""
+
+    kind: Annotated[StrictStr, StringConstraints(max_length=20)]
+    chance: NotRequired[Chance]
+    best: NotRequired[Chance]
+    example: NotRequired[Cell]
+    proof: NotRequired[list[Cell]]
+    uses_count: NotRequired[StrictBool]
+
+
+@schema
+class _Review(TypedDict):
+    """A finished game's grades, one per step of its story, and the accuracy they add up to."""
+
+    grades: list[_Grade]
+    accuracy: Chance | None
 
 
 @_lenient
@@ -193,6 +226,9 @@ class _State(_Recorded[ModeState]):
     deaths: NotRequired[Count]  # games stored before deaths were counted have none
     version: Version
     seats: list[dict[StrictStr, StrictStr]]  # app.seats.to_json
+    undone: NotRequired[list[_Step[ModeState]]]
+    review: NotRequired[_Review]
+    share: NotRequired[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]]
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -254,6 +290,9 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         last_cell=state["last_cell"],
         version=state["version"],
         seats=seats,
+        undone=state.get("undone", []),
+        review=state.get("review"),
+        share=state.get("share"),
     )
 
 

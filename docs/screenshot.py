@@ -1,6 +1,6 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
-mid-game, a win with its figures and the Flags bomb being aimed. The README shows two.
+mid-game, a win with its figures, a finished game's review and the Flags bomb being aimed. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
     .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …, flags)
@@ -74,6 +74,25 @@ def win(page) -> None:
     raise AssertionError("the no-guess board was not cleared")
 
 
+def reviewed(page) -> None:
+    """A classic game played to its end by proven cells, with one needless risk early on, then its replay
+    at that risk with what could be known shown."""
+    for moves in range(400):
+        if page.inner_text("#state") in ("Won", "Lost"):
+            break
+        rows = analysis(page)
+        safe = [(x, y) for y, row in enumerate(rows) for x, status in enumerate(row) if status == "s"]
+        unknown = [(x, y) for y, row in enumerate(rows) for x, status in enumerate(row) if status == "?"]
+        x, y = safe[0] if safe and moves != 5 else unknown[len(unknown) // 2]
+        act(page, lambda x=x, y=y: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
+    game_id = page.get_attribute("#board", "data-game")
+    page.goto(f"/games/{game_id}/replay")
+    touch = page.viewport_size["width"] < 600
+    for target in (".moment a", "#replay-overlay"):
+        page.tap(target) if touch else page.click(target)
+    page.wait_for_selector("#grid .c.os")
+
+
 # Pictures of the modes' own controls: (mode, preset, settings ticked before the first click, what is shown after it).
 SCENES = {
     "menu": ("cruel", "intermediate", (), open_menu),
@@ -82,6 +101,7 @@ SCENES = {
     "classic-assist": ("classic", "expert", ("assist_local", "debug_overlay"), show_me),
     "classic-bot": ("classic", "intermediate", (), ask_the_bot),
     "classic-play-for-me": ("classic", "expert", ("probabilities",), bot_playing),
+    "review": ("classic", "intermediate", (), reviewed),
 }
 
 

@@ -104,6 +104,159 @@
 
   document.addEventListener("DOMContentLoaded", () => localTimes(document));
   document.addEventListener("DOMContentLoaded", setup);
+  document.addEventListener("DOMContentLoaded", setupReplay);
+
+  // A Copy button next to a link copies it (data-copy names the field), and says so.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    const field = document.getElementById(button.dataset.copy);
+    if (!field) return;
+    field.select();
+    const done = () => { button.textContent = "Copied"; };
+    if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => {});
+  });
+
+  // ----- a finished game's replay --------------------------------------------------------------
+
+  // The board comes as it stood before the first step; each frame holds the cells a step changed, drawn
+  // as the game page draws them. Stepping forward keeps what it painted over, so stepping back restores it.
+  function setupReplay() {
+    const root = document.getElementById("replay");
+    if (!root) return;
+    const frames = JSON.parse(root.dataset.frames);
+    const slider = document.getElementById("replay-slider");
+    const caption = document.getElementById("replay-caption");
+    const skip = document.getElementById("replay-skip");
+    const overlayBox = document.getElementById("replay-overlay");
+    const overlayNote = document.getElementById("replay-overlay-note");
+    const startCaption = caption.textContent;
+    const painted = []; // painted[i]: the looks step i + 1 painted over
+    let at = 0; // the steps played
+    let overlaid = null; // the looks the overlay painted over
+    let overlayAsked = 0;
+    let overlayTimer = null;
+    let marks = [];
+
+    function snapshot(id) {
+      const cell = document.getElementById(id);
+      return [id, cell.className, cell.getAttribute("aria-label"), cell.textContent, cell.dataset.p || ""];
+    }
+    function paint([id, classes, label, text, tip]) {
+      const cell = document.getElementById(id);
+      if (!cell) return;
+      cell.className = classes;
+      cell.setAttribute("aria-label", label);
+      cell.textContent = text;
+      if (tip) cell.dataset.p = tip;
+      else delete cell.dataset.p;
+    }
+    // A look as the server sends it, with the place the page's labels end with.
+    function placed([id, classes, label, text, tip]) {
+      const [, x, y] = id.split("-");
+      return [id, classes, `${label}, column ${Number(x) + 1}, row ${Number(y) + 1}`, text, tip];
+    }
+    function paintOver(changes) {
+      const under = changes.map(([id]) => snapshot(id));
+      changes.forEach((change) => paint(placed(change)));
+      return under;
+    }
+
+    function clearMarks() {
+      marks.forEach(([cell, name]) => cell.classList.remove(name));
+      marks = [];
+    }
+    function mark(at, name) {
+      const cell = at && document.getElementById(`c-${at[0]}-${at[1]}`);
+      if (!cell) return null;
+      cell.classList.add(name);
+      marks.push([cell, name]);
+      return cell;
+    }
+    function showMarks() {
+      const frame = frames[at - 1];
+      if (!frame) return;
+      frame.proof.forEach((cell) => mark(cell, "proof"));
+      mark(frame.example, "hl");
+      const moved = mark(frame.cell, "mv");
+      if (moved) moved.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+
+    function clearOverlay() {
+      overlayAsked += 1;
+      clearTimeout(overlayTimer);
+      if (overlaid) overlaid.forEach(paint);
+      overlaid = null;
+      overlayNote.hidden = true;
+    }
+    // What could be known at this step, asked once the steps stop (a held arrow key asks once).
+    function askOverlay() {
+      const asked = ++overlayAsked;
+      const step = at;
+      overlayTimer = setTimeout(() => {
+        fetch(`${root.dataset.base}/overlay?step=${step}`, { headers: { Accept: "application/json" } })
+          .then((answer) => (answer.ok ? answer.json() : Promise.reject(answer)))
+          .then((data) => {
+            if (asked !== overlayAsked || step !== at || !overlayBox.checked) return;
+            clearMarks();
+            overlaid = paintOver(data.changes);
+            showMarks();
+            overlayNote.textContent = data.note;
+            overlayNote.hidden = !data.note;
+          })
+          .catch(() => {
+            if (asked !== overlayAsked) return;
+            overlayNote.textContent = "What could be known did not load: the server did not answer.";
+            overlayNote.hidden = false;
+          });
+      }, 120);
+    }
+
+    function goTo(target) {
+      target = Math.max(0, Math.min(frames.length, target));
+      clearOverlay();
+      clearMarks();
+      for (; at < target; at++) painted[at] = paintOver(frames[at].changes);
+      for (; at > target; at--) painted[at - 1].forEach(paint);
+      slider.value = String(at);
+      const frame = frames[at - 1];
+      caption.textContent = frame ? frame.caption : startCaption;
+      caption.className = `replay-caption ${frame ? frame.kind : ""}${frame && frame.death ? " death" : ""}${frame && frame.back ? " back" : ""}`;
+      showMarks();
+      history.replaceState(null, "", `#step-${at}`);
+      if (overlayBox.checked) askOverlay();
+    }
+    // One step, over the steps taken back when they are skipped (a run of them ends where it began).
+    function step(direction) {
+      let target = at + direction;
+      while (skip.checked && target >= 1 && target <= frames.length && frames[target - 1].back) target += direction;
+      goTo(target);
+    }
+
+    document.getElementById("replay-start").addEventListener("click", () => goTo(0));
+    document.getElementById("replay-end").addEventListener("click", () => goTo(frames.length));
+    document.getElementById("replay-back").addEventListener("click", () => step(-1));
+    document.getElementById("replay-forward").addEventListener("click", () => step(1));
+    slider.addEventListener("input", () => goTo(Number(slider.value)));
+    overlayBox.addEventListener("change", () => (overlayBox.checked ? askOverlay() : clearOverlay()));
+    root.addEventListener("click", (event) => {
+      const link = event.target.closest && event.target.closest("a[data-step]");
+      if (!link) return;
+      event.preventDefault();
+      goTo(Number(link.dataset.step));
+    });
+    document.addEventListener("keydown", (event) => {
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      // The slider and the text fields keep their own keys (a tick box has none of these).
+      if (event.target.closest && event.target.closest("input:not([type=checkbox]), textarea, select")) return;
+      const moves = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => goTo(0), End: () => goTo(frames.length) };
+      if (!moves[event.key]) return;
+      event.preventDefault();
+      moves[event.key]();
+    });
+    const asked = /^#step-(\d+)$/.exec(location.hash);
+    if (asked) goTo(Number(asked[1]));
+  }
 
   // ----- a game -------------------------------------------------------------------------------
 
@@ -157,12 +310,22 @@
         - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
       const top = board.getBoundingClientRect().top + window.scrollY;
       const bottom = wide ? main.getBoundingClientRect().bottom + window.scrollY : window.innerHeight;
-      const roomY = bottom - top - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - (wide ? 0 : 8);
+      const roomY = bottom - top - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - (wide ? 0 : 8) - heightBelow();
       // On a narrow screen the page scrolls on to the buttons: the board's frame keeps to the window below the counters.
       board.style.maxHeight = wide ? "" : `${Math.floor(roomY + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom))}px`;
       const fit = Math.min((roomX - width - 1) / width, (roomY - height - 1) / height);
       if (matchMedia("(pointer: coarse)").matches) return Math.min(MAX_CELL, fit >= FINGER_FIT ? fit : FINGER);
       return Math.max(MIN_CELL, Math.min(MAX_CELL, fit));
+    }
+
+    // What the page keeps under the board in its column (a replay's steps): the board leaves it room.
+    function heightBelow() {
+      const column = [...board.parentElement.children];
+      return column.slice(column.indexOf(board) + 1).reduce((sum, element) => {
+        const style = getComputedStyle(element);
+        if (element.hidden || style.position !== "static") return sum;
+        return sum + element.getBoundingClientRect().height + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+      }, 0);
     }
 
     let baseCell = FINGER;

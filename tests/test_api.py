@@ -560,6 +560,33 @@ def test_a_won_classic_game_has_its_3bv_and_the_records_count_each_game_once(cli
     assert [r["games"] for r in client.get("/api/records").json() if r["width"] == 2] == [2]
 
 
+def test_a_finished_games_accuracy_shows_in_the_list_and_the_records_with_its_replay(client, database):
+    """Issue 25 #5: a game graded at its end shows its accuracy in the game list and in the records, pages and
+    JSON alike, and the list links its replay; a game in play has neither."""
+    game_id = new_game(client, mode="classic")["id"]
+    # One mine, in the top right corner: the 0 proves the three cells around it safe, the other two are even.
+    put_position(database, game_id, ["0..", "..."], mines=1, hidden={"mines": [2]})
+    # Bottom right risks the mine (one chance in two) while three cells were proven safe: a mistake, survived.
+    assert move(client, game_id, action="reveal", x=2, y=1)["status"] == "playing"
+    assert move(client, game_id, action="reveal", x=1, y=0)["status"] == "playing"  # proven
+    assert move(client, game_id, action="reveal", x=0, y=1)["status"] == "won"  # proven; its 0 opens the last cell
+    playing = new_game(client, mode="classic")["id"]
+    # Two of its three moves proven: 2/3.
+    listed = {game["id"]: game for game in client.get("/api/games").json()}
+    assert listed[game_id]["accuracy"] == 2 / 3 and listed[playing]["accuracy"] is None
+    home = client.get("/").text
+    row = home[home.index(f'href="/games/{game_id}"') : home.index("</li>", home.index(f'href="/games/{game_id}"'))]
+    assert ">Accuracy 67 %</span>" in row and f'<a class="game-replay" href="/games/{game_id}/replay"' in row
+    in_play = home[home.index(f'href="/games/{playing}"') : home.index("</li>", home.index(f'href="/games/{playing}"'))]
+    assert "Accuracy" not in in_play and "/replay" not in in_play
+    (record,) = [r for r in client.get("/api/records").json() if (r["width"], r["height"], r["mines"]) == (3, 2, 1)]
+    assert (record["games"], record["graded"], record["accuracy"]) == (1, 1, 2 / 3)
+    assert [best["accuracy"] for best in record["best_times"]] == [2 / 3]
+    page = client.get("/records").text
+    assert '<dd class="record-accuracy">67 %</dd>' in page and '<th scope="col">Accuracy</th>' in page
+    assert "<td>67 %</td>" in page
+
+
 def dealt_layout(database, game_id: str) -> frozenset[int]:
     """The mines a board id deals, worked out from the game's stored secret before its first click."""
     import sqlite3

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -20,6 +21,7 @@ from app.records import (
     BEST_TIMES,
     TAIL,
     TALLIED,
+    accuracy_of,
     fixed_layout_figures,
     records_of,
     recount,
@@ -29,7 +31,8 @@ from app.records import (
     tally_key,
 )
 from app.service import Deals, GameService
-from app.store import MemoryStore, SQLiteStore
+from app.store import Listing, MemoryStore, SQLiteStore
+from app.web.view import accuracy_text, game_list
 from solver.generate import bbbv
 from tests.boards import classic_from, play
 
@@ -58,7 +61,8 @@ def test_a_won_classic_game_has_its_3bv_its_rate_and_its_clicks():
     assert rate == 3 / 50.0
 
 
-def result(won: bool, seconds: float, at: float, mode: str = "classic", size=(9, 9, 10)) -> str:
+def result(won: bool, seconds: float, at: float, mode: str = "classic", size=(9, 9, 10), **extra) -> str:
+    """A stored result; `extra` adds fields (accuracy: results kept before grades have none)."""
     width, height, mines = size
     return json.dumps(
         {
@@ -73,6 +77,7 @@ def result(won: bool, seconds: float, at: float, mode: str = "classic", size=(9,
             "hints": 0,
             "bbbv": 20 if won else None,
             "clicks": 30 if won else None,
+            **extra,
         }
     )
 
@@ -118,6 +123,42 @@ def test_a_result_is_what_the_game_ended_with():
     lost = play(game, "reveal", 1, 0)
     kept = result_of(lost)
     assert kept["won"] is False and kept["mode"] == "classic" and kept["bbbv"] is None and kept["clicks"] is None
+    # Its accuracy, as the game's review keeps it: none before it is graded, or when no move bet on anything.
+    assert kept["accuracy"] is None
+    lost.review = {"grades": [], "accuracy": "47/50"}
+    assert result_of(lost)["accuracy"] == 0.94 and accuracy_of(lost) == Fraction(47, 50)
+    lost.review = {"grades": [], "accuracy": None}
+    assert result_of(lost)["accuracy"] is None and accuracy_of(lost) is None
+
+
+def test_a_record_has_the_mean_accuracy_of_its_graded_results_and_each_best_time_its_games():
+    """Issue 25 #5: results kept before grades, and games graded with no move that bet on anything, have no
+    accuracy, and count in the games but not in the mean."""
+    stored = [
+        result(True, 30.0, 1),  # kept before grades
+        result(True, 20.0, 2, accuracy=0.5),
+        result(False, 5.0, 3, accuracy=1.0),
+        result(True, 40.0, 4, accuracy=None),
+        result(True, 10.0, 5, accuracy=0.75),
+        result(True, 10.0, 6, mode="cruel"),
+    ]
+    classic, cruel = records_of(stored).records
+    assert (classic.games, classic.graded) == (5, 3)
+    assert classic.accuracy == 0.75  # (0.5 + 1 + 0.75) / 3
+    assert [(best.seconds, best.accuracy) for best in classic.best] == [
+        (10.0, 0.75),
+        (20.0, 0.5),
+        (30.0, None),
+        (40.0, None),
+    ]
+    assert (cruel.graded, cruel.accuracy, cruel.best[0].accuracy) == (0, None, None)
+    # The mean is exact, whatever the order the results were kept in: a third three times is one third.
+    thirds = [result(False, 1.0, at, accuracy=1 / 3) for at in range(3)] + [result(False, 1.0, 3, accuracy=0.1)]
+    means = {records_of(order).records[0].accuracy for order in (thirds, thirds[::-1], thirds[1:] + thirds[:1])}
+    assert means == {float((3 * Fraction(1 / 3) + Fraction(0.1)) / 4)}
+    # An accuracy out of 0 to 1, or not a number, does not read.
+    for wrong in (1.5, -0.1, "0.9", True):
+        assert records_of([result(False, 1.0, 1, accuracy=wrong)]).unreadable == 1
 
 
 def test_no_guess_boards_are_kept_apart_from_dealt_ones_by_the_board_as_dealt():
@@ -162,6 +203,9 @@ def stored_results(draw) -> str:
         text["kind"] = kind
     if won:
         text["bbbv"] = draw(st.sampled_from([None, 7, 20]))
+    accuracy = draw(st.sampled_from(["absent", None, 0.0, 0.1, 1 / 3, 0.94, 1.0]))
+    if accuracy != "absent":  # absent: kept before grades
+        text["accuracy"] = accuracy
     return json.dumps(text)
 
 
@@ -182,8 +226,8 @@ def tallied_as_they_arrive(stored: list[str]) -> tuple[dict[str, str], int]:
 
 @given(st.lists(stored_results(), max_size=40), st.sampled_from([TAIL, 3, 1]))
 def test_tallies_kept_as_results_arrive_answer_what_counting_every_result_answers(stored, tail):
-    """The golden comparison: games, wins, streaks, best times, their order and the unreadable count, whatever
-    the order results arrive in (short tails, so that results later than a group keeps come up too)."""
+    """The golden comparison: games, wins, streaks, best times, their order, the accuracy and the unreadable count,
+    whatever the order results arrive in (short tails, so that results later than a group keeps come up too)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(records, "TAIL", tail)
         rows, _ = tallied_as_they_arrive(stored)
@@ -201,6 +245,46 @@ def test_results_in_order_or_a_little_late_are_folded_in_without_counting_again(
     # One that ended before every end its group keeps falls among those it does not: counted again.
     late = result(False, 5.0, 100 - 2 * TAIL - 10.5)
     assert tally({name: rows[name] for name in (TALLIED, tally_key(late))}, late) is None
+
+
+def before_grades(rows: dict[str, str]) -> dict[str, str]:
+    """Tallies as the code before grades kept them: no accuracy, and best times of three figures."""
+    old = {}
+    for key, text in rows.items():
+        group = json.loads(text)
+        if key != TALLIED:
+            del group["graded"], group["accuracy_sum"]
+            group["best"] = [best[:3] for best in group["best"]]
+        old[key] = json.dumps(group)
+    return old
+
+
+def test_tallies_kept_before_grades_still_read_and_count_the_accuracy_of_results_after():
+    old = [result(True, 30.0, 1), result(False, 3.0, 2), result(True, 20.0, 3)]
+    rows = before_grades(recount(old))
+    assert tallied(rows) == records_of(old)
+    (record,) = tallied(rows).records
+    assert (record.graded, record.accuracy, [best.accuracy for best in record.best]) == (0, None, [None, None])
+    stored = old
+    for text in (result(True, 10.0, 4, accuracy=0.5), result(False, 2.0, 5, accuracy=1.0), result(True, 9.0, 6)):
+        stored = [*stored, text]
+        changes = tally({name: rows[name] for name in (TALLIED, tally_key(text))}, text)
+        assert changes is not None  # folded in, not counted again
+        rows = {**rows, **changes}
+        assert tallied(rows) == records_of(stored)
+    (record,) = tallied(rows).records
+    assert (record.games, record.graded, record.accuracy) == (6, 2, 0.75)
+    assert [(best.seconds, best.accuracy) for best in record.best] == [
+        (9.0, None),
+        (10.0, 0.5),
+        (20.0, None),
+        (30.0, None),
+    ]
+    # An accuracy sum that does not read is a tally that does not read.
+    key = tally_key(old[0])
+    damaged = json.loads(rows[key])
+    damaged["accuracy_sum"] = "1/0"
+    assert tallied({**rows, key: json.dumps(damaged)}) is None
 
 
 def test_a_tally_that_does_not_read_back_is_not_shown():
@@ -322,3 +406,60 @@ def test_each_player_sees_a_board_for_themselves(service, clock):
     asyncio.run(play())
     record = the_record(service)
     assert (record.games, record.wins) == (1, 1)
+
+
+# ----- a game's accuracy, graded at its end (issue 25 #5) ------------------------------------------
+
+
+def test_a_game_graded_at_its_end_brings_its_accuracy_to_the_records_and_the_list(service, clock):
+    async def play():
+        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        clock.advance(10)
+        return game_id, await win(service, game_id)
+
+    game_id, won = asyncio.run(play())
+    kept = service.store.load(game_id, "alice").review
+    assert kept is not None and kept["accuracy"] is not None and kept == won.review
+    accuracy = float(Fraction(kept["accuracy"]))
+    record = the_record(service)
+    assert (record.graded, record.accuracy, record.best[0].accuracy) == (1, accuracy, accuracy)
+    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    assert row.accuracy == f"Accuracy {round(accuracy * 100)} %" and row.replay == f"/games/{game_id}/replay"
+
+
+def test_a_game_too_long_to_grade_at_its_end_counts_in_the_records_without_an_accuracy(service, clock, monkeypatch):
+    # As for a huge board: the move that ends it leaves the grading to its review, asked for later.
+    monkeypatch.setattr(GameService, "_grade_at_end", lambda self, before, after: None)
+
+    async def play():
+        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        await lose(service, game_id)
+        return game_id
+
+    game_id = asyncio.run(play())
+    assert service.store.load(game_id, "alice").review is None
+    record = the_record(service)
+    assert (record.games, record.graded, record.accuracy) == (1, 0, None)
+    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    assert (row.accuracy, row.replay) == ("Not graded", f"/games/{game_id}/replay")
+
+
+def test_the_list_shows_no_accuracy_in_play_and_a_dash_when_no_move_bet_on_anything(service, clock):
+    async def play():
+        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        return game_id
+
+    game_id = asyncio.run(play())
+    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    assert (row.accuracy, row.replay) == ("", "")
+    game = service.store.load(game_id, "alice")
+    game.status, game.review = "won", {"grades": [], "accuracy": None}
+    (row,) = game_list([Listing(game_id, game, 0.0)], clock(), "alice")
+    assert row.accuracy == "Accuracy –"
+    assert [accuracy_text(value) for value in (None, 0.0, Fraction(47, 50), 2 / 3, 1.0)] == [
+        "–",
+        "0 %",
+        "94 %",
+        "67 %",
+        "100 %",
+    ]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from app.game import Move
 from app.modes import MODES
-from app.review import BEST_GUESS_MARGIN, Grade, Luck, grade, review, story
+from app.review import BEST_GUESS_MARGIN, Grade, Luck, grade, kept_review, review, story
 from solver.limits import Allowance
 from tests.boards import classic_from
 from tests.reference import truth
@@ -158,12 +158,12 @@ def test_a_games_story_is_its_moves_each_graded_from_the_position_before_it():
     for move in [Move("reveal", 3, 0), Move("flag", 1, 1), Move("reveal", 2, 0)]:
         game, _ = MODES["classic"].apply(game, move, rng=random.Random(0), now=1.0)
         played.append(move)
-    assert [before.cells for before, _ in story(game)][0] == classic_from(["o*...", "....*"]).cells
-    assert [move for _, move in story(game)] == played
+    assert story(game)[0].before.cells == classic_from(["o*...", "....*"]).cells
+    assert [step.move for step in story(game)] == played
     reviewed = review(game)
     kinds = [graded.kind for _, graded in reviewed.moves]
     assert kinds[0] == "best" and kinds[1] == "mistake"  # a guess at a sixth; a flag on a cell that could be safe
-    assert reviewed.count("mistake") >= 1 and reviewed.accuracy is not None
+    assert reviewed.count("mistake") >= 1 and reviewed.accuracy() is not None
     assert reviewed.luck is not None and reviewed.luck.survived <= Fraction(5, 6)
 
 
@@ -172,3 +172,47 @@ def test_cruel_games_leave_nothing_to_luck_and_flags_games_are_not_a_survival():
     cruel, _ = MODES["cruel"].apply(cruel, Move("reveal", 2, 2), rng=random.Random(0), now=1.0)
     assert review(cruel).luck is None and [graded.kind for _, graded in review(cruel).moves] == ["first"]
     assert review(flags_position(["*o.", "oo."])).luck is None
+
+
+def test_undone_moves_and_deaths_stay_in_the_story_in_the_order_played():
+    # Undo on: a guess that dies is taken back, then two moves are both taken back, then the game is won.
+    game = classic_from(["o*.", "...", "..."], undo=True)
+    moves = [
+        Move("reveal", 1, 0),  # the mine: a death
+        Move("undo"),
+        Move("flag", 2, 2),
+        Move("reveal", 1, 1),
+        Move("undo"),
+        Move("undo"),
+        Move("reveal", 2, 2),
+    ]
+    for move in moves:
+        game, _ = MODES["classic"].apply(game, move, rng=random.Random(0), now=1.0)
+    steps = story(game)
+    assert [step.move.action for step in steps] == [move.action for move in moves]
+    assert [step.taken_back for step in steps] == [True] * 6 + [False]
+    assert [step.played.death for step in steps] == [True] + [False] * 6
+    for earlier, later in zip(steps, steps[1:], strict=False):
+        assert (later.before.cells, later.before.marks) == (earlier.after.cells, earlier.after.marks)
+    assert steps[-1].after.cells == game.cells and steps[-1].after.marks == game.marks
+    reviewed = review(game)
+    assert reviewed.deaths == 1
+    assert [step.death for step in reviewed.steps] == [True] + [False] * 6
+    assert reviewed.grades[0].kind == "mistake"  # every far cell was proven safe by the 1 and the count
+    assert reviewed.grades[-1] == Grade("proven")
+    # Luck counts the moves that stand: the death taken back is not a guess that survived.
+    assert reviewed.luck == Luck(Fraction(1), Fraction(1))
+
+
+def test_a_review_kept_with_the_game_reads_back_the_same_and_goes_with_the_next_action():
+    game = classic_from(["o*...", "....*"], undo=True)
+    for move in [Move("reveal", 3, 0), Move("flag", 1, 1), Move("undo"), Move("reveal", 2, 0)]:
+        game, _ = MODES["classic"].apply(game, move, rng=random.Random(0), now=1.0)
+    reviewed = review(game)
+    game.review = reviewed.kept()
+    again = kept_review(game)
+    assert again is not None and again.grades == reviewed.grades and again.luck == reviewed.luck
+    assert again.steps == reviewed.steps
+    assert again.accuracy() == reviewed.accuracy()
+    game, _ = MODES["classic"].apply(game, Move("flag", 4, 1), rng=random.Random(0), now=1.0)
+    assert game.review is None and kept_review(game) is None

@@ -15,7 +15,7 @@ import pytest
 
 from app.game import Game, Move
 from app.modes import apply_move, new_game
-from app.seats import Invitation, Player, watcher
+from app.seats import Invitation, Player, replay_watcher, watcher
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
 
@@ -248,6 +248,33 @@ class TestStoreContract:
                     process.load(game_id, gone)
             assert process.games_of("mallory") == [] and process.latest("mallory") is None
             assert process.load(game_id, watcher("new")).seats == [Player("alice"), Invitation("new")]
+
+    def test_a_shared_replay_key_opens_a_one_player_game_until_it_is_withdrawn_or_the_game_plays_on(self, backend):
+        store = backend.store
+        game_id = store.create(game_for("alice"))
+        game = store.load(game_id, "alice")
+        ended = game.copy()
+        ended.status, ended.share, ended.version = "lost", "k" * 22, game.version + 1
+        store.save(game_id, "alice", ended, game.version)
+        for process in (store, backend.reopened()):
+            assert process.load(game_id, replay_watcher("k" * 22)).share == "k" * 22
+        # Played on (a loss taken back), or withdrawn: the key opens nothing, in every process.
+        for status, share in (("playing", "k" * 22), ("lost", None)):
+            game = store.load(game_id, "alice")
+            changed = game.copy()
+            changed.status, changed.version = status, game.version + 1
+            changed.share = share if status == "lost" else None
+            store.save(game_id, "alice", changed, game.version)
+            for process in (store, backend.reopened()):
+                with pytest.raises(NotFound):
+                    process.load(game_id, replay_watcher("k" * 22))
+                assert process.load(game_id, "alice").status == status
+            if status == "playing":
+                game = store.load(game_id, "alice")
+                again = game.copy()
+                again.status, again.share, again.version = "lost", "k" * 22, game.version + 1
+                store.save(game_id, "alice", again, game.version)
+                assert store.load(game_id, replay_watcher("k" * 22)).status == "lost"
 
     def test_a_player_who_leaves_a_game_keeps_the_seat_but_not_the_listing(self, backend):
         store = backend.store

@@ -16,20 +16,21 @@ from app.store import Store
 from tests.test_records import result
 
 # Ends out of order (a game that ended earlier, written later), at the same moment, of several groups, and
-# one result that does not read: each goes its own way through the tallies.
+# one result that does not read: each goes its own way through the tallies. Some were graded (an accuracy), some
+# kept before grades or graded with no move that bet on anything (none).
 HISTORY = [
     result(True, 30.0, 10),
-    result(False, 4.0, 11),
-    result(True, 20.0, 12),
-    result(True, 25.0, 12),
-    result(True, 10.0, 13, mode="cruel"),
+    result(False, 4.0, 11, accuracy=0.25),
+    result(True, 20.0, 12, accuracy=0.9),
+    result(True, 25.0, 12, accuracy=None),
+    result(True, 10.0, 13, mode="cruel", accuracy=1.0),
     result(False, 9.0, 14, size=(30, 16, 99)),
-    result(True, 15.0, 11.5),
+    result(True, 15.0, 11.5, accuracy=1 / 3),
     "not JSON",
-    result(True, 12.0, 9),
+    result(True, 12.0, 9, accuracy=0.1),
     result(True, 8.0, 20),
-    result(False, 3.0, 21, mode="cruel"),
-    *(result(seconds % 3 != 0, float(seconds), 30 + seconds) for seconds in range(1, 16)),
+    result(False, 3.0, 21, mode="cruel", accuracy=0.5),
+    *(result(seconds % 3 != 0, float(seconds), 30 + seconds, accuracy=seconds / 16) for seconds in range(1, 16)),
 ]
 
 
@@ -63,14 +64,15 @@ def put_old_results(backend, player: str, stored: list[str]) -> Store:
     return backend.reopened()
 
 
-def damage_tally(backend, player: str, key: str) -> None:
+def damage_tally(backend, player: str, key: str, text: str = "not JSON") -> None:
+    """Write over one of a player's tallies (with `text`: as an older release wrote it)."""
     if backend.name == "memory":
-        backend.store._tallies[player][key] = "not JSON"
+        backend.store._tallies[player][key] = text
     elif backend.name == "sqlite":
         with sqlite3.connect(backend.path) as connection:
-            connection.execute("UPDATE tallies SET data = 'not JSON' WHERE player = ? AND key = ?", (player, key))
+            connection.execute("UPDATE tallies SET data = ? WHERE player = ? AND key = ?", (text, player, key))
     else:
-        backend.store.redis.hset(f"kaboom:tallies:{player}", key, "not JSON")
+        backend.store.redis.hset(f"kaboom:tallies:{player}", key, text)
 
 
 class TestTallies:
@@ -121,6 +123,32 @@ class TestTallies:
         keep(store, "alice", "new", result(True, 0.5, 100))
         assert records(store) == records_of(store.results_of("alice"))
         assert records(store).records[0].best[0].seconds == 0.5
+
+    def test_tallies_kept_before_grades_read_and_count_only_the_accuracy_of_results_graded(self, backend, monkeypatch):
+        store = backend.store
+        old = [result(True, 30.0, 1), result(False, 3.0, 2), result(True, 20.0, 3)]
+        for number, text in enumerate(old):
+            keep(store, "alice", f"old-{number}", text)
+        # The group's tally as it was written before grades: no accuracy, and best times of three figures.
+        key = tally_key(old[0])
+        group = json.loads(store.tallies_of("alice")[key])
+        del group["graded"], group["accuracy_sum"]
+        group["best"] = [best[:3] for best in group["best"]]
+        damage_tally(backend, "alice", key, json.dumps(group))
+        assert records(store) == records_of(old)
+
+        def refused(stored):
+            raise AssertionError("counted every result again")
+
+        for module in ("memory", "sqlite", "redis"):
+            monkeypatch.setattr(f"app.store.{module}.recount", refused)
+        keep(store, "alice", "graded", result(True, 10.0, 4, accuracy=0.5))
+        keep(store, "alice", "graded-too", result(False, 2.0, 5, accuracy=1.0))
+        keep(store, "alice", "none-bet", result(False, 2.0, 6, accuracy=None))
+        assert records(store) == records_of(store.results_of("alice"))
+        (record,) = records(store).records
+        assert (record.games, record.graded, record.accuracy) == (6, 2, 0.75)
+        assert [best.accuracy for best in record.best] == [0.5, None, None]
 
     def test_a_tally_that_does_not_read_back_is_counted_again(self, backend):
         store = backend.store

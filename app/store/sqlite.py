@@ -372,7 +372,7 @@ class SQLiteStore(Store):
         # cannot change before the writes that depend on it.
         with self._transaction() as connection:
             row = connection.execute(
-                "SELECT version, history_length FROM games "
+                "SELECT version, history_length, finished FROM games "
                 "WHERE id = ? AND EXISTS (SELECT 1 FROM seats WHERE game_id = ? AND player = ?)",
                 (game_id, game_id, player),
             ).fetchone()
@@ -380,7 +380,7 @@ class SQLiteStore(Store):
                 raise NotFound(game_id)
             if row[0] != read_version:
                 raise Conflict(game_id)
-            stored = row[1]
+            stored, was_finished = row[1], row[2]
             kept = min(stored, len(game.history))
             connection.execute("DELETE FROM history WHERE game_id = ? AND seq >= ?", (game_id, kept))
             connection.executemany(
@@ -398,7 +398,9 @@ class SQLiteStore(Store):
                     game_id,
                 ),
             )
-            if len(game.seats) > 1:  # a one-player game's credential never changes
+            # A one-player game's credentials change only while it is over (its replay shared or withdrawn,
+            # or taken back into play by undo): the other moves write no seat.
+            if len(game.seats) > 1 or was_finished or game.status != "playing":
                 self._seat(connection, game_id, game)
         self._remember_history(game_id, game)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from app.game import Move
@@ -20,7 +20,10 @@ from app.web.schemas import (
     OptionsIn,
     ProbabilitiesOut,
     RecordOut,
+    ReviewOut,
+    ShareOut,
     game_out,
+    review_out,
 )
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
@@ -147,3 +150,32 @@ async def bot_move(game_id: str, player: Player, client: Client, service: Servic
     A game the bot played a move of is left out of the player's records."""
     result = await service.bot_move(game_id, player, client)
     return JSONResponse(game_out(game_id, result.after, service.clock()))
+
+
+@router.get(
+    "/{game_id}/review",
+    response_model=ReviewOut,
+    responses={404: {"model": ErrorOut, "description": "no such game, not the player's, or still in play"}},
+)
+async def game_review(game_id: str, player: Player, service: Service) -> ReviewOut:
+    """A finished game's story, every step graded from what the player could see before it (never from the
+    layout), and what the grades add up to. Graded once, at the end or at the first ask, and kept. A game
+    still in play answers 404: nothing of it is shown before its end."""
+    game, graded = await service.review(game_id, player)
+    return review_out(game_id, game, graded)
+
+
+@router.post("/{game_id}/share", response_model=ShareOut)
+async def share_replay(game_id: str, request: Request, player: Player, service: Service) -> ShareOut:
+    """Share a finished game's replay by a link that cannot be guessed (the same link while shared); the
+    game's maker only. Whoever holds the link sees the replay and its grades, nothing else."""
+    game = await service.share(game_id, player, True)
+    assert game.share is not None
+    return ShareOut(url=str(request.url_for("shared_replay", game_id=game_id, key=game.share)))
+
+
+@router.delete("/{game_id}/share", status_code=204)
+async def withdraw_replay(game_id: str, player: Player, service: Service) -> Response:
+    """Withdraw the replay's link: it opens nothing from now on (a new share makes a new link)."""
+    await service.share(game_id, player, False)
+    return Response(status_code=204)

@@ -14,6 +14,7 @@ from app.server import address_key
 from app.service import GameService
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
+from app.web.view import accuracy_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -22,6 +23,8 @@ STATIC = ROOT / "static"
 templates = Jinja2Blocks(directory=TEMPLATES)
 # A face's templates outside templates/ (a mode the tests add) are found by the face registry.
 templates.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), FaceLoader()])
+# An accuracy as every page shows it: "94 %", or "–" for none.
+templates.env.filters["accuracy"] = accuracy_text
 
 
 def player_id(request: Request) -> str:

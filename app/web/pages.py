@@ -11,13 +11,14 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.game import Game, Invalid, Move, board_size
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode
-from app.seats import held_by, link_key, open_seat, watcher
+from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.seats import invitation as seating_invitation
 from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import STATIC, Client, Player, Service, is_htmx
 from app.web.faces import face_of
-from app.web.render import blocks, move_answer, page, page_context
+from app.web.render import blocks, move_answer, page, page_context, replay_context
+from app.web.replay import overlay_changes
 from app.web.view import Look, Seating, cell_html, clock_text, game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -460,3 +461,47 @@ def decimal(text: str, name: str) -> float:
         return float(text.strip())
     except ValueError:
         raise Invalid(f"{name} must be a number, not {text!r}") from None
+
+
+# ----- a finished game's replay and review ----------------------------------------------------------
+
+
+@router.get("/games/{game_id}/replay")
+async def replay_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
+    """A finished game's replay, every move graded; 404 while it is in play, as for another player's game."""
+    game, graded = await service.review(game_id, player)
+    share = str(request.url_for("shared_replay", game_id=game_id, key=game.share)) if game.share else None
+    owner = player == game.maker
+    return page(request, replay_context(game_id, game, graded, service.clock(), owner=owner, share=share))
+
+
+@router.get("/replays/{game_id}/{key}")
+async def shared_replay(request: Request, game_id: str, key: str, service: Service) -> Response:
+    """A replay shared by its link: the same page, without its owner's controls; 404 once withdrawn."""
+    game, graded = await service.review(game_id, replay_watcher(key))
+    return page(request, replay_context(game_id, game, graded, service.clock(), key=key))
+
+
+@router.get("/games/{game_id}/replay/overlay", response_class=JSONResponse)
+async def replay_overlay(game_id: str, step: int, player: Player, service: Service) -> JSONResponse:
+    return await overlay_answer(service, game_id, player, step)
+
+
+@router.get("/replays/{game_id}/{key}/overlay", response_class=JSONResponse)
+async def shared_replay_overlay(game_id: str, key: str, step: int, service: Service) -> JSONResponse:
+    return await overlay_answer(service, game_id, replay_watcher(key), step)
+
+
+async def overlay_answer(service: GameService, game_id: str, viewer: str, step: int) -> JSONResponse:
+    """What could be known after `step` steps of the replay: the cells the overlays change, and a note
+    when counting took too long."""
+    _, frame, overlay = await service.replay_overlay(game_id, viewer, step)
+    note = "Too complex to count in time: the chances are left out." if overlay.too_complex else ""
+    return JSONResponse({"step": step, "changes": overlay_changes(frame, overlay), "note": note})
+
+
+@router.post("/games/{game_id}/share")
+async def share_form(game_id: str, player: Player, service: Service, shared: Annotated[str, Form()] = "1") -> Response:
+    """Share the replay (shared=1) or withdraw its link (shared=0), then back to the replay."""
+    await service.share(game_id, player, shared != "0")
+    return RedirectResponse(f"/games/{game_id}/replay#share", status_code=303)

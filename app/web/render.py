@@ -9,9 +9,11 @@ from fastapi.responses import Response
 
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import BOARD_MODE, MODES
+from app.review import Review
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
 from app.web.faces import PARTS, face_of
+from app.web.replay import kept_accuracy, replay_view
 from app.web.view import Look, bot_text, cell_html, changed_cells, panel, probability_legend, review_text, seat_lines
 
 PAGE = "game.html"
@@ -49,6 +51,7 @@ def page_context(
             board_id=mode.public_state(game).get("board_id"),
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, overlay),
+            accuracy=kept_accuracy(game),
             # Asked for and over the counting budget: the page says so (the debug overlay still shows).
             too_complex=overlay is not None and overlay.too_complex,
             legend=probability_legend() if overlay is not None and overlay.probabilities is not None else None,
@@ -84,6 +87,22 @@ def page_context(
 # A page shows a game as it is now: Back and Forward must ask again, not show the copy of an earlier
 # visit (the browser's cache and its back-forward cache keep none).
 FRESH = {"Cache-Control": "no-store"}
+
+
+def replay_context(
+    game_id: str,
+    game: Game,
+    review: Review,
+    now: float,
+    *,
+    owner: bool = False,
+    share: str | None = None,
+    key: str | None = None,
+) -> dict:
+    """The page's context for a finished game's replay: the header's, and the replay (app.web.replay)."""
+    context = page_context(None, now=now)
+    context["replay"] = replay_view(game_id, game, review, now, owner=owner, share=share, key=key)
+    return context
 
 
 def page(request: Request, context: dict, status_code: int = 200) -> Response:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from app.game import MAX_BOARD_SIDE, Choice, Game
 from app.modes import DEFAULT_MODE, MODES, get_mode
-from app.records import Record, fixed_layout_figures
+from app.records import Record, accuracy_of, fixed_layout_figures
+from app.review import BEST_GUESS_MARGIN, Review
 from app.seats import OPPONENTS
 from app.store import Listing
 from app.web.faces import face_of
@@ -258,12 +260,19 @@ class GameListOut(BaseModel):
     elapsed: float | None = None
     deaths: int | None = None
     updated_at: float = Field(description="when it was last played, in seconds since 1970 (UTC)")
+    accuracy: float | None = Field(
+        None,
+        description="a finished game's accuracy, 0 to 1: the share of its moves that bet on something (a reveal, "
+        "a chord, a flag) that were proven or the best guess; null in play, when no move bet on anything, or "
+        "when it was too long to grade at its end and its review was not asked for since",
+    )
 
     @classmethod
     def of(cls, listing: Listing, now: float) -> GameListOut:
         game = listing.game
         if game is None:
             return cls(id=listing.game_id, damaged=True, updated_at=listing.updated_at)
+        accuracy = accuracy_of(game)
         return cls(
             id=listing.game_id,
             mode=game.mode,
@@ -274,6 +283,7 @@ class GameListOut(BaseModel):
             elapsed=game.elapsed(now),
             deaths=game.deaths,
             updated_at=listing.updated_at,
+            accuracy=float(accuracy) if accuracy is not None else None,
         )
 
 
@@ -323,6 +333,7 @@ class BestOut(BaseModel):
     finished_at: float
     bbbv: int | None
     bbbv_per_second: float | None
+    accuracy: float | None = Field(description="the game's accuracy, 0 to 1; null when it has none")
 
 
 class RecordOut(BaseModel):
@@ -338,6 +349,14 @@ class RecordOut(BaseModel):
     win_rate: float
     streak: int = Field(description="wins in a row up to the latest game")
     best_streak: int
+    accuracy: float | None = Field(
+        description="the mean accuracy of its graded games, 0 to 1 (a game's accuracy: the share of its moves that "
+        "bet on something that were proven or the best guess); null when none is graded"
+    )
+    graded: int = Field(
+        description="its games with an accuracy: graded at their end (a game too long to grade then, one where no "
+        "move bet on anything, or one that ended before grading, has none)"
+    )
     best_times: list[BestOut] = Field(description="the ten fastest wins, fastest first")
 
     @classmethod
@@ -353,12 +372,15 @@ class RecordOut(BaseModel):
             win_rate=record.win_rate,
             streak=record.streak,
             best_streak=record.best_streak,
+            accuracy=record.accuracy,
+            graded=record.graded,
             best_times=[
                 BestOut(
                     seconds=best.seconds,
                     finished_at=best.finished_at,
                     bbbv=best.bbbv,
                     bbbv_per_second=best.bbbv_per_second,
+                    accuracy=best.accuracy,
                 )
                 for best in record.best
             ],
@@ -428,3 +450,138 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     503: {"model": ErrorOut, "description": "the position is too complex to analyse within the time limit"},
 }
+
+
+# ----- a finished game's review (app.review) ------------------------------------------------------
+
+
+class StepOut(BaseModel):
+    step: int = Field(description="its place in the game's story, from 1")
+    action: str = Field(description='the move: reveal, chord, flag, undo, or a mode\'s own ("help", "bomb")')
+    x: int | None = None
+    y: int | None = None
+    mark: str | None = Field(None, description="the mark a flag move set, when it named one")
+    seat: int | None = Field(None, description="who moved, in games of several seats")
+    taken_back: bool = Field(description="undone later, or an undo itself: the replay may skip it")
+    death: bool = Field(description="it opened a mine and lost the game (taken back or not)")
+    grade: str = Field(description="first, proven, best, inaccuracy, mistake, noted (not a bet) or too_complex")
+    chance: float | None = Field(
+        None, description="its exact chance of a mine before it (a chord: of its riskiest cell), for a move not proven"
+    )
+    best: float | None = Field(
+        None,
+        description="the lowest chance of a mine on the board then (where a mine is a point, as in Flags: the "
+        "highest), for a move not proven",
+    )
+    example: list[int] | None = Field(
+        None, description="a mistake's proven cell [x, y]: safe (in Flags: a proven mine), or the flagged cell"
+    )
+    proof: list[list[int]] = Field(default_factory=list, description="the revealed numbers [x, y] that prove it")
+    uses_count: bool = Field(False, description="the proof needs the number of mines left too")
+
+
+class SummaryOut(BaseModel):
+    seat: int | None = Field(None, description="the seat it sums up; null for the whole game")
+    moves: int = Field(description="moves that bet on something: proven, guesses, mistakes")
+    proven: int
+    proven_share: float | None
+    guesses: int
+    best_guesses: int
+    inaccuracies: int
+    mistakes: int
+    too_complex: int
+    accuracy: float | None = Field(description="the share of the moves proven or the best guess; null when none")
+
+
+class LuckOut(BaseModel):
+    survived: float = Field(description="the chance that every guess that stands survived")
+    survived_one_in: float | None = Field(description="the same as 1 in N; null when it was no chance at all")
+    with_best: float = Field(description="the chance with the best guess at each of those moments")
+    with_best_one_in: float | None
+
+
+class ReviewOut(BaseModel):
+    id: str
+    mode: str
+    width: int
+    height: int
+    mines: int
+    status: Literal["won", "lost"]
+    best_guess_margin: float = Field(description="a guess this close to the best chance on the board is the best guess")
+    luck: LuckOut | None = Field(
+        description="null where luck takes no part (cruel but fair: a cell that can be safe is), or a mine is a point"
+    )
+    deaths: int = Field(description="clicks on a mine, taken back with undo or not")
+    summary: SummaryOut
+    seats: list[SummaryOut] = Field(description="each seat's summary, in games of several seats")
+    steps: list[StepOut]
+
+
+class ShareOut(BaseModel):
+    url: str = Field(description="the replay's link: whoever holds it sees the finished game's replay, nothing else")
+
+
+def summary_out(review: Review, seat: int | None = None) -> SummaryOut:
+    return SummaryOut(
+        seat=seat,
+        moves=len(review.judged(seat)),
+        proven=review.count("proven", seat),
+        proven_share=_float(review.proven_share(seat)),
+        guesses=review.guesses(seat),
+        best_guesses=review.count("best", seat),
+        inaccuracies=review.count("inaccuracy", seat),
+        mistakes=review.count("mistake", seat),
+        too_complex=review.count("too_complex", seat),
+        accuracy=_float(review.accuracy(seat)),
+    )
+
+
+def review_out(game_id: str, game: Game, review: Review) -> ReviewOut:
+    rules = get_mode(game.mode)
+    luck = review.luck
+    steps = []
+    for number, (step, graded) in enumerate(zip(review.steps, review.grades, strict=True), start=1):
+        move = step.move
+        steps.append(
+            StepOut(
+                step=number,
+                action=move.action if move is not None else "unrecorded",
+                x=move.x if move is not None else None,
+                y=move.y if move is not None else None,
+                mark=move.mark if move is not None else None,
+                seat=move.seat if move is not None else None,
+                taken_back=step.taken_back,
+                death=step.death,
+                grade=graded.kind,
+                chance=_float(graded.chance),
+                best=_float(graded.best),
+                example=list(graded.example) if graded.example is not None else None,
+                proof=[list(cell) for cell in graded.proof],
+                uses_count=graded.uses_count,
+            )
+        )
+    return ReviewOut(
+        id=game_id,
+        mode=game.mode,
+        width=game.width,
+        height=game.height,
+        mines=game.mines,
+        status=game.status,
+        best_guess_margin=float(BEST_GUESS_MARGIN),
+        luck=LuckOut(
+            survived=float(luck.survived),
+            survived_one_in=float(1 / luck.survived) if luck.survived else None,
+            with_best=float(luck.with_best),
+            with_best_one_in=float(1 / luck.with_best) if luck.with_best else None,
+        )
+        if luck is not None
+        else None,
+        deaths=review.deaths,
+        summary=summary_out(review),
+        seats=[summary_out(review, seat) for seat in range(rules.seat_count)] if rules.seat_count > 1 else [],
+        steps=steps,
+    )
+
+
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from app.game import QUESTION, BotChoice, Game, LossReview
 from app.modes import get_mode
-from app.records import fixed_layout_figures
+from app.records import accuracy_of, fixed_layout_figures
 from app.seats import computers, invitation
 from app.service import Overlay
 from app.store import Listing
@@ -405,6 +405,16 @@ def percent(chance: Fraction | float) -> str:
     return f"{round(value)} %"
 
 
+ACCURACY_TITLE = "The share of its moves that bet on something that were proven or the best guess"
+NOT_GRADED_TITLE = "Too long to grade when it ended: its replay grades it"
+
+
+def accuracy_text(value: Fraction | float | None) -> str:
+    """An accuracy (or a mean of them) for people: whole percents, as the records show the win rate; "–" for
+    none (no move bet on anything, no game graded)."""
+    return "–" if value is None else f"{round(float(value) * 100)} %"
+
+
 @dataclass
 class ListedGame:
     """A row of the player's game list."""
@@ -417,6 +427,11 @@ class ListedGame:
     played: str  # when it was last played, in UTC (the page shows it in the player's time zone)
     played_at: str  # the same, as ISO 8601
     made_by_player: bool = True  # deleting takes it away for everyone; else the player only leaves it
+    # A finished game's accuracy ("Accuracy 94 %", "Not graded") with what it means, and its replay's page;
+    # "" in play.
+    accuracy: str = ""
+    accuracy_title: str = ""
+    replay: str = ""
 
 
 def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
@@ -441,7 +456,7 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
             ),
             "",
         )
-        title = f"{size}{game.width}×{game.height}, {game.mines} mines"
+        title = f"{size}{game.width}×{game.height}, {game.mines} mine{'s' * (game.mines != 1)}"
         kind = mode.record_kind(game)
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
         state = {
@@ -454,6 +469,13 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
             state = mode.result_text(game, clock) or f"Playing, {mode.seat_name(mode.seat_to_move(game))} to move"
         if game.deaths:
             state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
+        accuracy = accuracy_title = replay = ""
+        if game.status != "playing":
+            # Graded at its end; a game too long for that is graded when its review is first asked for.
+            graded = game.review is not None
+            accuracy = f"Accuracy {accuracy_text(accuracy_of(game))}" if graded else "Not graded"
+            accuracy_title = ACCURACY_TITLE if graded else NOT_GRADED_TITLE
+            replay = f"/games/{listing.game_id}/replay"
         rows.append(
             ListedGame(
                 listing.game_id,
@@ -464,6 +486,9 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
                 played,
                 played_at,
                 made_by_player=game.maker == player,
+                accuracy=accuracy,
+                accuracy_title=accuracy_title,
+                replay=replay,
             )
         )
     return rows
