@@ -336,15 +336,15 @@ def review(game: Game, limits: Limits | None = None) -> Review:
     played, grades = [], []
     following: Analyzer | None = None  # of the position before the next step that stands
     for step in walk(game):
+        # The first step starts from the position every step taken back returns to.
+        following = following or Analyzer(step.before.position())
         if step.move is None:
             graded = Grade("noted")
         else:
-            if not step.taken_back and following is None and _needs_analysis(step.before, step.move):
-                following = Analyzer(step.before.position())
             graded = grade(
                 step.before, step.move, limits.timed() if limits else None, None if step.taken_back else following
             )
-        if following is not None and not step.taken_back:
+        if not step.taken_back:
             opened = {
                 step.before.cell(index): step.after.cells[index]
                 for index in step.changed
@@ -355,10 +355,6 @@ def review(game: Game, limits: Limits | None = None) -> Review:
         played.append(step.played)
         grades.append(graded)
     return _summed(game, played, grades, cut=limits is not None and _past(limits) and "too_complex" in _kinds(grades))
-
-
-def _needs_analysis(before: Game, move: Move) -> bool:
-    return before.status == "playing" and move.action in ("reveal", "chord", "flag")
 
 
 def kept_review(game: Game) -> Review | None:

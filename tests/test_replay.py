@@ -254,16 +254,19 @@ def test_a_big_game_not_graded_at_its_end_is_graded_where_slow_work_runs_when_fi
     import sqlite3
 
     game_id = new_game(client)
-    put_layout(database, game_id, ["*" + "." * 59] + ["." * 60] * 59)  # 3,600 cells: past SLOW_REVIEW_CELLS
-    assert move(client, game_id, action="reveal", x=59, y=59)["status"] == "won"  # one flood opens the board
+    # 3,600 cells, past SLOW_REVIEW_CELLS; one mine in the corner, and a 0 shown: the layout stands as given.
+    put_layout(database, game_id, ["*" + "." * 59] + ["." * 60] * 58 + ["." * 59 + "o"])
+    answer = move(client, game_id, action="reveal", x=58, y=58)  # a 0 beside the 0: a flood
+    answer = open_all_but(answer, (0, 0), lambda x, y: move(client, game_id, action="reveal", x=x, y=y))
+    assert answer["status"] == "won"
     with sqlite3.connect(database) as connection:
         data = json.loads(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0])
-        assert data.pop("review")["accuracy"] is None  # graded at its end: the first click bets on nothing
+        assert data.pop("review")["accuracy"] == "1/1"  # graded at its end: every move proven
         connection.execute("UPDATE games SET data = ? WHERE id = ?", (json.dumps(data), game_id))
     assert [row["accuracy"] for row in client.get("/api/games").json() if row["id"] == game_id] == [None]
     version = client.get(f"/api/games/{game_id}").json()["version"]
     review = client.get(f"/api/games/{game_id}/review").json()
-    assert [step["grade"] for step in review["steps"]] == ["first"]
+    assert {step["grade"] for step in review["steps"]} == {"proven"} and review["summary"]["accuracy"] == 1
     # Kept: asked again, the same, and no second write.
     assert client.get(f"/api/games/{game_id}").json()["version"] == version + 1
     assert client.get(f"/api/games/{game_id}/review").json() == review

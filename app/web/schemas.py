@@ -457,7 +457,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 class StepOut(BaseModel):
     step: int = Field(description="its place in the game's story, from 1")
-    action: str = Field(description='the move: reveal, chord, flag, undo, or a mode\'s own ("help", "bomb")')
+    action: str = Field(description="the move: reveal, chord, flag, undo, or an action of the game's mode")
     x: int | None = None
     y: int | None = None
     mark: str | None = Field(None, description="the mark a flag move set, when it named one")
@@ -470,11 +470,12 @@ class StepOut(BaseModel):
     )
     best: float | None = Field(
         None,
-        description="the lowest chance of a mine on the board then (where a mine is a point, as in Flags: the "
+        description="the lowest chance of a mine on the board then (where a mine is a point: the "
         "highest), for a move not proven",
     )
     example: list[int] | None = Field(
-        None, description="a mistake's proven cell [x, y]: safe (in Flags: a proven mine), or the flagged cell"
+        None,
+        description="a mistake's proven cell [x, y]: safe (where a mine is a point: a proven mine), or the flag's cell",
     )
     proof: list[list[int]] = Field(default_factory=list, description="the revealed numbers [x, y] that prove it")
     uses_count: bool = Field(False, description="the proof needs the number of mines left too")
@@ -509,7 +510,8 @@ class ReviewOut(BaseModel):
     status: Literal["won", "lost"]
     best_guess_margin: float = Field(description="a guess this close to the best chance on the board is the best guess")
     luck: LuckOut | None = Field(
-        description="null where luck takes no part (cruel but fair: a cell that can be safe is), or a mine is a point"
+        description="null where the rules leave nothing to luck (a cell that can be safe is safe when opened), "
+        "or a mine is a point"
     )
     deaths: int = Field(description="clicks on a mine, taken back with undo or not")
     summary: SummaryOut
