@@ -79,28 +79,36 @@ class ChangeFeed:
     async def wait(self, game_id: str, version: int, timeout: float) -> bool:
         """Whether the game's stored version moved from `version` within `timeout` seconds; False at once
         when the feed is closed (the server is stopping)."""
+        return await self.wait_any({game_id: version}, timeout)
+
+    async def wait_any(self, versions: dict[str, int], timeout: float) -> bool:
+        """Whether any of the games' (or rooms') stored versions moved from the one given within `timeout`
+        seconds: a room's page follows the room and each of its games."""
         loop = asyncio.get_running_loop()
-        waiter = Waiter(version, loop.create_future(), loop)
+        future: asyncio.Future[bool] = loop.create_future()
+        waiters = {game_id: Waiter(version, future, loop) for game_id, version in versions.items()}
         with self._lock:
             if self._stopped:
                 return False
-            self._waiters.setdefault(game_id, []).append(waiter)
-            self._fresh.add(game_id)
+            for game_id, waiter in waiters.items():
+                self._waiters.setdefault(game_id, []).append(waiter)
+                self._fresh.add(game_id)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._follow, name="change feed", daemon=True)
                 self._thread.start()
         self._wake.set()
         try:
-            return await asyncio.wait_for(waiter.future, timeout)
+            return await asyncio.wait_for(future, timeout)
         except TimeoutError:
             return False
         finally:
             with self._lock:
-                waiters = self._waiters.get(game_id, [])
-                if waiter in waiters:
-                    waiters.remove(waiter)
-                if not waiters:
-                    self._waiters.pop(game_id, None)
+                for game_id, waiter in waiters.items():
+                    waiting = self._waiters.get(game_id, [])
+                    if waiter in waiting:
+                        waiting.remove(waiter)
+                    if not waiting:
+                        self._waiters.pop(game_id, None)
 
     def close(self) -> None:
         """Wake every waiting stream (with False) and stop the thread; later waits answer False at once."""

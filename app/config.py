@@ -79,6 +79,13 @@ class Settings(BaseSettings):
         le=10,
         description="seconds the Flags computer waits before each move, so that a player can follow its moves",
     )
+    rooms_per_player: int = Field(
+        10, ge=1, description="rooms one player may be in at once (co-op rooms and races); leaving one frees a place"
+    )
+    room_limit: int = Field(10, ge=1, description="new rooms a client address may open per create_window seconds")
+    race_countdown: float = Field(
+        3, ge=0, le=30, description="seconds between a race's start and its boards opening, shown as a countdown"
+    )
     create_limit: int = Field(30, ge=1, description="new games a client may start per create_window seconds")
     create_window: float = Field(60, gt=0, description="the window, in seconds, that create_limit counts in")
     no_guess_limit: int = Field(

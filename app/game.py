@@ -62,12 +62,14 @@ def setting(
     at_deal: bool = False,
     fixed: bool = False,
     asked: str | None = None,
+    helps: bool = False,
 ) -> Any:
     """A game setting: a switch with a label for the page; `order` places it among the others. A setting
     `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game; a
     `fixed` one is a rule of the game, set when it is made and never changed. One the JSON API's new-game
-    request takes is `asked`, with what the API says of it ("" for nothing)."""
-    metadata = {"label": label, "order": order, "at_deal": at_deal, "fixed": fixed, "asked": asked}
+    request takes is `asked`, with what the API says of it ("" for nothing). One that `helps` the player
+    (an overlay, an assist) is off where players compete on one board (a race)."""
+    metadata = {"label": label, "order": order, "at_deal": at_deal, "fixed": fixed, "asked": asked, "helps": helps}
     return field(default=default, metadata=metadata)
 
 
@@ -132,6 +134,11 @@ class Switches:
         return next((f.metadata["fixed"] for f in dataclasses.fields(cls) if f.name == name), False)
 
     @classmethod
+    def helping(cls) -> frozenset[str]:
+        """The settings that help the player (overlays, assists)."""
+        return frozenset(f.name for f in dataclasses.fields(cls) if f.metadata.get("helps"))
+
+    @classmethod
     def asked(cls) -> dict[str, tuple[bool, str]]:
         """The settings the new-game API takes: each with its default and what the API says of it."""
         asked = {}
@@ -149,8 +156,8 @@ class Switches:
 class Options(Switches):
     """The settings of the one-player modes; a mode's own settings extend these."""
 
-    debug_overlay: bool = setting("Debug overlay", order=10)
-    probabilities: bool = setting("Mine probabilities", order=11)
+    debug_overlay: bool = setting("Debug overlay", order=10, helps=True)
+    probabilities: bool = setting("Mine probabilities", order=11, helps=True)
     safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
     countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
     question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
@@ -270,6 +277,12 @@ class Game:
     review: dict[str, Any] | None = None
     # The key of a finished game's shared replay (app.seats.SHARE): None when not shared, or withdrawn.
     share: str | None = None
+    # The room the game is played in (app.rooms): {"id", "kind", "invite"}; whoever holds the room's link
+    # may watch the game, and the room's kind says what the game is to its players (their records).
+    room: dict[str, str] | None = None
+    # When the board opens (a race's start, after its countdown): no move before it, and its clock counts
+    # from it, the same for every racer, rather than from the first click.
+    opens_at: float | None = None
 
     @property
     def maker(self) -> str:
@@ -285,9 +298,13 @@ class Game:
         return self.hidden
 
     def credentials(self) -> list[str]:
-        """What opens the game in a store: its players' ids, an invitation link's key, the computer's, and
-        the key of its shared replay."""
-        return seating.credentials(self.seats) + ([seating.replay_watcher(self.share)] if self.share else [])
+        """What opens the game in a store: its players' ids, an invitation link's key, the computer's, the
+        key of its shared replay, and its room's link."""
+        return (
+            seating.credentials(self.seats)
+            + ([seating.replay_watcher(self.share)] if self.share else [])
+            + ([seating.watcher(self.room["invite"])] if self.room else [])
+        )
 
     @functools.cached_property
     def board(self) -> Board:
@@ -356,6 +373,8 @@ class Game:
         return self.covered - (self.mines - self.cells.count(MINE))
 
     def elapsed(self, now: float) -> float:
+        if self.opens_at is not None:
+            return max(0.0, (self.finished_at or now) - self.opens_at)
         if self.started_at is None:
             return 0.0
         return (self.finished_at or now) - self.started_at
@@ -395,8 +414,8 @@ class Game:
         data["cells"] = "".join(self.cells)
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         data["seats"] = seating.to_json(self.seats)
-        # Written only when there is something: most games never undo, finish or share.
-        for name in ("undone", "review", "share"):
+        # Written only when there is something: most games never undo, finish, share or sit in a room.
+        for name in ("undone", "review", "share", "room", "opens_at"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         return data
@@ -437,6 +456,9 @@ class Turn:
 
     def __post_init__(self) -> None:
         self.undo.update({name: copy.deepcopy(getattr(self.game, name)) for name in RECORDED})
+        # The version the record takes the game back to: a live page one version behind learns that this
+        # action is all that changed since it was drawn.
+        self.undo["version"] = self.game.version
         if self.move is not None:
             self.undo["move"] = self.move.recorded()
         if self.game.undone:

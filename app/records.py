@@ -40,6 +40,7 @@ from typing_extensions import TypedDict
 
 from app.game import MAX_BOARD_SIDE, PRESETS, Game
 from app.modes import get_mode
+from app.rooms import get_kind
 from app.stored import schema
 from solver.generate import bbbv
 
@@ -47,6 +48,15 @@ BEST_TIMES = 10
 Seconds = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
 # A game's accuracy, 0 to 1.
 Accuracy = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+@schema
+class Place(TypedDict):
+    """A game's place in its room (app.rooms: a race's rank among those who cleared the board, of how many)."""
+
+    kind: Annotated[StrictStr, Field(max_length=20)]
+    rank: Annotated[StrictInt, Field(ge=1)] | None
+    of: Annotated[StrictInt, Field(ge=1)]
 
 
 @schema
@@ -67,6 +77,8 @@ class Result(TypedDict):
     # The game's accuracy, graded at its end; absent from results kept before grades, None when the game was
     # too long to grade then or no move of it bet on anything.
     accuracy: NotRequired[Accuracy | None]
+    # A game of a race: its place in it; absent from results of games outside rooms.
+    room: NotRequired[Place]
 
 
 RESULT = TypeAdapter(Result)
@@ -85,8 +97,13 @@ def fixed_layout_figures(game: Game) -> tuple[int, float, int] | None:
 def counts_in_records(game: Game) -> bool:
     """Whether a game's end is a result of the player's: not once the bot played any move of it (Play for
     me), even one undone since, nor when the player had seen its board's layout (`layout_seen`: another
-    game of the board ended first). Hints, Show me, the overlays and the assists leave it the player's own."""
-    return not game.state.get("bot_moves") and not game.state.get("layout_seen")
+    game of the board ended first), nor a game of a room whose kind makes it nobody's own (a co-op
+    board). Hints, Show me, the overlays and the assists leave it the player's own."""
+    return (
+        not game.state.get("bot_moves")
+        and not game.state.get("layout_seen")
+        and (game.room is None or get_kind(game.room["kind"]).counts_in_records)
+    )
 
 
 def accuracy_of(game: Game) -> Fraction | None:

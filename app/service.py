@@ -40,6 +40,8 @@ from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Out
 from app.lane import Lane
 from app.records import Records, counts_in_records, result_of, tallied
 from app.review import Review, frame_at, kept_review, review, steps_in
+from app.room_operations import RoomOperations, RoomView
+from app.rooms import RoomNotFound, get_kind
 from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
 from app.seats import COMPUTER, computers, held_by, new_share_key, watcher
 from app.store import Corrupt, Listing, NotFound, Store
@@ -106,6 +108,13 @@ class NoGuessLimited(RateLimited):
             f"Too many no-guess boards from your address: at most {limit} every {window:g} seconds. "
             "Wait a little, or turn off No guessing."
         )
+
+
+def check_assists(game: Game, what: str) -> None:
+    """Refuse `what` (a hint, an overlay, the bot) in a game whose room is played without them (a race)."""
+    if game.room is not None and not get_kind(game.room["kind"]).assists:
+        kind = get_kind(game.room["kind"]).title.lower()
+        raise Refused(f"no {what} in a {kind}: everyone plays on what they can see")
 
 
 class AnalyzerCache:
@@ -197,7 +206,7 @@ class MoveResult:
     bot: BotChoice | None = None  # the bot's move: the cell it chose, and why
 
 
-class GameService:
+class GameService(RoomOperations):
     def __init__(
         self,
         store: Store,
@@ -354,11 +363,13 @@ class GameService:
     @operation("delete")
     def _delete(self, game_id: str, player: str) -> bool:
         try:
-            maker = self.store.load(game_id, player).maker
+            game = self.store.load(game_id, player)
+            maker, in_room = game.maker, game.room is not None
         except Corrupt:
             # A damaged game cannot say who made it; the store lets only a seated player take it away.
-            maker = player
-        if player != maker:
+            maker, in_room = player, False
+        # A room's game is the room's: deleting it would pull it from under the others (or the race).
+        if player != maker or in_room:
             self.store.leave(game_id, player)
             return False
         self.store.delete(game_id, player)
@@ -472,6 +483,7 @@ class GameService:
         if (move is None or move.action == "reveal") and modes.get_mode(before.mode).no_guess_deal(before):
             self._before_no_guess_deal(game_id, before, client)
         if move is None:
+            check_assists(before, "bot")
             self._bot_off_cheap_threads(game_id, before)
         analyzer = self._analyzer(game_id, before)
         overlay_before = self._overlay_shown(analyzer, before, limits)
@@ -501,7 +513,12 @@ class GameService:
             # The game's first end is its result (the store keeps only the first): a loss undone and
             # played on to a win is still a loss in the records. A game that is no result still shows its board.
             result = result_of(after) if counts_in_records(after) else None
+            place = self.place_in_room(after, player) if result is not None else None
+            if place is not None:
+                result["room"] = place  # type: ignore[index]
             self.store.record_result(after.maker, game_id, result, board)
+        if move.action == "undo" or move.action in modes.get_mode(before.mode).extra_actions:
+            self.note_in_room(after, player, move.action)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
         overlay_after = self._overlay(fresh, after, limits)
@@ -599,6 +616,9 @@ class GameService:
     def _set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         before = self.store.load(game_id, player)
         modes.get_mode(before.mode).check_options(before, changes)
+        helping = [name for name in type(before.options).helping() if changes.get(name)]
+        if helping:
+            check_assists(before, type(before.options).label(helping[0]).lower())
         after = set_options(before, changes)
         if after.options == before.options:
             # Nothing to write, and no live page to wake for nothing (the checks above still refuse a bad name).
@@ -606,13 +626,15 @@ class GameService:
         self.store.save(game_id, player, after, before.version)
         return after
 
-    async def hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
-        return await self.runner.run("hint", game_id, player)
+    async def hint(self, game_id: str, player: str, shown: bool = False) -> tuple[Game, Hint]:
+        """A hint from what the player sees (`shown`: a cell shown with its proof, as Show me asks)."""
+        return await self.runner.run("hint", game_id, player, shown)
 
     @operation("hint")
-    def _hint(self, game_id: str, player: str) -> tuple[Game, Hint]:
+    def _hint(self, game_id: str, player: str, shown: bool = False) -> tuple[Game, Hint]:
         limits = self.limits()
         before = self.store.load(game_id, player)
+        check_assists(before, "hints")
         analyzer = self._analyzer(game_id, before)
         try:
             with analyzer.limits(limits.timed()):
@@ -626,6 +648,7 @@ class GameService:
         after = count_hint(before)
         self.store.save(game_id, player, after, before.version)
         self.analyzers.put(game_id, after, analyzer)
+        self.note_in_room(after, player, "show" if shown else "hint")
         return after, advice
 
     async def bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
@@ -636,6 +659,7 @@ class GameService:
     def _bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
         limits = self.limits()
         game = self.store.load(game_id, player)
+        check_assists(game, "bot")
         self._bot_off_cheap_threads(game_id, game)
         analyzer = self._analyzer(game_id, game)
         try:
@@ -670,6 +694,7 @@ class GameService:
         limits = self.limits()
         game = self.store.load(game_id, player)
         modes.get_mode(game.mode).check_overlay(game, "probabilities")
+        check_assists(game, "mine probabilities")
         analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
@@ -688,6 +713,7 @@ class GameService:
         limits = self.limits()
         game = self.store.load(game_id, player)
         modes.get_mode(game.mode).check_overlay(game, "debug_overlay")
+        check_assists(game, "analysis")
         analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
@@ -737,6 +763,20 @@ class GameService:
         self._computer_if_due(game_id, game)
         return version, present
 
+    async def live_with_room(
+        self, game_id: str, viewer: str, player: str | None = None
+    ) -> tuple[int, frozenset[int], RoomView | None]:
+        """`live`, and the game's room as the viewer sees it (None outside a room, or once the room is gone):
+        a page of a room's game follows the room too. `player`: who asks by a link (see room_view)."""
+        game, version, present = await self.offload(self._live, game_id, viewer, limiter=self.live_limiter)
+        self._computer_if_due(game_id, game)
+        if game.room is None:
+            return version, present, None
+        try:
+            return version, present, await self.room_view(game.room["id"], viewer, player)
+        except RoomNotFound:
+            return version, present, None
+
     def _live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
         game = self.store.load(game_id, player)
         if game.status == "playing":
@@ -755,10 +795,12 @@ class GameService:
         with self._presence_lock:
             self._marked[(game_id, seat)] = True
 
-    async def wait_for_change(self, game_id: str, version: int, timeout: float) -> bool:
+    async def wait_for_change(self, game_id: str, version: int, timeout: float, room: RoomView | None = None) -> bool:
         """Whether the game's stored version moved from `version` within `timeout` seconds (False at once
-        once the server is stopping): one follower of the store's changes per worker wakes every stream."""
-        return await self.changes.wait(game_id, version, timeout)
+        once the server is stopping): one follower of the store's changes per worker wakes every stream. A
+        game in a room waits on the room and the room's games too (`room`, as the viewer saw it)."""
+        versions = {game_id: version, **(room.versions if room is not None else {})}
+        return await self.changes.wait_any(versions, timeout)
 
     def _computer_if_due(self, game_id: str, game: Game) -> None:
         if modes.get_mode(game.mode).computer_to_move(game):

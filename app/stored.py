@@ -187,6 +187,7 @@ class _Record(_Step[ModeState]):
     undone between the position before it and its move."""
 
     undone: NotRequired[list[_Step[ModeState]]]
+    version: NotRequired[Version]  # the game's before its action; records before issue 26 have none
 
 
 Chance = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]*)/[1-9][0-9]*$", max_length=200)]
@@ -212,6 +213,21 @@ class _Review(TypedDict):
     accuracy: Chance | None
 
 
+# A key of a link: a shared replay's, an invitation's, a room's.
+Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
+
+
+@schema
+class _RoomLink(TypedDict):
+    """The room a game is played in (Game.room)."""
+
+    id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
+    kind: Annotated[StrictStr, StringConstraints(min_length=1, max_length=20)]
+    invite: Key
+    # Each seat's colour in the room, one digit per seat (a co-op game marks each player's last move in it).
+    colours: NotRequired[Annotated[str, StringConstraints(pattern=r"^[0-7]{0,64}$")]]
+
+
 @_lenient
 class _State(_Recorded[ModeState]):
     width: Side
@@ -228,7 +244,9 @@ class _State(_Recorded[ModeState]):
     seats: list[dict[StrictStr, StrictStr]]  # app.seats.to_json
     undone: NotRequired[list[_Step[ModeState]]]
     review: NotRequired[_Review]
-    share: NotRequired[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]]
+    share: NotRequired[Key]
+    room: NotRequired[_RoomLink]
+    opens_at: NotRequired[Time]
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -293,6 +311,8 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         undone=state.get("undone", []),
         review=state.get("review"),
         share=state.get("share"),
+        room=state.get("room"),
+        opens_at=state.get("opens_at"),
     )
 
 

@@ -106,6 +106,21 @@
   document.addEventListener("DOMContentLoaded", setup);
   document.addEventListener("DOMContentLoaded", setupReplay);
 
+  // A countdown (a board that opens at a moment, the same for everyone) ticks from the server's seconds
+  // left, and says so when it is over.
+  setInterval(() => {
+    for (const count of document.querySelectorAll("[data-countdown]")) {
+      if (!count.dataset.until) count.dataset.until = String(Date.now() + Number(count.dataset.countdown) * 1000);
+      const left = Math.ceil((Number(count.dataset.until) - Date.now()) / 1000);
+      if (left > 0) {
+        count.textContent = String(left);
+      } else {
+        const line = count.closest(".countdown") || count;
+        line.textContent = "Go!";
+      }
+    }
+  }, 200);
+
   // A Copy button next to a link copies it (data-copy names the field), and says so.
   document.addEventListener("click", (event) => {
     const button = event.target.closest && event.target.closest("[data-copy]");
@@ -848,14 +863,16 @@
     let timerBase = null;
     function resetTimer() {
       const timer = document.getElementById("timer");
-      timerBase = timer && !gone ? { timer, elapsed: Number(timer.dataset.elapsed), at: Date.now(), running: timer.dataset.running === "yes" } : null;
+      // A board that opens later (a race's countdown) starts its clock then.
+      const opensIn = timer ? Number(timer.dataset.startsIn || 0) * 1000 : 0;
+      timerBase = timer && !gone ? { timer, elapsed: Number(timer.dataset.elapsed), at: Date.now() + opensIn, running: timer.dataset.running === "yes" } : null;
     }
     setInterval(() => {
       const timer = document.getElementById("timer");
       // A timer just swapped in (a won game's, in tenths) is read before it is written over.
       if (timerBase && timer !== timerBase.timer) resetTimer();
       if (!timer || !timerBase || !timerBase.running) return;
-      const seconds = timerBase.elapsed + Math.floor((Date.now() - timerBase.at) / 1000);
+      const seconds = timerBase.elapsed + Math.max(0, Math.floor((Date.now() - timerBase.at) / 1000));
       timer.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
     }, 250);
 

@@ -70,6 +70,15 @@ PAIRS = [
         )
     ],
 ]
+PAIRS += [
+    pair
+    for member in (f"m{colour}" for colour in range(8))
+    for pair in (
+        (member, "panel", SHAPE, "a room member's dot and progress"),
+        (member, "open", SHAPE, "a member's last move ringed on an open cell"),
+        (member, "bg", SHAPE, "a member's dot on the page"),
+    )
+]
 # Colours that carry nothing a player must read: no contrast is asked of them.
 DECORATION = {"shadow"}
 

@@ -15,6 +15,8 @@ import pytest
 
 from app.game import Game, Move
 from app.modes import apply_move, new_game
+from app.rooms import MAX_PLAYERS, Member, Room
+from app.rooms.base import new_invite
 from app.seats import Invitation, Player, replay_watcher, watcher
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
@@ -26,6 +28,38 @@ def game_for(*players: str, width: int = 9, height: int = 9, mines: int = 10) ->
 
 def moved(game: Game, action: str, x=None, y=None, seed: int = 3) -> Game:
     return apply_move(game, Move(action, x, y), rng=random.Random(seed), now=1.0)[0]
+
+
+def room_for(*players: str, kind: str = "race") -> Room:
+    """A room of these members (the first made it), as it is before anything happens in it."""
+    state = {"game": None} if kind == "coop" else {"round": 0, "phase": "lobby", "starts_at": None, "games": {}}
+    return Room(
+        kind=kind,
+        mode="classic",
+        width=9,
+        height=9,
+        mines=10,
+        settings={},
+        invite=new_invite(),
+        members=[Member(player, player.title(), colour) for colour, player in enumerate(players)],
+        state=state,
+        created_at=1.0,
+    )
+
+
+def changed_room(room: Room, *players: str) -> Room:
+    """The room's next version, with these members (the same ones when none are named)."""
+    after = room.copy()
+    if players:
+        after.members = [Member(player, player.title(), colour) for colour, player in enumerate(players)]
+    after.version += 1
+    return after
+
+
+def game_in(room_id: str, room: Room, *players: str) -> Game:
+    game = game_for(*players)
+    game.room = {"id": room_id, "kind": room.kind, "invite": room.invite}
+    return game
 
 
 def covered_cell(game: Game) -> tuple[int, int]:
@@ -75,6 +109,14 @@ class Backend:
         """Set the version the store keeps beside the game's data (the one its writes check)."""
         raise NotImplementedError
 
+    def damage_room(self, room_id: str) -> None:
+        """Write a room's data as something that is no room."""
+        raise NotImplementedError
+
+    def set_room_version(self, room_id: str, version: int) -> None:
+        """Set the version the store keeps beside the room's data."""
+        raise NotImplementedError
+
     def close(self) -> None:
         for store in [*self.others, self.store]:
             store.close()
@@ -105,6 +147,12 @@ class MemoryBackend(Backend):
 
     def set_version(self, game_id: str, version: int) -> None:
         self.store._games[game_id]["version"] = version
+
+    def damage_room(self, room_id: str) -> None:
+        self.store._rooms[room_id]["data"] = '{"kind": "race"}'
+
+    def set_room_version(self, room_id: str, version: int) -> None:
+        self.store._rooms[room_id]["version"] = version
 
 
 class SQLiteBackend(Backend):
@@ -140,6 +188,14 @@ class SQLiteBackend(Backend):
         with sqlite3.connect(self.path) as connection:
             connection.execute("UPDATE games SET version = ? WHERE id = ?", (version, game_id))
 
+    def damage_room(self, room_id: str) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE rooms SET data = ? WHERE id = ?", ('{"kind": "race"}', room_id))
+
+    def set_room_version(self, room_id: str, version: int) -> None:
+        with sqlite3.connect(self.path) as connection:
+            connection.execute("UPDATE rooms SET version = ? WHERE id = ?", (version, room_id))
+
 
 class RedisBackend(Backend):
     name = "redis"
@@ -169,6 +225,12 @@ class RedisBackend(Backend):
 
     def set_version(self, game_id: str, version: int) -> None:
         self.store.redis.hset(f"kaboom:game:{game_id}", "version", version)
+
+    def damage_room(self, room_id: str) -> None:
+        self.store.redis.hset(f"kaboom:room:{room_id}", "data", '{"kind": "race"}')
+
+    def set_room_version(self, room_id: str, version: int) -> None:
+        self.store.redis.hset(f"kaboom:room:{room_id}", "version", version)
 
     def close(self) -> None:
         self.store.redis.flushdb()
@@ -552,6 +614,196 @@ class TestStoreContract:
         undone = moved(back, "undo")
         assert undone.cells == game.cells and undone.shown_mines is None
 
+    # ----- rooms ---------------------------------------------------------------------------------
+
+    def test_a_room_reads_back_as_made_and_each_member_lists_it_the_most_recently_active_first(self, backend, clock):
+        store = backend.store
+        race = room_for("alice", "bob")
+        older = store.create_room(race)
+        clock.advance(5)
+        coop = room_for("bob", "carol", kind="coop")
+        newer = store.create_room(coop)
+        assert len(older) >= 22 and older != newer
+        for process in (store, backend.reopened()):
+            assert process.load_room(older) == race and process.load_room(newer) == coop
+            assert process.rooms_of("bob") == [newer, older]
+            assert process.rooms_of("alice") == [older] and process.rooms_of("carol") == [newer]
+            assert process.rooms_of("mallory") == []
+        clock.advance(5)
+        store.save_room(older, changed_room(race), race.version)
+        assert backend.reopened().rooms_of("bob") == [older, newer]
+
+    def test_a_room_saved_over_a_stale_version_is_refused_and_left_as_it_was(self, backend):
+        store = backend.store
+        room = room_for("alice", "bob")
+        room_id = store.create_room(room)
+        first = changed_room(room, "alice", "bob", "carol")
+        store.save_room(room_id, first, room.version)
+        with pytest.raises(Conflict):
+            store.save_room(room_id, changed_room(room, "alice", "dave"), room.version)
+        for process in (store, backend.reopened()):
+            assert process.load_room(room_id) == first
+            assert process.rooms_of("dave") == [] and process.rooms_of("carol") == [room_id]
+
+    def test_a_room_saved_indexes_its_members_as_it_has_them(self, backend):
+        store = backend.store
+        room = room_for("alice", "bob")
+        room_id = store.create_room(room)
+        store.save_room(room_id, changed_room(room, "alice", "dave"), room.version)
+        for process in (store, backend.reopened()):
+            assert process.rooms_of("bob") == []
+            assert process.rooms_of("dave") == process.rooms_of("alice") == [room_id]
+            assert process.load_room(room_id).players() == ["alice", "dave"]
+
+    def test_an_unknown_room_is_not_found_and_deleting_it_is_no_error(self, store):
+        with pytest.raises(NotFound):
+            store.load_room("no-such-room")
+        with pytest.raises(NotFound):
+            store.save_room("no-such-room", room_for("alice"), 0)
+        store.delete_room("no-such-room")
+        assert store.rooms_of("alice") == []
+
+    @pytest.mark.parametrize("damage", ["data", "version ahead", "version behind"])
+    def test_a_damaged_room_is_corrupt_naming_it_and_other_rooms_keep_working(self, backend, damage):
+        store = backend.store
+        room = room_for("alice", "bob")
+        damaged, healthy = store.create_room(room), store.create_room(room_for("alice", "carol"))
+        if damage == "data":
+            backend.damage_room(damaged)
+        else:
+            backend.set_room_version(damaged, room.version + (1 if damage == "version ahead" else -1))
+        fresh = backend.reopened()
+        with pytest.raises(Corrupt, match=f"room {damaged}: " + ("" if damage == "data" else "version")):
+            fresh.load_room(damaged)
+        loaded = fresh.load_room(healthy)
+        fresh.save_room(healthy, changed_room(loaded), loaded.version)
+        assert fresh.load_room(healthy).version == 1
+        # Still listed, so that its members can see it is there (and leave it).
+        assert sorted(fresh.rooms_of("alice")) == sorted([damaged, healthy])
+
+    def test_a_room_that_would_not_read_back_is_not_written(self, backend):
+        store = backend.store
+        strange = room_for("alice")
+        strange.kind = "no-such-kind"
+        with pytest.raises(Corrupt, match=r"room \S+: not stored, as it would not read back: kind"):
+            store.create_room(strange)
+        assert store.rooms_of("alice") == []
+        room = room_for("alice")
+        room_id = store.create_room(room)
+        clash = changed_room(room, "alice", "bob")
+        clash.members[1] = Member("bob", "Bob", 0)  # two members of one colour
+        with pytest.raises(Corrupt, match=f"room {room_id}: .*colour"):
+            store.save_room(room_id, clash, room.version)
+        assert backend.reopened().load_room(room_id) == room
+        assert store.rooms_of("bob") == []
+
+    def test_rooms_versions_are_read_and_their_saves_heard_as_games_are(self, backend):
+        store = backend.store
+        room = room_for("alice", "bob")
+        room_id = store.create_room(room)
+        game_id = store.create(game_for("alice"))
+        assert store.stored_version(room_id) == 0
+        assert store.stored_versions([room_id, game_id, "no-such-room"]) == {
+            room_id: 0,
+            game_id: 0,
+            "no-such-room": None,
+        }
+        changes = backend.reopened().changes()  # following from the moment it is made
+        try:
+            store.save_room(room_id, changed_room(room), room.version)
+            heard: set[str] = set()
+            deadline = time.monotonic() + 10
+            while room_id not in heard:
+                assert time.monotonic() < deadline, "the room's save was not heard within 10 s"
+                saved = changes.next()
+                # None: a store without a push channel says "look at every one you watch".
+                heard |= {room_id, game_id} if saved is None else saved
+        finally:
+            changes.close()
+        assert store.stored_versions([room_id, game_id]) == {room_id: 1, game_id: 0}
+        assert backend.reopened().stored_version(room_id) == 1
+
+    def test_peek_reads_games_without_their_history_or_a_seat_check_and_none_for_missing_or_damaged(self, backend):
+        store = backend.store
+        played, damaged, wrong_version = (store.create(game_for("alice", "bob")) for _ in range(3))
+        game = store.load(played, "alice")
+        flagged = moved(game, "flag", 0, 0)
+        store.save(played, "alice", flagged, game.version)
+        backend.damage_state(damaged)
+        backend.set_version(wrong_version, 5)
+        peeked = backend.reopened().peek([played, damaged, wrong_version, "no-such-game"])
+        expected = flagged.copy()
+        expected.history = []
+        assert peeked == {played: expected, damaged: None, wrong_version: None, "no-such-game": None}
+        assert store.peek([]) == {}
+
+    def test_a_game_played_in_a_room_keeps_the_room_from_expiring_and_idle_rooms_expire(self, backend, clock):
+        store = backend.store
+        idle = store.create_room(room_for("alice", "bob"))
+        room = room_for("alice", "bob")
+        busy = store.create_room(room)
+        game_id = store.create(game_in(busy, room, "alice"))
+        clock.advance(10)
+        game = store.load(game_id, "alice")
+        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)
+        assert store.expire(clock()) == 1  # the idle room: the game and its room were active just now
+        with pytest.raises(NotFound):
+            store.load_room(idle)
+        for process in (store, backend.reopened()):
+            assert process.rooms_of("bob") == [busy]
+            # Activity is no change of the room: its live pages have nothing new to show.
+            assert process.load_room(busy) == room and process.stored_version(busy) == 0
+        clock.advance(10)
+        assert store.expire(clock()) == 2  # the room and its game, idle alike
+        assert store.rooms_of("alice") == [] and store.latest("alice") is None
+
+    def test_a_game_whose_room_is_gone_saves_and_does_not_bring_the_room_back(self, backend, clock):
+        store = backend.store
+        room = room_for("alice")
+        room_id = store.create_room(room)
+        game_id = store.create(game_in(room_id, room, "alice"))
+        store.delete_room(room_id)
+        clock.advance(1)
+        game = store.load(game_id, "alice")
+        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)
+        for process in (store, backend.reopened()):
+            with pytest.raises(NotFound):
+                process.load_room(room_id)
+            assert process.rooms_of("alice") == [] and process.stored_version(room_id) is None
+        assert store.load(game_id, "alice").version == 1
+
+    def test_a_deleted_room_is_forgotten_by_its_members_and_its_games_stay(self, backend):
+        store = backend.store
+        room = room_for("alice", "bob")
+        room_id = store.create_room(room)
+        kept = store.create_room(room_for("bob"))
+        game_id = store.create(game_in(room_id, room, "alice", "bob"))
+        store.delete_room(room_id)
+        store.delete_room(room_id)  # twice is once
+        for process in (store, backend.reopened()):
+            with pytest.raises(NotFound):
+                process.load_room(room_id)
+            assert process.rooms_of("alice") == [] and process.rooms_of("bob") == [kept]
+            assert process.stored_versions([room_id]) == {room_id: None}
+            assert process.load(game_id, "bob").room == {"id": room_id, "kind": "race", "invite": room.invite}
+        with pytest.raises(NotFound):
+            store.save_room(room_id, changed_room(room), room.version)
+
+    def test_every_place_of_a_room_and_every_seat_of_a_game_is_present_until_its_mark_runs_out(self, backend, clock):
+        store, other = backend.store, backend.reopened()
+        players = [f"player{number}" for number in range(MAX_PLAYERS)]
+        room_id = store.create_room(room_for(*players))
+        game_id = store.create(game_for(*players))
+        for watched in (room_id, game_id):
+            for seat in range(MAX_PLAYERS):
+                (store if seat % 2 else other).mark_present(watched, seat, clock() + 5 + seat)
+            assert store.present(watched) == other.present(watched) == set(range(MAX_PLAYERS))
+        clock.advance(9)
+        for watched in (room_id, game_id):
+            assert other.present(watched) == {5, 6, 7}
+        clock.advance(10)
+        assert store.present(room_id) == store.present(game_id) == set()
+
 
 def _rewrite(backend: Backend, game_id: str, data: str, record: str) -> bool:
     """Put a game's state and its first undo record back as an older release wrote them."""
@@ -581,3 +833,45 @@ def test_a_sqlite_file_from_before_seats_opens_with_its_games(tmp_path, clock):
     assert reopened.load(game_id, "alice").seats == [Player("alice")]
     assert reopened.latest("alice") == game_id
     reopened.close()
+
+
+def test_a_sqlite_file_from_before_rooms_opens_and_keeps_rooms(tmp_path, clock):
+    """Rooms' tables are made when a file from before them is opened; its games stay as they were."""
+    path = tmp_path / "old.sqlite3"
+    store = SQLiteStore(path, clock=clock)
+    game_id = store.create(game_for("alice"))
+    store.close()
+    with sqlite3.connect(path) as connection:
+        for table in ("room_presence", "room_members", "rooms"):
+            connection.execute(f"DROP TABLE {table}")
+    reopened = SQLiteStore(path, clock=clock)
+    room = room_for("alice")
+    room_id = reopened.create_room(room)
+    assert reopened.load_room(room_id) == room and reopened.rooms_of("alice") == [room_id]
+    assert reopened.load(game_id, "alice").version == 0
+    reopened.close()
+
+
+def test_redis_room_indexes_of_another_type_are_rebuilt_from_the_rooms(redis_url, clock):
+    """A member's index or the index of all rooms holding another type (damage, a stray command by hand)
+    would fail every write touching it: it is rebuilt, and the rooms are found again."""
+    backend = RedisBackend(clock, redis_url)
+    store = backend.store
+    try:
+        room = room_for("alice", "bob")
+        room_id = store.create_room(room)
+        store.redis.set("kaboom:member:bob", "a string where a set belongs")
+        assert store.rooms_of("bob") == [room_id]
+        store.redis.delete("kaboom:rooms")
+        store.redis.set("kaboom:rooms", "a string where a sorted set belongs")
+        game_id = store.create(game_in(room_id, room, "alice"))
+        game = store.load(game_id, "alice")
+        store.save(game_id, "alice", moved(game, "flag", 0, 0), game.version)  # the index of rooms is rebuilt first
+        store.redis.set("kaboom:member:alice", "a string again")
+        store.save_room(room_id, changed_room(room, "alice", "carol"), room.version)
+        assert store.rooms_of("alice") == store.rooms_of("carol") == [room_id] and store.rooms_of("bob") == []
+        clock.advance(1)
+        assert store.expire(clock()) == 2
+        assert store.rooms_of("alice") == []
+    finally:
+        backend.close()

@@ -11,6 +11,7 @@ that plays differently (two players taking turns) overrides `apply` itself.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, ClassVar, TypeVar
 
@@ -125,6 +126,17 @@ class Mode:
         self.deal(game, rng, secret)
         return game
 
+    # Settings that leave a board to skill alone when several people play it at once (a race): where they
+    # start from unless the room asks otherwise.
+    even_settings: ClassVar[dict[str, bool]] = {}
+
+    def shared_board(
+        self, width: int, height: int, mines: int, options: Switches, *, rng: random.Random, secret: bytes = b""
+    ) -> Game:
+        """A new game whose copies deal the same cells for the same clicks, whoever plays them (a race's
+        board). By default a new game: a mode whose deals come from its secret and what the player sees has it."""
+        return self.new_game(width, height, mines, options, rng=rng, secret=secret)
+
     def preset_title(self, name: str) -> str:
         return name.capitalize()
 
@@ -189,12 +201,15 @@ class Mode:
 
     def moving_seat(self, game: Game, player: str) -> int | None:
         """The seat `player` moves for now: None in a game of one player; on one screen, whoever's turn it
-        is; otherwise their own, which `apply` refuses out of turn. Refused for whoever only watches."""
-        if self.seat_count == 1:
+        is; otherwise their own, which `apply` refuses out of turn (a one-player board several play moves
+        for any of them, at any time). Refused for whoever only watches."""
+        if self.seat_count == 1 and len(game.seats) == 1:
             return None
         held = seating.held_by(game.seats, player)
         if not held:
             raise Refused("you are watching this game: only its players move")
+        if self.seat_count == 1:
+            return min(held)  # one board played by several (a co-op room): the record says whose move it was
         turn = self.seat_to_move(game)
         return turn if turn in held else min(held)
 
@@ -317,6 +332,8 @@ class Mode:
             return undo(game)
         if game.status != "playing":
             raise Refused(f"the game is {game.status}: start a new game or undo")
+        if game.opens_at is not None and now < game.opens_at:
+            raise Refused(f"the board opens in {math.ceil(game.opens_at - now)} s")
         # The mode's own actions name no cell: the game's last cell stays as it was.
         index = game.index(move.x, move.y) if move.action not in self.extra_actions else None
         changed = game.copy()

@@ -70,8 +70,8 @@ class ClassicOptions(Options):
         asked="classic and help modes: a board that can be cleared by deduction alone",
     )
     # Hoff's levels of automatic help; with both on, the stronger one does all.
-    assist_local: bool = setting("Assist: resolve local rules", order=3)
-    assist_all: bool = setting("Assist: resolve everything", order=4)
+    assist_local: bool = setting("Assist: resolve local rules", order=3, helps=True)
+    assist_all: bool = setting("Assist: resolve everything", order=4, helps=True)
 
 
 @schema
@@ -169,6 +169,21 @@ class Classic(Mode):
         game.hidden = {"layout_seed": layout_seed, "mines": None}
 
     board_ids = True
+    # A race on a board that needs no guess: nobody wins it by luck.
+    even_settings: ClassVar[dict[str, bool]] = {"no_guess": True}
+
+    def shared_board(
+        self, width: int, height: int, mines: int, options: Switches, *, rng: random.Random, secret: bytes = b""
+    ) -> Game:
+        """A board from an id: its layout is dealt for the id's first click wherever a player starts, so
+        every copy has the same layout (a layout dealt at each copy's own first click would differ)."""
+        width, height, mines = board_size(width, height, mines)
+        classic = options_of(self.new_game(width, height, mines, options, rng=rng, secret=secret), ClassicOptions)
+        first = (rng.randrange(width), rng.randrange(height))
+        board = BoardId(
+            width, height, mines, classic.first_click_safe_only, classic.no_guess, first, f"{rng.getrandbits(64):016x}"
+        )
+        return self.from_board(str(board), classic, secret)
 
     def from_board(self, board_id: str, options: Switches, secret: bytes) -> Game:
         """A new game of the board an id names: its layout, its first click marked for the player."""

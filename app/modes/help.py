@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import StrictBool
 
@@ -37,6 +37,8 @@ class Help(Classic):
     state_schema = HelpState
     extra_actions = ("help",)
     action_notes = {"help": "granted when no covered cell is provably safe, a loss otherwise"}
+    # Luck decides nothing here already (help is granted where a guess would be forced).
+    even_settings: ClassVar[dict[str, bool]] = {}
 
     def new_state(self) -> dict[str, Any]:
         return {**super().new_state(), "help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}

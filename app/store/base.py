@@ -26,6 +26,13 @@ set of tests run against each (tests/test_store.py):
   store's clock; `present` names the seats noted for now (live Flags games show
   whether the other player is connected, whichever process serves them).
 - `lease` keeps other processes off a game while a move is worked out.
+- Rooms (app.rooms) are kept as games are, by an id of the same space: `save_room`
+  writes all or nothing over the version read (Conflict otherwise), a room that
+  does not read back is Corrupt, and only that room is; `rooms_of` lists a
+  member's rooms, the most recently active first. A room is active when it or
+  one of its games (Game.room) is saved, and expires once idle like a game;
+  deleting a room leaves its games. `peek` reads games for a room's page,
+  without a seat check and without history.
 - `record_result` keeps a game's first end for its player's records, in one
   write with the player's tallies (what the records show, app.records), and
   notes the board it showed; only the player's first game of a board to end
@@ -52,6 +59,7 @@ from cachetools import LRUCache
 from app.errors import KaboomError
 from app.game import Game
 from app.modes import MODES
+from app.rooms import Room, decode_room, encode_room
 from app.seats import Player
 from app.stored import dump, read_records, read_state
 
@@ -182,13 +190,18 @@ class Store:
     @staticmethod
     def _listing(game_id: str, version: Any, data: str | bytes | None, updated_at: Any) -> Listing:
         """A game as the list shows it; a game that does not read back is listed as damaged (game None)."""
+        game = Store._glance(version, data)
+        return Listing(game_id, game, float(updated_at) if isinstance(updated_at, (int, float, str, bytes)) else 0.0)
+
+    @staticmethod
+    def _glance(version: Any, data: str | bytes | None) -> Game | None:
+        """A game's state without its history, as the list and `peek` read it; None when it is gone, does not
+        read back, or its stored version disagrees with its data."""
         try:
             game = read_state(data, MODES) if data is not None else None
-            if game is not None and version != game.version:
-                game = None
         except ValueError:
-            game = None
-        return Listing(game_id, game, float(updated_at) if isinstance(updated_at, (int, float, str, bytes)) else 0.0)
+            return None
+        return game if game is not None and version == game.version else None
 
     def expire(self, idle_before: float) -> int:
         """Delete games nobody touched since `idle_before` (the store clock's seconds); returns how many."""
@@ -246,6 +259,38 @@ class Store:
         """Where one follower (app.changes) hears which games were saved. Without a push channel it
         hears "any of them" every CHANGES_POLL_SECONDS, and looks at all it watches in one read."""
         return PolledChanges(CHANGES_POLL_SECONDS)
+
+    # ----- rooms (app.rooms) ---------------------------------------------------------------------
+    # A room is one JSON object (app.rooms.encode) with its version beside it, and its members' ids indexed.
+    # The store lets anyone load a room by id: what a room admits is the service's to check (Room.admits).
+    # Rooms and games share one space of ids: stored_version, stored_versions and changes speak of both.
+
+    def create_room(self, room: Room) -> str:
+        """Keep a new room; its id, as hard to guess as a game's."""
+        raise NotImplementedError
+
+    def load_room(self, room_id: str) -> Room:
+        """The room as stored; NotFound for none, Corrupt when it does not read back (or its stored version
+        disagrees with its data)."""
+        raise NotImplementedError
+
+    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+        """Write all of the room or nothing, over the version it was read at (Conflict otherwise, NotFound
+        once it is gone); its members are indexed as it has them, and its live pages hear of it."""
+        raise NotImplementedError
+
+    def delete_room(self, room_id: str) -> None:
+        """Take the room away (its games stay, each by its own rules); nothing when it is gone already."""
+        raise NotImplementedError
+
+    def rooms_of(self, player: str) -> list[str]:
+        """The ids of the rooms `player` is a member of, the most recently active first."""
+        raise NotImplementedError
+
+    def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
+        """Games as stored now, without their history and without a seat check (None for one gone or
+        damaged): what a room shows of its games (a race's scoreboard), never what a page draws of them."""
+        raise NotImplementedError
 
     def check(self) -> None:
         """Raise StoreUnavailable when games could not be read or saved right now (for /healthz)."""
@@ -363,3 +408,27 @@ def encode(game: Game, game_id: str = "new") -> str:
 
 def creator(game: Game) -> str:
     return game.maker
+
+
+def room_data(room: Room, room_id: str = "new") -> str:
+    """A room as stored. One that would not read back is not written at all: Corrupt."""
+    try:
+        return encode_room(room)
+    except ValueError as error:
+        raise Corrupt(f"room {room_id}: not stored, as it would not read back: {error}") from None
+
+
+def read_room(room_id: str, version: Any, data: str | bytes) -> Room:
+    """A stored room back, every field checked; Corrupt naming the room and what is wrong.
+
+    `version` is the store's own copy beside the data, the one save_room
+    checks: if the two disagree no save could ever pass, so the room is
+    damaged rather than "changed, try again" forever.
+    """
+    try:
+        room = decode_room(data)
+        if type(version) is not int or version != room.version:
+            raise ValueError(f"version: the store holds version {version!r}, the room's data {room.version}")
+    except ValueError as error:
+        raise Corrupt(f"room {room_id}: {error}") from None
+    return room

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
+from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
     Clock,
@@ -19,6 +20,8 @@ from app.store.base import (
     creator,
     encode,
     new_game_id,
+    read_room,
+    room_data,
     window_start,
 )
 
@@ -32,6 +35,7 @@ class MemoryStore(Store):
         self._tallies: dict[str, dict[str, str]] = {}  # player -> app.records tally key -> JSON
         self._boards: dict[str, dict[str, str]] = {}  # player -> board id -> the game whose end first showed it
         self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
+        self._rooms: dict[str, dict[str, Any]] = {}  # room id -> data, version, members, updated
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -84,6 +88,9 @@ class MemoryStore(Store):
                 version=game.version,
                 seats=game.credentials() or row["seats"],
             )
+            room = self._rooms.get(game.room["id"]) if game.room else None
+            if room is not None:
+                room["updated"] = row["updated"]
             self._changed.notify_all()
         self._remember_history(game_id, game)
 
@@ -114,8 +121,11 @@ class MemoryStore(Store):
             old = [game_id for game_id, row in self._games.items() if row["updated"] < idle_before]
             for game_id in old:
                 del self._games[game_id]
+            idle = [room_id for room_id, row in self._rooms.items() if row["updated"] < idle_before]
+            for room_id in idle:
+                del self._rooms[room_id]
             self._changed.notify_all()
-        return len(old)
+        return len(old) + len(idle)
 
     def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         with self._changed:
@@ -167,7 +177,7 @@ class MemoryStore(Store):
 
     def stored_version(self, game_id: str) -> int | None:
         with self._changed:
-            row = self._games.get(game_id)
+            row = self._games.get(game_id) or self._rooms.get(game_id)
             return None if row is None else row["version"]
 
     def mark_present(self, game_id: str, seat: int, until: float) -> None:
@@ -178,3 +188,50 @@ class MemoryStore(Store):
         now = self.clock()
         with self._changed:
             return {seat for (game, seat), until in self._presence.items() if game == game_id and until > now}
+
+    def create_room(self, room: Room) -> str:
+        room_id = new_game_id()
+        data = room_data(room, room_id)
+        with self._changed:
+            self._rooms[room_id] = {
+                "data": data,
+                "version": room.version,
+                "members": room.players(),
+                "updated": self.clock(),
+            }
+        return room_id
+
+    def load_room(self, room_id: str) -> Room:
+        with self._changed:
+            row = self._rooms.get(room_id)
+            if row is None:
+                raise NotFound(room_id)
+            version, data = row["version"], row["data"]
+        return read_room(room_id, version, data)
+
+    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+        data = room_data(room, room_id)
+        with self._changed:
+            row = self._rooms.get(room_id)
+            if row is None:
+                raise NotFound(room_id)
+            if row["version"] != read_version:
+                raise Conflict(room_id)
+            row.update(data=data, version=room.version, members=room.players(), updated=self.clock())
+            self._changed.notify_all()
+
+    def delete_room(self, room_id: str) -> None:
+        with self._changed:
+            self._rooms.pop(room_id, None)
+            self._changed.notify_all()
+
+    def rooms_of(self, player: str) -> list[str]:
+        with self._changed:
+            mine = [(row["updated"], room_id) for room_id, row in self._rooms.items() if player in row["members"]]
+        return [room_id for _, room_id in sorted(mine, reverse=True)]
+
+    def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
+        with self._changed:
+            rows = {game_id: self._games.get(game_id) for game_id in game_ids}
+            stored = {game_id: (row["version"], row["data"]) if row else None for game_id, row in rows.items()}
+        return {game_id: self._glance(*found) if found else None for game_id, found in stored.items()}

@@ -19,6 +19,10 @@ Keys, under `prefix`:
     results:<player>  hash: game id -> the game's result (JSON), kept once
     tallies:<player>  hash: what the results add up to (app.records.tally), written in the result's transaction
     boards:<player>   hash: board id -> the game whose end first showed the player that board
+    presence:<id>:<seat>  a seat's player is on the game's (or room's) page until the time it holds; expires then
+    room:<id>       hash: version, data, members (JSON list, as indexed), created, updated (its last save)
+    rooms           sorted set: every room id by last activity (its saves and its games'), for expiry and order
+    member:<player> set: the rooms the player is a member of
 
 Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
 """
@@ -47,6 +51,7 @@ from redis.typing import EncodableT
 from app.config import ConfigurationError
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
+from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (
     CHANGES_POLL_SECONDS,
     GAMES_LISTED,
@@ -61,6 +66,8 @@ from app.store.base import (
     creator,
     encode,
     new_game_id,
+    read_room,
+    room_data,
     window_start,
 )
 
@@ -330,10 +337,12 @@ class RedisStore(Store):
             # Types are checked before MULTI: EXEC does not stop at a command on a key of another type,
             # it runs the others, and the game would be half written.
             indexes = self._index_keys(all_seats, listed)
-            kinds = self._kinds(history_key, *indexes, *unseated)
+            activity = [self._key("rooms")] if game.room else []
+            kinds = self._kinds(history_key, *indexes, *unseated, *activity)
             if kinds[history_key] not in (b"list", b"none"):
                 raise Corrupt(f"game {game_id}: its undo records are a {kinds[history_key].decode()}, not a list")
             self._repair_indexes(indexes + unseated, kinds)
+            self._repair_room_indexes(activity, kinds)
             now = self.clock()
             pipe.multi()
             if kept == 0:
@@ -357,6 +366,10 @@ class RedisStore(Store):
                 pipe.zadd(index, {game_id: now})
             for index in unseated:
                 pipe.zrem(index, game_id)
+            if game.room:
+                # The room is active while its games are played. XX: a room deleted meanwhile stays gone;
+                # and only its score moves, so the game's save never waits on the room's (nor on its other games').
+                pipe.zadd(activity[0], {game.room["id"]: now}, xx=True)
             pipe.publish(self._key("changed", game_id), game.version)
 
         # The history list only changes together with the hash, so watching the hash covers both.
@@ -463,7 +476,14 @@ class RedisStore(Store):
         except redis.ResponseError:  # the index of another type
             self._repair_indexes([games])
             candidates = cast(list[bytes], self.redis.zrangebyscore(games, "-inf", f"({idle_before!r}"))
-        return sum(self._expire_one(game_id.decode(), idle_before) for game_id in candidates)
+        expired = sum(self._expire_one(game_id.decode(), idle_before) for game_id in candidates)
+        rooms = self._key("rooms")
+        try:
+            idle = cast(list[bytes], self.redis.zrangebyscore(rooms, "-inf", f"({idle_before!r}"))
+        except redis.ResponseError:
+            self._repair_room_indexes([rooms])
+            idle = cast(list[bytes], self.redis.zrangebyscore(rooms, "-inf", f"({idle_before!r}"))
+        return expired + sum(self._expire_room(room_id.decode(), idle_before) for room_id in idle)
 
     def _expire_one(self, game_id: str, idle_before: float) -> bool:
         key = self._key("game", game_id)
@@ -592,6 +612,8 @@ class RedisStore(Store):
     @store_faults()
     def stored_version(self, game_id: str) -> int | None:
         version = self._read_hash(self._key("game", game_id), "version")[0]
+        if version is None:
+            version = self._read_hash(self._key("room", game_id), "version")[0]
         return None if version is None else _number(game_id, version)
 
     @store_faults()
@@ -603,7 +625,8 @@ class RedisStore(Store):
 
     @store_faults()
     def present(self, game_id: str) -> set[int]:
-        keys = [self._key("presence", game_id, str(seat)) for seat in (0, 1)]
+        # A game has two seats at most, a room a place per member: one read covers either.
+        keys = [self._key("presence", game_id, str(seat)) for seat in range(MAX_PLAYERS)]
         marks = cast(list[bytes | None], self.redis.mget(keys))
         now = self.clock()
         return {seat for seat, until in enumerate(marks) if until is not None and _moment(until) > now}
@@ -613,9 +636,12 @@ class RedisStore(Store):
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.hget(self._key("game", game_id), "version")
+                pipe.hget(self._key("room", game_id), "version")
             stored = pipe.execute(raise_on_error=False)
         versions: dict[str, int | None] = {}
-        for game_id, version in zip(game_ids, stored, strict=True):
+        # A game's version, or else a room's: the two share one space of ids.
+        found = (game if game is not None else room for game, room in zip(stored[::2], stored[1::2], strict=True))
+        for game_id, version in zip(game_ids, found, strict=True):
             try:
                 versions[game_id] = None if version is None else _number(game_id, version)
             except (Corrupt, redis.ResponseError, TypeError):
@@ -624,6 +650,205 @@ class RedisStore(Store):
 
     def changes(self) -> Changes:
         return RedisChanges(self)
+
+    @store_faults()
+    def create_room(self, room: Room) -> str:
+        room_id = new_game_id()
+        data = room_data(room, room_id)
+        players = room.players()
+        rooms = self._key("rooms")
+        self._repair_room_indexes([rooms, *self._member_keys(players)])
+        now = self.clock()
+        with self.redis.pipeline() as pipe:
+            pipe.hset(
+                self._key("room", room_id),
+                mapping={
+                    "version": room.version,
+                    "data": data,
+                    "members": json.dumps(players),
+                    "created": now,
+                    "updated": now,
+                },
+            )
+            pipe.zadd(rooms, {room_id: now})
+            for index in self._member_keys(players):
+                pipe.sadd(index, room_id)
+            pipe.execute()
+        return room_id
+
+    @store_faults()
+    def load_room(self, room_id: str) -> Room:
+        try:
+            version, data = cast(list[bytes | None], self.redis.hmget(self._key("room", room_id), "version", "data"))
+        except redis.ResponseError as error:
+            raise Corrupt(f"room {room_id}: not stored as a hash: {error}") from None
+        if version is None and data is None:
+            raise NotFound(room_id)
+        if data is None:
+            raise Corrupt(f"room {room_id}: its data is missing")
+        return read_room(room_id, _room_version(room_id, version), data)
+
+    @store_faults()
+    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+        key, rooms = self._key("room", room_id), self._key("rooms")
+        data = room_data(room, room_id)
+        players = room.players()
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            try:
+                version, members = cast(list[bytes | None], pipe.hmget(key, "version", "members"))
+            except redis.ResponseError as error:
+                raise Corrupt(f"room {room_id}: not stored as a hash: {error}") from None
+            if version is None:
+                raise NotFound(room_id)
+            if _room_version(room_id, version) != read_version:
+                raise Conflict(room_id)
+            gone = self._member_keys([player for player in _players(members) if player not in players])
+            # Types are checked before MULTI, as a game's save does: EXEC would run the other commands.
+            self._repair_room_indexes([rooms, *self._member_keys(players), *gone])
+            now = self.clock()
+            pipe.multi()
+            pipe.hset(
+                key, mapping={"version": room.version, "data": data, "members": json.dumps(players), "updated": now}
+            )
+            pipe.zadd(rooms, {room_id: now})
+            for index in self._member_keys(players):
+                pipe.sadd(index, room_id)
+            for index in gone:
+                pipe.srem(index, room_id)
+            pipe.publish(self._key("changed", room_id), room.version)
+
+        self._transaction([key], write)
+
+    @store_faults()
+    def delete_room(self, room_id: str) -> None:
+        key = self._key("room", room_id)
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            players = self._stored_members(pipe, key)
+            pipe.multi()
+            self._drop_room(pipe, room_id, players)
+
+        self._transaction([key], write)
+
+    @store_faults()
+    def rooms_of(self, player: str) -> list[str]:
+        index, rooms = self._key("member", player), self._key("rooms")
+
+        def active() -> list[tuple[float, str]]:
+            ids = [room_id.decode() for room_id in cast(set[bytes], self.redis.smembers(index))]
+            scores = self.redis.zmscore(rooms, ids) if ids else []
+            # No score: the room went (an entry left by damage): not listed.
+            return [(score, room_id) for room_id, score in zip(ids, scores, strict=True) if score is not None]
+
+        try:
+            found = active()
+        except redis.ResponseError:  # an index of another type
+            self._repair_room_indexes([index, rooms])
+            found = active()
+        return [room_id for _, room_id in sorted(found, reverse=True)]
+
+    @store_faults()
+    def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(self._key("game", game_id), "version", "data")
+            rows = pipe.execute(raise_on_error=False)
+        games: dict[str, Game | None] = {}
+        for game_id, row in zip(game_ids, rows, strict=True):
+            if isinstance(row, Exception):  # a key of another type where the game should be
+                games[game_id] = None
+                continue
+            version, data = row
+            try:
+                games[game_id] = self._glance(_number(game_id, version), data)
+            except Corrupt:
+                games[game_id] = None
+        return games
+
+    def _expire_room(self, room_id: str, idle_before: float) -> bool:
+        rooms, key = self._key("rooms"), self._key("room", room_id)
+        for _ in range(self.ATTEMPTS):
+            with self.redis.pipeline() as pipe:
+                try:
+                    # All rooms' activity is watched, not this room's hash alone: a game's save moves only the
+                    # score of its room.
+                    pipe.watch(rooms, key)
+                    score = pipe.zscore(rooms, room_id)
+                    if score is None or score >= idle_before:
+                        return False
+                    players = self._stored_members(pipe, key)
+                    pipe.multi()
+                    self._drop_room(pipe, room_id, players)
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+        return False  # busy all along: the next expiry takes it
+
+    def _stored_members(self, pipe: redis.client.Pipeline, key: str) -> list[str]:
+        """The players a room is indexed for (none for a room gone or damaged), their indexes checked. Before MULTI."""
+        try:
+            members = cast(list[bytes | None], pipe.hmget(key, "members"))[0]
+        except redis.ResponseError:  # a key of another type where the room should be: it goes all the same
+            members = None
+        players = _players(members)
+        self._repair_room_indexes(self._member_keys(players))
+        return players
+
+    def _drop_room(self, pipe: redis.client.Pipeline, room_id: str, players: list[str]) -> None:
+        pipe.delete(self._key("room", room_id))
+        pipe.zrem(self._key("rooms"), room_id)
+        for index in self._member_keys(players):
+            pipe.srem(index, room_id)
+
+    def _member_keys(self, players: list[str]) -> list[str]:
+        return [self._key("member", player) for player in dict.fromkeys(players)]
+
+    def _repair_room_indexes(self, indexes: list[str], kinds: dict[str, bytes] | None = None) -> None:
+        """Rebuild any of these room indexes (`rooms`, `member:<player>`) that holds another type, from the rooms.
+
+        As for games' indexes: such a key would fail every write touching it.
+        A rebuilt `rooms` knows each room's own last save, not its games' since.
+        """
+        if not indexes:
+            return
+        kinds = kinds or self._kinds(*indexes)
+        rooms = self._key("rooms")
+        damaged = [index for index in indexes if kinds[index] not in ((b"zset" if index == rooms else b"set"), b"none")]
+        if not damaged:
+            return
+        logger.warning("rebuilding Redis room indexes that held another type: %s", ", ".join(damaged))
+        self.redis.delete(*damaged)
+        members: dict[str, list[str]] = {index: [] for index in damaged if index != rooms}
+        activity: dict[str, float] = {}
+        prefix = self._key("room", "")
+        keys = self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="hash")
+        while batch := list(itertools.islice(keys, 1000)):
+            with self.redis.pipeline(transaction=False) as pipe:
+                for key in batch:
+                    pipe.hmget(key, "members", "updated")
+                found = pipe.execute(raise_on_error=False)
+            for key, fields in zip(batch, found, strict=True):
+                room_id = key.decode().removeprefix(prefix)
+                if isinstance(fields, Exception):
+                    continue
+                for index in self._member_keys(_players(fields[0])):
+                    if index in members:
+                        members[index].append(room_id)
+                if rooms in damaged:
+                    try:
+                        activity[room_id] = float(fields[1])
+                    except (TypeError, ValueError):
+                        activity[room_id] = 0.0  # a damaged room is found idle, and expires
+        with self.redis.pipeline(transaction=False) as pipe:
+            for index, room_ids in members.items():
+                if room_ids:
+                    pipe.sadd(index, *room_ids)
+            if activity:
+                # GT: a save in the meantime gave the room a later time, which stays.
+                pipe.zadd(rooms, activity, gt=True)
+            pipe.execute()
 
     @contextmanager
     def lease(self, game_id: str) -> Iterator[None]:
@@ -783,6 +1008,24 @@ def _number(game_id: str, value: bytes | None) -> int:
         except ValueError:
             pass
     raise Corrupt(f"game {game_id}: a stored count is not a number: {value!r}")
+
+
+def _room_version(room_id: str, value: bytes | None) -> int:
+    if value is not None:
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise Corrupt(f"room {room_id}: its stored version is not a number: {value!r}")
+
+
+def _players(members: bytes | None) -> list[str]:
+    """The players a room is indexed for, as its hash notes them; none when that note is missing or damaged."""
+    try:
+        players = json.loads(members) if members is not None else []
+    except ValueError:
+        return []
+    return [player for player in players if isinstance(player, str)] if isinstance(players, list) else []
 
 
 def _fields(rows: dict[str, str]) -> dict[EncodableT, EncodableT]:

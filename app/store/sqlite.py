@@ -25,6 +25,7 @@ from typing import Any
 
 from app.game import Game
 from app.records import TALLIED, recount, tally, tally_key
+from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
     Clock,
@@ -36,6 +37,8 @@ from app.store.base import (
     creator,
     encode,
     new_game_id,
+    read_room,
+    room_data,
     window_start,
 )
 
@@ -213,6 +216,28 @@ class SQLiteStore(Store):
             until REAL NOT NULL,
             PRIMARY KEY (game_id, seat)
         ) WITHOUT ROWID;
+        -- Rooms (app.rooms): `updated_at` moves when the room or one of its games is saved (expiry goes by it).
+        CREATE TABLE IF NOT EXISTS rooms (
+            id TEXT PRIMARY KEY,
+            version INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS rooms_by_age ON rooms (updated_at);
+        CREATE TABLE IF NOT EXISTS room_members (
+            room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+            player TEXT NOT NULL,
+            PRIMARY KEY (room_id, player)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS room_members_by_player ON room_members (player, room_id);
+        -- Who is in a room's page, as `presence` for games: a room id is no game's, so it has a table of its own.
+        CREATE TABLE IF NOT EXISTS room_presence (
+            room_id TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            until REAL NOT NULL,
+            PRIMARY KEY (room_id, seat)
+        ) WITHOUT ROWID;
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -381,6 +406,7 @@ class SQLiteStore(Store):
             if row[0] != read_version:
                 raise Conflict(game_id)
             stored, was_finished = row[1], row[2]
+            now = self.clock()
             kept = min(stored, len(game.history))
             connection.execute("DELETE FROM history WHERE game_id = ? AND seq >= ?", (game_id, kept))
             connection.executemany(
@@ -394,7 +420,7 @@ class SQLiteStore(Store):
                     encode(game, game_id),
                     len(game.history),
                     game.status != "playing",
-                    self.clock(),
+                    now,
                     game_id,
                 ),
             )
@@ -402,6 +428,9 @@ class SQLiteStore(Store):
             # or taken back into play by undo): the other moves write no seat.
             if len(game.seats) > 1 or was_finished or game.status != "playing":
                 self._seat(connection, game_id, game)
+            if game.room:
+                # A room is active while its games are played: it expires only once they are idle too.
+                connection.execute("UPDATE rooms SET updated_at = ? WHERE id = ?", (now, game.room["id"]))
         self._remember_history(game_id, game)
 
     def games_of(self, player: str, limit: int = GAMES_LISTED) -> list[Listing]:
@@ -445,7 +474,9 @@ class SQLiteStore(Store):
 
     def expire(self, idle_before: float) -> int:
         with self._transaction() as connection:
-            return connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
+            games = connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
+            rooms = connection.execute("DELETE FROM rooms WHERE updated_at < ?", (idle_before,)).rowcount
+        return games + rooms
 
     def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         text = json.dumps(result) if result is not None else None
@@ -575,7 +606,10 @@ class SQLiteStore(Store):
 
     def stored_version(self, game_id: str) -> int | None:
         with self._connection() as connection:
-            row = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+            row = connection.execute(
+                "SELECT version FROM games WHERE id = ? UNION ALL SELECT version FROM rooms WHERE id = ?",
+                (game_id, game_id),
+            ).fetchone()
         return None if row is None else row[0]
 
     def stored_versions(self, game_ids: list[str]) -> dict[str, int | None]:
@@ -585,9 +619,10 @@ class SQLiteStore(Store):
             for start in range(0, len(game_ids), VERSIONS_PER_QUERY):
                 ids = game_ids[start : start + VERSIONS_PER_QUERY]
                 marks = ", ".join("?" * len(ids))
-                versions.update(
-                    connection.execute(f"SELECT id, version FROM games WHERE id IN ({marks})", ids).fetchall()
+                query = f"SELECT id, version FROM games WHERE id IN ({marks}) UNION ALL " + (
+                    f"SELECT id, version FROM rooms WHERE id IN ({marks})"
                 )
+                versions.update(connection.execute(query, ids + ids).fetchall())
         return versions
 
     def mark_present(self, game_id: str, seat: int, until: float) -> None:
@@ -598,13 +633,90 @@ class SQLiteStore(Store):
                     "ON CONFLICT (game_id, seat) DO UPDATE SET until = excluded.until",
                     (game_id, seat, until),
                 )
+            elif connection.execute("SELECT 1 FROM rooms WHERE id = ?", (game_id,)).fetchone() is not None:
+                connection.execute(
+                    "INSERT INTO room_presence (room_id, seat, until) VALUES (?, ?, ?) "
+                    "ON CONFLICT (room_id, seat) DO UPDATE SET until = excluded.until",
+                    (game_id, seat, until),
+                )
 
     def present(self, game_id: str) -> set[int]:
+        now = self.clock()
         with self._connection() as connection:
             rows = connection.execute(
-                "SELECT seat FROM presence WHERE game_id = ? AND until > ?", (game_id, self.clock())
+                "SELECT seat FROM presence WHERE game_id = ? AND until > ? "
+                "UNION SELECT seat FROM room_presence WHERE room_id = ? AND until > ?",
+                (game_id, now, game_id, now),
             ).fetchall()
         return {seat for (seat,) in rows}
+
+    def create_room(self, room: Room) -> str:
+        room_id = new_game_id()
+        data = room_data(room, room_id)
+        now = self.clock()
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO rooms (id, version, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (room_id, room.version, data, now, now),
+            )
+            self._members(connection, room_id, room)
+        return room_id
+
+    @staticmethod
+    def _members(connection: sqlite3.Connection, room_id: str, room: Room) -> None:
+        players = room.players()
+        marks = ", ".join("?" * len(players))
+        connection.execute(
+            f"DELETE FROM room_members WHERE room_id = ? AND player NOT IN ({marks})", [room_id, *players]
+        )
+        connection.executemany(
+            "INSERT OR IGNORE INTO room_members (room_id, player) VALUES (?, ?)",
+            [(room_id, player) for player in players],
+        )
+
+    def load_room(self, room_id: str) -> Room:
+        with self._connection() as connection:
+            row = connection.execute("SELECT version, data FROM rooms WHERE id = ?", (room_id,)).fetchone()
+        if row is None:
+            raise NotFound(room_id)
+        return read_room(room_id, *row)
+
+    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+        data = room_data(room, room_id)
+        with self._transaction() as connection:
+            row = connection.execute("SELECT version FROM rooms WHERE id = ?", (room_id,)).fetchone()
+            if row is None:
+                raise NotFound(room_id)
+            if row[0] != read_version:
+                raise Conflict(room_id)
+            connection.execute(
+                "UPDATE rooms SET version = ?, data = ?, updated_at = ? WHERE id = ?",
+                (room.version, data, self.clock(), room_id),
+            )
+            self._members(connection, room_id, room)
+
+    def delete_room(self, room_id: str) -> None:
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+
+    def rooms_of(self, player: str) -> list[str]:
+        with self._connection() as connection:
+            rows = connection.execute(
+                "SELECT id FROM rooms WHERE id IN (SELECT room_id FROM room_members WHERE player = ?) "
+                "ORDER BY updated_at DESC",
+                (player,),
+            ).fetchall()
+        return [room_id for (room_id,) in rows]
+
+    def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
+        games: dict[str, Game | None] = dict.fromkeys(game_ids)
+        with self._connection() as connection:
+            for start in range(0, len(game_ids), VERSIONS_PER_QUERY):
+                ids = game_ids[start : start + VERSIONS_PER_QUERY]
+                marks = ", ".join("?" * len(ids))
+                rows = connection.execute(f"SELECT id, version, data FROM games WHERE id IN ({marks})", ids)
+                games.update((game_id, self._glance(version, data)) for game_id, version, data in rows)
+        return games
 
     def check(self) -> None:
         # A real write, committed: a full or read-only disk fails it as it would fail a move.

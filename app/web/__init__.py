@@ -28,7 +28,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from app.config import Settings
 from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
-from app.web import api, errors, pages
+from app.web import api, errors, pages, rooms
 from app.web.deps import STATIC, templates
 from app.web.guard import Guard, StrictJSON
 
@@ -148,6 +148,8 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     errors.install(app)
     app.include_router(pages.router)
+    app.include_router(rooms.router)
     app.include_router(api.router)
     app.include_router(api.records_router)
+    app.include_router(api.rooms_router)
     return app

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from app.game import Move
+from app.room_operations import RoomView
+from app.seats import watcher
+from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.schemas import (
     ERROR_RESPONSES,
@@ -15,18 +20,23 @@ from app.web.schemas import (
     GameListOut,
     GameOut,
     HintOut,
+    JoinRoomIn,
     MoveIn,
     NewGameIn,
+    NewRoomIn,
     OptionsIn,
     ProbabilitiesOut,
     RecordOut,
     ReviewOut,
+    RoomOut,
     ShareOut,
     game_out,
     review_out,
+    room_out,
 )
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
+rooms_router = APIRouter(prefix="/api/rooms", tags=["rooms"], responses=ERROR_RESPONSES)
 records_router = APIRouter(prefix="/api/records", tags=["records"], responses=ERROR_RESPONSES)
 # What every route that starts a game answers.
 CREATES_A_GAME: dict = {
@@ -178,4 +188,82 @@ async def share_replay(game_id: str, request: Request, player: Player, service: 
 async def withdraw_replay(game_id: str, player: Player, service: Service) -> Response:
     """Withdraw the replay's link: it opens nothing from now on (a new share makes a new link)."""
     await service.share(game_id, player, False)
+    return Response(status_code=204)
+
+
+# ----- rooms (app.rooms) ---------------------------------------------------------------------------------
+
+ROOM_404: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "no such room, or the caller is neither in it nor holds its link"}
+}
+
+
+async def room_answer(request: Request, service: GameService, view: RoomView, viewer: str) -> RoomOut:
+    """The room as the API shows it to `viewer`, with its game for them (co-op: the shared one; a race:
+    their own, once started)."""
+    game = None
+    game_id = view.game if not view.watching else (view.room.state.get("game") if view.kind.shared else None)
+    if game_id is not None:
+        game = game_out(game_id, await service.load(game_id, viewer), service.clock())
+    link = str(request.url_for("room_invitation", room_id=view.room_id, key=view.room.invite))
+    return room_out(view, link, game)
+
+
+ROOM_429: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorOut, "description": "too many rooms: the player's, or new ones from this address"}
+}
+
+
+@rooms_router.post("", status_code=201, response_model=RoomOut, responses=ROOM_429)
+async def new_room(body: NewRoomIn, request: Request, player: Player, client: Client, service: Service) -> RoomOut:
+    """Make a room: "coop", one game every member plays; "race", a game each of the same board, started
+    together. The maker is its first member; others join with its `invite` (POST .../join)."""
+    room_id, _ = await service.create_room(
+        player,
+        client,
+        body.kind,
+        body.mode,
+        body.width,
+        body.height,
+        body.mines,
+        body.settings(),
+        body.name,
+        body.colour,
+    )
+    return await room_answer(request, service, await service.room_view(room_id, player), player)
+
+
+@rooms_router.post("/{room_id}/join", response_model=RoomOut, responses=ROOM_404)
+async def join_room(room_id: str, body: JoinRoomIn, request: Request, player: Player, service: Service) -> RoomOut:
+    """Join a room by its invitation's key, as `name` (up to 8 players; joining again changes nothing). A
+    co-op member moves in the shared game at once (POST /api/games/{game}/moves); a race's late joiner
+    watches until the rematch."""
+    await service.join_room(room_id, body.invite, player, body.name, body.colour)
+    return await room_answer(request, service, await service.room_view(room_id, player), player)
+
+
+@rooms_router.get("/{room_id}", response_model=RoomOut, responses=ROOM_404)
+async def read_room(
+    room_id: str, request: Request, player: Player, service: Service, invite: str | None = None
+) -> RoomOut:
+    """The room: its players (name, colour, whether their page is open, and in a race each one's progress,
+    deaths and time) and its game. Whoever holds the link and has not joined passes `invite` and watches;
+    a racer still playing is never shown another racer's board."""
+    viewer = watcher(invite) if invite is not None else player
+    view = await service.room_view(room_id, viewer, player)
+    return await room_answer(request, service, view, player if not view.watching else viewer)
+
+
+@rooms_router.post("/{room_id}/start", response_model=RoomOut, responses=ROOM_404)
+async def start_room(room_id: str, request: Request, player: Player, service: Service) -> RoomOut:
+    """Start a race (its maker, with two players at least), or its rematch (any racer, once someone cleared
+    the board or every racer is out): every racer's board opens after a short countdown (`starts_at`)."""
+    await service.start_room(room_id, player)
+    return await room_answer(request, service, await service.room_view(room_id, player), player)
+
+
+@rooms_router.post("/{room_id}/leave", status_code=204, responses=ROOM_404)
+async def leave_room(room_id: str, player: Player, service: Service) -> Response:
+    """Leave a room; its games stay as they were played. The last to leave takes the room away."""
+    await service.leave_room(room_id, player)
     return Response(status_code=204)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated
 
@@ -61,3 +62,15 @@ def is_htmx(request: Request) -> bool:
 Player = Annotated[str, Depends(player_id)]
 Service = Annotated[GameService, Depends(game_service)]
 Client = Annotated[str, Depends(client_address)]
+
+
+# How often a live page's stream renews the viewer's presence and looks at the other players'; between
+# two looks it waits for the game (or room) to change (the store's signal: Redis pub/sub, or a quick SQLite poll).
+PRESENCE_CHECK_SECONDS = 5.0
+
+
+async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:
+    """A place among the worker's live streams, held while the stream lasts; past the caps, the stream
+    is refused (TooManyStreams) and the page keeps its poll."""
+    with service.streams.slot(client):
+        yield

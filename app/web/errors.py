@@ -19,6 +19,8 @@ from fastapi.responses import JSONResponse, Response
 from app.changes import StreamsFull, TooManyStreams
 from app.errors import KaboomError
 from app.game import Busy, Invalid, Refused
+from app.room_operations import TooManyRooms
+from app.rooms import RoomNotFound
 from app.service import NoGuessLimited, RateLimited, TooComplex
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
@@ -47,6 +49,14 @@ ANSWERS: dict[type[KaboomError], Answer] = {
             "Your games lists those you have; New game starts another."
         ),
     ),
+    RoomNotFound: Answer(
+        404,
+        lambda error: (
+            "This room is gone: its last player left, or it expired, or the link is wrong. "
+            "New game makes another, with Who plays set to a room."
+        ),
+    ),
+    TooManyRooms: Answer(429, lambda error: error.message),
     Corrupt: Answer(
         500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."
     ),
@@ -70,7 +80,7 @@ ANSWERS: dict[type[KaboomError], Answer] = {
     KaboomError: Answer(500, lambda error: error.message),
 }
 # The API has said "no such game" since its first release; the page says it as a sentence.
-API_MESSAGES: dict[type[KaboomError], str] = {NotFound: "no such game"}
+API_MESSAGES: dict[type[KaboomError], str] = {NotFound: "no such game", RoomNotFound: "no such room"}
 
 
 def answer_for(error: KaboomError) -> tuple[type[KaboomError], Answer]:

@@ -9,17 +9,19 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from app.game import Game, Invalid, Move, board_size
+from app.game import Game, Invalid, Move, board_size, rewound
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode
+from app.room_operations import RoomView
+from app.rooms import RoomNotFound
 from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.seats import invitation as seating_invitation
 from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
-from app.web.deps import STATIC, Client, Player, Service, is_htmx
-from app.web.faces import face_of
-from app.web.render import blocks, move_answer, page, page_context, replay_context
+from app.web.deps import PRESENCE_CHECK_SECONDS, STATIC, Client, Player, Service, is_htmx, stream_slot
+from app.web.render import OOB_ROWS, blocks, move_answer, page, page_context, replay_context
 from app.web.replay import overlay_changes
-from app.web.view import Look, Seating, cell_html, clock_text, game_list
+from app.web.rooms import room_look
+from app.web.view import Look, Seating, cell_html, changed_cells, clock_text, game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -83,6 +85,8 @@ async def new_game_form(
     settings_of: Annotated[str | None, Form()] = None,
     opponent: Annotated[str | None, Form()] = None,
     level: Annotated[str | None, Form()] = None,
+    room: Annotated[str, Form()] = "",
+    name: Annotated[str, Form()] = "",
 ) -> Response:
     """A new game of a preset or custom size in a mode (`choice`, "MODE PRESET", names both: the page's
     buttons); its settings are those of the game `settings_of` names (the player's current one) as they
@@ -106,6 +110,11 @@ async def new_game_form(
     # Read from the game, not from the page: settings changed during the game are not in an old form.
     settings = await settings_from(service, settings_of, player) if settings_of else {}
     names = rules.options_class.names()
+    chosen = {name: on for name, on in settings.items() if name in names}
+    if room:
+        # A room of others playing this board (app.rooms): made, then its page, with the link to send.
+        room_id, _ = await service.create_room(player, client, room, rules.name, *size, chosen, name)
+        return RedirectResponse(f"/rooms/{room_id}", status_code=303)
     # The form holds every mode's fields: only the chosen mode's go to it.
     seat_fields = rules.seat_fields
     game_id, _ = await service.create(
@@ -113,7 +122,7 @@ async def new_game_form(
         client,
         rules.name,
         *size,
-        {name: on for name, on in settings.items() if name in names},
+        chosen,
         opponent=(opponent or None) if "opponent" in seat_fields else None,
         level=(level or None) if opponent == "computer" and "level" in seat_fields else None,
     )
@@ -164,9 +173,46 @@ async def game_context(
     key: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The page's context for a game as `viewer` sees it (with its seating, in a game of seats), now."""
-    seating = await seating_of(request, service, game_id, game, viewer, present, key)
-    return page_context(game_id, game, overlay, now=service.clock(), seating=seating, **extra)
+    """The page's context for a game as `viewer` sees it (with its seating, in a game of seats; with its
+    room, in a room), now."""
+    return page_context(
+        game_id,
+        game,
+        overlay,
+        now=service.clock(),
+        **await company(request, service, game_id, game, viewer, present, key),
+        **extra,
+    )
+
+
+async def company(
+    request: Request,
+    service: GameService,
+    game_id: str,
+    game: Game,
+    viewer: str,
+    present: frozenset[int] | None = None,
+    key: str | None = None,
+) -> dict[str, Any]:
+    """Who else is at a game, as `viewer` sees them: its seating (a game of seats) and its room (a room's game)."""
+    view = await room_of(request, service, game, viewer)
+    player = request.session.get("player")
+    kept = await service.kept_name(player) if view is not None and view.watching and player else None
+    return {
+        "seating": await seating_of(request, service, game_id, game, viewer, present, key),
+        "room": room_look(request, view, key, game_id, kept) if view is not None else None,
+    }
+
+
+async def room_of(request: Request, service: GameService, game: Game, viewer: str) -> RoomView | None:
+    """The room a game is played in, as `viewer` sees it (whoever asks by a link is shown it as the member
+    they are, if they are one); None for a game outside a room, or whose room is gone."""
+    if game.room is None:
+        return None
+    try:
+        return await service.room_view(game.room["id"], viewer, request.session.get("player"))
+    except RoomNotFound:
+        return None
 
 
 async def seating_of(
@@ -239,26 +285,25 @@ async def watch_page(request: Request, game_id: str, key: str, service: Service)
     return page(request, await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review))
 
 
-# How often a live page's stream renews the viewer's presence and looks at the other player's; between
-# two looks it waits for the game to change (the store's signal: Redis pub/sub, or a quick SQLite poll).
-PRESENCE_CHECK_SECONDS = 5.0
-
-
-async def live_events(game_id: str, viewer: str, service: GameService, version: int) -> AsyncIterator[ServerSentEvent]:
-    """A "changed" event whenever the game's version or who is connected differs from what the page shows;
-    the page then asks for the fragment. Only these two facts travel here, never a cell."""
-    shown_version, shown_present = version, None
+async def live_events(
+    game_id: str, viewer: str, service: GameService, version: int, room_state: str = "", player: str | None = None
+) -> AsyncIterator[ServerSentEvent]:
+    """A "changed" event whenever the game's version, who is connected or (in a room) what the room shows
+    differs from what the page shows; the page then asks for the fragment. Only these facts travel here,
+    never a cell."""
+    shown_version, shown_present, shown_room = version, None, room_state
     while True:
         try:
-            current, present = await service.live(game_id, viewer)
+            current, present, room = await service.live_with_room(game_id, viewer, player)
         except (NotFound, Corrupt, StoreUnavailable):
             return  # the game is gone or cannot be read now: the page's poll says why
         if shown_present is None:
             shown_present = present
-        if (current, present) != (shown_version, shown_present):
-            shown_version, shown_present = current, present
+        signature = room.signature if room is not None else ""
+        if (current, present, signature) != (shown_version, shown_present, shown_room):
+            shown_version, shown_present, shown_room = current, present, signature
             yield ServerSentEvent(event="changed", data=f"{current}")
-        await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS)
+        await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS, room)
         if service.changes.closed:
             return  # the server is stopping: the page reconnects to whichever answers next
 
@@ -275,13 +320,6 @@ async def link_viewer(game_id: str, key: str, service: Service) -> str:
     return watcher(key)
 
 
-async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:
-    """A place among the worker's live streams, held while the stream lasts; past the caps, the stream
-    is refused (TooManyStreams) and the page keeps its poll."""
-    with service.streams.slot(client):
-        yield
-
-
 @router.get("/games/{game_id}/events", response_class=EventSourceResponse)
 async def game_events(
     game_id: str,
@@ -289,9 +327,10 @@ async def game_events(
     _slot: Annotated[None, Depends(stream_slot)],
     service: Service,
     version: int = -1,
+    room_state: str = "",
 ) -> AsyncIterator[ServerSentEvent]:
-    """Server-sent events of a game of two for one of its players (htmx's SSE extension listens)."""
-    async for event in live_events(game_id, viewer, service, version):
+    """Server-sent events of a game several play or watch, for one of its players (htmx's SSE extension listens)."""
+    async for event in live_events(game_id, viewer, service, version, room_state):
         yield event
 
 
@@ -301,26 +340,40 @@ async def watch_events(
     viewer: Annotated[str, Depends(link_viewer)],
     _slot: Annotated[None, Depends(stream_slot)],
     service: Service,
+    request: Request,
     version: int = -1,
+    room_state: str = "",
 ) -> AsyncIterator[ServerSentEvent]:
-    async for event in live_events(game_id, viewer, service, version):
+    async for event in live_events(game_id, viewer, service, version, room_state, request.session.get("player")):
         yield event
 
 
 @router.get("/games/{game_id}/live")
 async def game_live(
-    request: Request, game_id: str, player: Player, service: Service, version: str = "", presence: str = ""
+    request: Request,
+    game_id: str,
+    player: Player,
+    service: Service,
+    version: str = "",
+    presence: str = "",
+    room_state: str = "",
 ) -> Response:
     """The fallback poll (and what a stream's event asks for): 204 while the page is up to date, else its
     panel and the cells that changed."""
-    return await live_answer(request, game_id, player, service, version, presence)
+    return await live_answer(request, game_id, player, service, version, presence, room_state=room_state)
 
 
 @router.get("/games/{game_id}/watch/{key}/live")
 async def watch_live(
-    request: Request, game_id: str, key: str, service: Service, version: str = "", presence: str = ""
+    request: Request,
+    game_id: str,
+    key: str,
+    service: Service,
+    version: str = "",
+    presence: str = "",
+    room_state: str = "",
 ) -> Response:
-    return await live_answer(request, game_id, watcher(key), service, version, presence, key)
+    return await live_answer(request, game_id, watcher(key), service, version, presence, key, room_state)
 
 
 async def live_answer(
@@ -331,30 +384,40 @@ async def live_answer(
     version: str,
     presence: str,
     key: str | None = None,
+    room_state: str = "",
 ) -> Response:
-    current, present = await service.live(game_id, viewer)
+    current, present, room = await service.live_with_room(game_id, viewer, request.session.get("player"))
     shown = "".join(str(seat) for seat in sorted(present))
-    if version == str(current) and presence == shown:
+    signature = room.signature if room is not None else ""
+    if version == str(current) and presence == shown and room_state == signature:
         return Response(status_code=204)
     game, overlay, review = await service.look(game_id, viewer)
     context = await game_context(
         request, service, game_id, game, viewer, overlay, present=present, key=key, review=review, oob=True
     )
-    face = face_of(game.mode)
-    last = face.last_move(game)
-    if last is not None and version == str(game.version - 1) and game.status == "playing":
-        # One move behind, as a live page usually is: only what that move uncovered, and the cells the
-        # move before it uncovered, which lose their mark.
-        look = Look(game, overlay)
-        context.update(
-            changes=[
-                cell_html(game.cell(index), look.cell(index), oob=True)
-                for index in sorted(last | face.previous_move(game))
-            ],
-            changed_rows=[],
-        )
+    if version == str(game.version):
+        return blocks(request, context, "panel")  # the board is as the page shows it: only the panel moved
+    changes = one_action_behind(game, overlay, version)
+    if changes is not None:
+        context.update(changes=[cell_html(cell, look, oob=True) for cell, look in changes], changed_rows=[])
         return blocks(request, context, "panel", "changes")
     return blocks(request, context, "panel", "grid")
+
+
+def one_action_behind(game: Game, overlay: Overlay, version: str) -> list | None:
+    """The cells that look different from what a page one version behind shows, when that version is the
+    one before the game's last action (as a live page usually is): only what that action changed. None
+    otherwise (the caller sends the grid): after an undo, with an overlay (it moves everywhere), or further behind."""
+    if version != str(game.version - 1) or not game.history or game.undone or game.status != "playing":
+        return None
+    if overlay.statuses is not None or overlay.probabilities is not None:
+        return None
+    record = game.history[-1]
+    if record.get("version") != game.version - 1:
+        return None
+    before, _ = rewound(game)
+    touched = {int(key) for key in (*record["cells"], *record["marks"])}
+    return changed_cells(Look(before, None), Look(game, None), touched, max_rows=OOB_ROWS)
 
 
 @router.post("/games/{game_id}/moves")
@@ -373,8 +436,8 @@ async def move_form(
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
     result = await service.move(game_id, player, move, client)
-    seating = await seating_of(request, service, game_id, result.after, player)
-    return move_answer(request, game_id, result, version, service.clock(), seating=seating)
+    around = await company(request, service, game_id, result.after, player)
+    return move_answer(request, game_id, result, version, service.clock(), **around)
 
 
 @router.post("/games/{game_id}/bot")
@@ -390,8 +453,8 @@ async def bot_move_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     result = await service.bot_move(game_id, player, client)
-    seating = await seating_of(request, service, game_id, result.after, player)
-    return move_answer(request, game_id, result, version, service.clock(), seating=seating)
+    around = await company(request, service, game_id, result.after, player)
+    return move_answer(request, game_id, result, version, service.clock(), **around)
 
 
 @router.get("/games/{game_id}/bot")

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import BOARD_MODE, MODES
 from app.review import Review
+from app.rooms import KINDS
 from app.service import MoveResult, Overlay
 from app.web.deps import templates
 from app.web.faces import PARTS, face_of
@@ -33,6 +34,7 @@ def page_context(
         "modes": list(MODES.values()),
         "modes_by_name": MODES,
         "board_mode": BOARD_MODE,
+        "room_kinds": list(KINDS.values()),
     }
     review = extra.pop("review", None)
     if review is not None and game is not None:
@@ -80,6 +82,15 @@ def page_context(
         )
         if seating.watching:
             context["board_actions"] = ()  # a spectator's board takes nothing
+    room = extra.pop("room", None)
+    context["assists"] = room is None or room.view.kind.assists
+    if room is not None:
+        context["room"] = room
+        if game is not None and room.view.watching:
+            context["board_actions"] = ()
+        if game is not None and not room.view.kind.assists:
+            helping = type(game.options).helping()
+            context["settings"] = [setting for setting in context["settings"] if setting[0] not in helping]
     context.update(extra)
     return context
 

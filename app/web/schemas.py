@@ -12,6 +12,8 @@ from app.game import MAX_BOARD_SIDE, Choice, Game
 from app.modes import DEFAULT_MODE, MODES, get_mode
 from app.records import Record, accuracy_of, fixed_layout_figures
 from app.review import BEST_GUESS_MARGIN, Review
+from app.rooms import KINDS, MAX_PLAYERS
+from app.rooms.base import COLOURS, NAME_LENGTH
 from app.seats import OPPONENTS
 from app.store import Listing
 from app.web.faces import face_of
@@ -53,18 +55,23 @@ class NewGameBase(BaseModel):
 
     def settings(self) -> dict[str, bool]:
         """The settings the caller gave, by the modes' names; a mode without one of them refuses it."""
-        given: dict[str, bool] = {}
-        for name in self.model_fields_set:
-            value = getattr(self, name)
-            if name in CHOICES:
-                given.update(CHOICES[name].values[value])
-            elif name in SETTINGS_ASKED:
-                given[name] = value
-        return given
+        return asked_settings(self)
 
     def seating(self) -> SeatsAsked:
         """Who fills the other seats, as asked (SEAT_FIELDS)."""
         return SeatsAsked(opponent=getattr(self, "opponent", None), level=getattr(self, "level", None))
+
+
+def asked_settings(body: BaseModel) -> dict[str, bool]:
+    """The settings a request gave, by the modes' names (its choices among settings as the settings they are)."""
+    given: dict[str, bool] = {}
+    for name in body.model_fields_set:
+        value = getattr(body, name)
+        if name in CHOICES:
+            given.update(CHOICES[name].values[value])
+        elif name in SETTINGS_ASKED:
+            given[name] = value
+    return given
 
 
 def _joined(notes: list[str]) -> str | None:
@@ -84,6 +91,12 @@ SEAT_FIELDS_ORDER = 45
 
 def new_game_model() -> type[NewGameBase]:
     """The new-game request as the registered modes shape it, its fields in the order of the settings."""
+    return create_model("NewGameIn", __base__=NewGameBase, **asked_fields(seats=True))
+
+
+def asked_fields(seats: bool) -> dict[str, Any]:
+    """What the registered modes ask of a new game beyond its size, in the order of the settings: their
+    choices among settings, their settings, and (`seats`) who fills the other seats."""
     listed: list[tuple[int, int, str, Any]] = []
     for name, choice in CHOICES.items():
         listed.append(
@@ -100,7 +113,7 @@ def new_game_model() -> type[NewGameBase]:
                 default, said = SETTINGS_ASKED[item.name]
                 listed.append((item.metadata["order"], 1, item.name, (bool, Field(default, description=said or None))))
     seated = [mode for mode in MODES.values() if mode.seat_count > 1]
-    if seated:
+    if seated and seats:
         levels = tuple(dict.fromkeys(level for mode in seated for level in mode.levels))
         notes = {
             name: _joined([mode.seat_notes[name] for mode in seated if name in mode.seat_notes]) for name in SEAT_FIELDS
@@ -111,8 +124,7 @@ def new_game_model() -> type[NewGameBase]:
         listed.append(
             (SEAT_FIELDS_ORDER, 1, "level", (Literal[levels] | None, Field(None, description=notes["level"])))
         )
-    fields = {name: field for _, _, name, field in sorted(listed, key=lambda item: item[:2])}
-    return create_model("NewGameIn", __base__=NewGameBase, **fields)
+    return {name: field for _, _, name, field in sorted(listed, key=lambda item: item[:2])}
 
 
 def move_model() -> type[BaseModel]:
@@ -155,9 +167,138 @@ def options_model() -> type[OptionsBase]:
     return create_model("OptionsIn", __base__=OptionsBase, **fields)
 
 
+class NewRoomBase(BaseModel):
+    """A new room: its kind, the board its games are played on, and the maker's name and colour;
+    `new_room_model` adds the modes' settings, as a new game asks them."""
+
+    model_config = STRICT
+
+    kind: str = Field(
+        json_schema_extra={"enum": list(KINDS)},
+        description=_joined([f"{kind.name}: {kind.summary}" for kind in KINDS.values()]),
+    )
+    mode: str = Field(
+        DEFAULT_MODE, json_schema_extra={"enum": [name for name, mode in MODES.items() if mode.seat_count == 1]}
+    )
+    width: int = Field(ge=2, le=MAX_BOARD_SIDE)
+    height: int = Field(ge=2, le=MAX_BOARD_SIDE)
+    mines: int = Field(ge=1)
+    name: str = Field(
+        "", max_length=NAME_LENGTH, description="the name the others see (empty: the one of the player's latest room)"
+    )
+    colour: int | None = Field(None, ge=0, lt=MAX_PLAYERS, description=f"0 to {MAX_PLAYERS - 1}: {', '.join(COLOURS)}")
+
+    def settings(self) -> dict[str, bool]:
+        """The settings the caller gave, by the modes' names (as a new game takes them)."""
+        return asked_settings(self)
+
+
+def new_room_model() -> type[NewRoomBase]:
+    return create_model("NewRoomIn", __base__=NewRoomBase, **asked_fields(seats=False))
+
+
+class JoinRoomIn(BaseModel):
+    model_config = STRICT
+
+    invite: str = Field(max_length=64, description="the key of the room's invitation (the `invite` its maker got)")
+    name: str = Field(
+        "", max_length=NAME_LENGTH, description="the name the others see (empty: the one of the player's latest room)"
+    )
+    colour: int | None = Field(
+        None, ge=0, lt=MAX_PLAYERS, description="a colour nobody in the room has (else the first free one)"
+    )
+
+
+class RoomPlayerOut(BaseModel):
+    name: str
+    colour: int = Field(description=f"0 to {MAX_PLAYERS - 1}: {', '.join(COLOURS)}")
+    you: bool = Field(description="the caller")
+    present: bool = Field(description="their page is open now")
+    racing: bool = Field(description="plays in the current round (a race's late joiner watches until the rematch)")
+    progress: float = Field(description="the share of the board's safe cells their game has opened (0 to 1)")
+    deaths: int = Field(description="losses they took back with undo")
+    status: Literal["playing", "won", "lost"] | None = Field(description="their game's; null without one")
+    seconds: float | None = Field(description="the time they cleared the board in, from the start; null until then")
+    rank: int | None = Field(description="their place among those who cleared it")
+    game: str | None = Field(
+        description="their game's id, where the caller may look at it (in a race: once the caller's own board "
+        "can change no more)"
+    )
+
+
+class RoomEventOut(BaseModel):
+    name: str
+    colour: int
+    what: str = Field(description="joined, left, started, undo, hint, show, or a mode's action")
+    at: float
+
+
+class RoomOut(BaseModel):
+    id: str
+    kind: str
+    mode: str
+    width: int
+    height: int
+    mines: int
+    settings: dict[str, bool]
+    invite: str | None = Field(description="the key to join by (POST .../join), for the room's members")
+    link: str | None = Field(description="the invitation's address for a browser, for the room's members")
+    players: list[RoomPlayerOut]
+    watching: bool = Field(description="the caller watches (holds the link, has not joined)")
+    phase: str | None = Field(description="a race: lobby until its maker starts it, then racing")
+    round: int | None = Field(description="a race: rounds started (a rematch adds one)")
+    starts_at: float | None = Field(description="a race: when the round's boards open (seconds since the epoch)")
+    over: bool = Field(description="the round has ended: co-op, the shared game; a race, every racer's")
+    may_start: bool = Field(description="the caller may start the race (or its rematch): POST .../start")
+    log: list[RoomEventOut] = Field(description="what happened lately, oldest first")
+    game: dict[str, Any] | None = Field(
+        description="co-op: the shared game; a race: the caller's own, once started (as GET /api/games/{id} answers)"
+    )
+
+
+def room_out(view: Any, link: str | None, game: dict[str, Any] | None) -> RoomOut:
+    room = view.room
+    return RoomOut(
+        id=view.room_id,
+        kind=room.kind,
+        mode=room.mode,
+        width=room.width,
+        height=room.height,
+        mines=room.mines,
+        settings=room.settings,
+        invite=room.invite if not view.watching else None,
+        link=link if not view.watching else None,
+        players=[
+            RoomPlayerOut(
+                name=row.name,
+                colour=row.colour,
+                you=view.viewer is not None and row.member == view.viewer,
+                present=row.present,
+                racing=row.racing,
+                progress=row.progress,
+                deaths=row.deaths,
+                status=row.status or None,
+                seconds=row.seconds,
+                rank=row.rank,
+                game=row.game,
+            )
+            for row in view.standings
+        ],
+        watching=view.watching,
+        phase=room.state.get("phase"),
+        round=room.state.get("round"),
+        starts_at=room.state.get("starts_at"),
+        over=view.over,
+        may_start=view.may_start,
+        log=[RoomEventOut(**event) for event in room.log],
+        game=game,
+    )
+
+
 if TYPE_CHECKING:
     # mypy cannot read models made at run time: the routes' bodies as it checks them.
     NewGameIn = NewGameBase
+    NewRoomIn = NewRoomBase
     OptionsIn = OptionsBase
 
     class MoveIn(BaseModel):
@@ -168,6 +309,7 @@ if TYPE_CHECKING:
 
 else:
     NewGameIn = new_game_model()
+    NewRoomIn = new_room_model()
     MoveIn = move_model()
     OptionsIn = options_model()
 
@@ -207,6 +349,14 @@ GAME_FIELDS: dict[str, Any] = dict(
             None,
             description="fixed layouts, once the first click has dealt it: the id that plays this board again "
             "(POST /api/games)",
+        ),
+    ),
+    start=(
+        list[int] | None,
+        Field(
+            None,
+            description="a board played from its id (a race's, say) before its first click: the [x, y] its layout "
+            "was dealt for, where the first click opens it",
         ),
     ),
     bbbv=(
@@ -419,6 +569,7 @@ def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
         board_id=public.get("board_id"),
+        start=list(game.cell(public["start"])) if public.get("start") is not None and game.started_at is None else None,
         bot_moves=public.get("bot_moves", 0),
         **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or (), strict=False)),
     ).model_dump(mode="json")

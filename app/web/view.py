@@ -52,6 +52,7 @@ class Look:
         self.owners = face.owners(game)
         last = face.last_move(game)
         self.last = last if last is not None and not self.over else frozenset()
+        self.movers = last_moves(game) if not self.over else {}
 
     def cell(self, index: int) -> CellView:
         game = self.game
@@ -65,6 +66,14 @@ class Look:
             return "c f h", "flag on a mine that help found", "", ""
         if symbol != COVERED:
             number = int(symbol)
+            mover = self.movers.get(index)
+            if mover is not None:
+                return (
+                    f"c n{symbol} by b{mover}",
+                    f"{symbol}, opened by the last move of a player",
+                    symbol if number else "",
+                    "",
+                )
             if index in self.last:
                 return f"c n{symbol} last", f"{symbol}, uncovered by the last move", symbol if number else "", ""
             if not (game.options.countdown and number):
@@ -88,6 +97,8 @@ class Look:
             classes, label = "c u start", "covered, start here"
         if mark == FLAG:
             classes, label = "c f", "flag"
+            if index in self.movers:
+                classes += f" by b{self.movers[index]}"
         elif mark == QUESTION:
             classes, label = "c u q", "question mark"
         # In every mode: a flag on a cell proven safe is a mistake the overlay is there to show.
@@ -118,6 +129,30 @@ class Look:
         (the macro took 220 ms a grid, on the worker's event loop)."""
         width = self.game.width
         return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
+
+
+# How far back a board played by several looks for each one's last move: the moves of the others since.
+MOVERS_LOOK_BACK = 200
+
+
+def last_moves(game: Game) -> dict[int, int]:
+    """On a board several people play (a co-op room), the cells each one's last move opened or flagged, in
+    their colour (cell -> colour); {} for a board one person plays."""
+    if game.room is None or len(game.seats) < 2:
+        return {}
+    colours = game.room.get("colours", "")
+    marked: dict[int, int] = {}
+    seen: set[int] = set()
+    for record in reversed(game.history[-MOVERS_LOOK_BACK:]):
+        seat = record.get("move", {}).get("seat")
+        if seat is None or seat in seen or seat >= len(colours):
+            continue
+        seen.add(seat)
+        for key in (*record["cells"], *record["marks"]):
+            marked.setdefault(int(key), int(colours[seat]))
+        if len(seen) == len(game.seats):
+            break
+    return marked
 
 
 # The colour steps of the probability overlay: proven safe, up to 15 %, 30 %, 50 %, below certain, a mine.
@@ -168,6 +203,7 @@ def changed_cells(
         candidates.update(game.neighbours(index))  # countdown numbers around a flag
     candidates.update(before.mines ^ after.mines)
     candidates.update(before.last ^ after.last)  # the last move's mark (where the face marks it) moves on
+    candidates.update(before.movers.keys() | after.movers.keys())  # each player's last move, on a shared board
     start = game.state.get("start")
     if start is not None and (before.game.started_at is None) != (game.started_at is None):
         candidates.add(start)  # the mark on a shared board's first click comes off once play starts
@@ -215,6 +251,7 @@ class Panel:
     undo_offered: bool  # a loss the player may take back (the page says how)
     undoable: bool  # there is an action to take back, and the rules allow it (the Undo button is enabled)
     win_figures: list[tuple[str, str, str]]  # a won fixed board's statistics: (label, value, what it means)
+    starts_in: float | None = None  # seconds until the board opens (a race's countdown): the clock starts then
 
 
 def panel(game: Game, now: float) -> Panel:
@@ -227,7 +264,8 @@ def panel(game: Game, now: float) -> Panel:
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
-        running=game.status == "playing" and game.started_at is not None,
+        running=game.status == "playing" and (game.started_at is not None or game.opens_at is not None),
+        starts_in=game.opens_at - now if game.opens_at is not None and game.opens_at > now else None,
         state=state,
         counters=mode.counters(game)
         + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),

@@ -53,10 +53,6 @@ class Face:
         """The cells the last move uncovered, marked while the game goes on; None where moves are not marked."""
         return None
 
-    def previous_move(self, game: Game) -> frozenset[int]:
-        """The cells the move before the last one uncovered (they lose their mark as the last one is shown)."""
-        return frozenset()
-
     def api_part(self, game: Game) -> BaseModel | None:
         """The value of `api_field` in the game's JSON answer."""
         return None

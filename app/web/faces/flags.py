@@ -46,9 +46,6 @@ class FlagsFace(Face):
     def last_move(self, game: Game) -> frozenset[int] | None:
         return frozenset(game.state["last"])
 
-    def previous_move(self, game: Game) -> frozenset[int]:
-        return frozenset(game.history[-1]["state"].get("last", ())) if game.history else frozenset()
-
     def api_part(self, game: Game) -> FlagsOut:
         state = game.state
         opponent, level = opponent_of(game.seats)

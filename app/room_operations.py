@@ -1,0 +1,375 @@
+"""The service's operations on rooms (app.rooms): make one, join it, start it, leave it, and what it shows.
+
+A room's writes run on the runner as a game's do (one at a time per room in this process, the version check
+across processes); its games are ordinary games, made and seated here for the room's kind. What a kind does
+is the kind's (app/rooms/): nothing here names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from app import modes
+from app.config import Settings
+from app.errors import KaboomError
+from app.game import Game, Invalid, board_size
+from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
+from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, checked_name, new_invite
+from app.runner import Runner, operation
+from app.seats import Player, held_by, watcher
+from app.store import Conflict, NotFound, Store
+
+# Times a write beside another operation (a note in the room's log during a move) tries before it gives up.
+SIDE_WRITE_ATTEMPTS = 5
+
+
+class TooManyRooms(KaboomError):
+    """A player in as many rooms as they may be, or a client address opening rooms too fast."""
+
+
+@dataclass
+class RoomView:
+    """A room as one viewer sees it now."""
+
+    room_id: str
+    room: Room
+    kind: RoomKind
+    viewer: int | None  # the viewer's place among the members; None for whoever watches by the link
+    present: frozenset[int]  # the colours of the members whose pages are open now
+    game: str | None  # the game the viewer plays or watches in the room now
+    standings: list[Standing] = field(default_factory=list)
+    over: bool = False  # the round has ended (a race: every racer cleared or lost)
+    may_start: bool = False
+    now: float = 0.0
+    # The room's version and each of its games' the view was drawn from: a live page waits for any to move.
+    versions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def watching(self) -> bool:
+        return self.viewer is None
+
+    @property
+    def signature(self) -> str:
+        """What the page shows of the room, as its live poll compares it: the room's version, who is here,
+        and each member's figures."""
+        figures = ",".join(
+            f"{row.member}.{row.opened}.{row.deaths}.{row.status}.{int(row.present)}.{row.game or ''}"
+            for row in self.standings
+        )
+        return f"{self.room.version}|{figures}"
+
+
+class ServiceGames(RoomGames):
+    """The room kinds' hands on the store's games."""
+
+    def __init__(self, service: RoomOperations):
+        self.service = service
+        self.store = service.store
+        self.countdown = service.settings.race_countdown
+        self.peeked: dict[str, int] = {}  # the games peeked at, and the versions they had
+
+    def make(self, room: Room, room_id: str, seatings: list[list[str]], *, opens_at: float | None = None) -> list[str]:
+        rules = modes.get_mode(room.mode)
+        # Several games of one board must deal alike whatever their first clicks (a race's); one game
+        # shared by all is an ordinary new game, its first click the opening it always is.
+        make = rules.shared_board if len(seatings) > 1 else rules.new_game
+        board = make(
+            room.width,
+            room.height,
+            room.mines,
+            rules.options(**room.settings),
+            rng=self.service.deals.next(),
+            secret=self.service.board_secret,
+        )
+        made = []
+        for players in seatings:
+            game = board.copy()
+            game.seats = [Player(player) for player in players]
+            game.room = room_link(room, room_id, players)
+            game.opens_at = opens_at
+            made.append(self.store.create(game, self.service.settings.games_per_player))
+        return made
+
+    def seat(self, room: Room, game_id: str, player: str) -> None:
+        link = watcher(room.invite)
+        for _ in range(SIDE_WRITE_ATTEMPTS):
+            game = self.store.load(game_id, link)
+            if held_by(game.seats, player):
+                return
+            seated = game.copy()
+            seated.seats.append(Player(player))
+            seated.room = room_link(room, game.room["id"] if game.room else "", [seat.id for seat in seated.seats])  # type: ignore[union-attr]
+            seated.version += 1
+            try:
+                self.store.save(game_id, link, seated, game.version)
+            except Conflict:
+                continue
+            self.service.forget(game_id)
+            return
+        raise Conflict(game_id)
+
+    def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
+        games = self.store.peek(game_ids)
+        self.peeked.update({game_id: game.version if game is not None else -1 for game_id, game in games.items()})
+        return games
+
+
+def room_link(room: Room, room_id: str, players: list[str]) -> dict[str, str]:
+    """What a game of the room knows of it (Game.room): its id and kind, its link's key, and each seat's colour."""
+    colours = {member.player: member.colour for member in room.members}
+    return {
+        "id": room_id,
+        "kind": room.kind,
+        "invite": room.invite,
+        "colours": "".join(str(colours.get(player, 0)) for player in players),
+    }
+
+
+class RoomOperations:
+    """Mixed into GameService: its store, settings, runner, deals and clock serve rooms too."""
+
+    store: Store
+    settings: Settings
+    runner: Runner
+    deals: Any  # app.service.Deals
+    clock: Callable[[], float]
+    live_limiter: anyio.CapacityLimiter
+
+    @property
+    def board_secret(self) -> bytes:
+        raise NotImplementedError
+
+    async def offload(self, work: Callable[..., Any], *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
+        raise NotImplementedError
+
+    def _mark_present(self, game_id: str, seat: int) -> None:
+        raise NotImplementedError
+
+    def forget(self, game_id: str) -> None:
+        raise NotImplementedError
+
+    async def create_room(
+        self,
+        player: str,
+        client: str,
+        kind: str,
+        mode: str,
+        width: int | None,
+        height: int | None,
+        mines: int | None,
+        settings: dict[str, bool],
+        name: str,
+        colour: int | None = None,
+    ) -> tuple[str, Room]:
+        """A new room of `kind` playing `mode` on a board of this size, made by `player` (called `name`),
+        alone in it until others join by its link. Invalid for a bad kind, mode, size, setting or name;
+        TooManyRooms past the player's rooms or the client's pace."""
+        rooms = get_kind(kind)
+        rules = modes.get_mode(mode)
+        if rules.seat_count != 1:
+            raise Invalid(f"rooms play one-player modes; {rules.title} games have seats of their own")
+        if width is None or height is None or mines is None:
+            raise Invalid("width, height and mines are required")
+        width, height, mines = board_size(width, height, mines)
+        asked = {**(rules.even_settings if rooms.even else {}), **settings}
+        options = rules.options(**asked)  # refuses an unknown setting, naming it
+        helping = [name for name in options.helping() if getattr(options, name)]
+        if helping and not rooms.assists:
+            raise Invalid(f"a {rooms.title.lower()} is played without {options.label(helping[0]).lower()}")
+        kept_name, kept_colour = await self.kept_name(player)
+        colour = colour if colour is not None else kept_colour
+        member = Member(
+            player, checked_name(name or kept_name), colour if colour is not None and 0 <= colour < MAX_PLAYERS else 0
+        )
+        room = Room(kind, mode, width, height, mines, asked, new_invite(), [member], rooms.new_state())
+        room.created_at = self.clock()
+        return await self.offload(self._create_room, room, player, client)
+
+    def _create_room(self, room: Room, player: str, client: str) -> tuple[str, Room]:
+        self._check_room_places(player)
+        limit, window = self.settings.room_limit, self.settings.create_window
+        if not self.store.allow(f"room:{client}", limit, window):
+            raise TooManyRooms(
+                f"Too many new rooms from your address: at most {limit} every {window:g} seconds. Wait a little."
+            )
+        room_id = self.store.create_room(room)
+        made = room.copy()
+        try:
+            get_kind(room.kind).made(made, room_id, ServiceGames(self), self.clock())
+        except BaseException:
+            self.store.delete_room(room_id)
+            raise
+        if made.state != room.state:
+            made.version += 1
+            self.store.save_room(room_id, made, room.version)
+        return room_id, made
+
+    def _check_room_places(self, player: str) -> None:
+        limit = self.settings.rooms_per_player
+        if len(self.store.rooms_of(player)) >= limit:
+            raise TooManyRooms(f"You are in {limit} rooms already, as many as a player may be in: leave one first.")
+
+    async def join_room(self, room_id: str, key: str, player: str, name: str, colour: int | None = None) -> Room:
+        """Join the room whose link holds `key`, as `name`; the room as it is then. A member who joins again
+        keeps their place. RoomNotFound for a wrong key, RoomFull past MAX_PLAYERS."""
+        return await self.runner.run("room-join", room_id, key, player, name, colour)
+
+    @operation("room-join")
+    def _join_room(self, room_id: str, key: str, player: str, name: str, colour: int | None) -> Room:
+        room = self._room(room_id, watcher(key))
+        if room.seat_of(player) is not None:
+            return room
+        name = checked_name(name)
+        if len(room.members) >= MAX_PLAYERS:
+            raise RoomFull(f"the room is full: {MAX_PLAYERS} players at most; you may still watch")
+        self._check_room_places(player)
+        joined = room.copy()
+        joined.members.append(Member(player, name, joined.free_colour(colour)))
+        now = self.clock()
+        get_kind(room.kind).joined(joined, room_id, player, ServiceGames(self), now)
+        return self._noted(room_id, room, joined, player, "joined")
+
+    async def leave_room(self, room_id: str, player: str) -> None:
+        """Leave a room: its games stay as they were played; the last member to leave takes the room away."""
+        await self.runner.run("room-leave", room_id, player)
+
+    @operation("room-leave")
+    def _leave_room(self, room_id: str, player: str) -> None:
+        room = self._room(room_id, player)
+        if len(room.members) == 1:
+            self.store.delete_room(room_id)
+            return
+        left = room.copy()
+        left.note(player, "left", self.clock())
+        left.members = [member for member in room.members if member.player != player]
+        self._noted(room_id, room, left)
+
+    async def start_room(self, room_id: str, player: str) -> Room:
+        """Start the room (a race from its lobby, or a rematch), as its kind allows."""
+        return await self.runner.run("room-start", room_id, player)
+
+    @operation("room-start")
+    def _start_room(self, room_id: str, player: str) -> Room:
+        room = self._room(room_id, player)
+        started = room.copy()
+        now = self.clock()
+        get_kind(room.kind).start(started, room_id, player, ServiceGames(self), now)
+        return self._noted(room_id, room, started, player, "started")
+
+    def _noted(self, room_id: str, before: Room, after: Room, player: str = "", what: str = "") -> Room:
+        """Save the room as changed from `before` (over its version), with what `player` did in its log."""
+        if what:
+            after.note(player, what, self.clock())
+        after.version = before.version + 1
+        self.store.save_room(room_id, after, before.version)
+        return after
+
+    async def room_view(self, room_id: str, viewer: str, player: str | None = None) -> RoomView:
+        """The room as `viewer` (a member, or whoever holds its link) sees it now; a member's look marks them
+        present. `player`, the person asking by the link, is shown the room as the member they are, if they
+        are one: a racer may not see by the link what the race hides from them. RoomNotFound for anyone
+        else, as for a room that does not exist."""
+        return await self.offload(self._room_view, room_id, viewer, player, limiter=self.live_limiter)
+
+    def _room_view(self, room_id: str, viewer: str, player: str | None = None) -> RoomView:
+        room = self._room(room_id, viewer)
+        if player is not None and room.seat_of(player) is not None:
+            viewer = player
+        number = room.seat_of(viewer)
+        if number is not None:
+            self._mark_present(room_id, room.members[number].colour)
+        present = frozenset(self.store.present(room_id))
+        kind = get_kind(room.kind)
+        now = self.clock()
+        games = ServiceGames(self)
+        standings, over = kind.standings(room, viewer, present, games, now)
+        return RoomView(
+            room_id,
+            room,
+            kind,
+            number,
+            present,
+            kind.game_for(room, viewer) if number is not None else None,
+            standings,
+            over,
+            kind.may_start(room, viewer, over, standings),
+            now,
+            {room_id: room.version, **games.peeked},
+        )
+
+    async def rooms_of(self, player: str) -> list[tuple[str, Room]]:
+        """The rooms the player is in, the most recently active first (one that does not read back is left out)."""
+        return await self.offload(self._rooms_of, player)
+
+    def _rooms_of(self, player: str) -> list[tuple[str, Room]]:
+        rooms = []
+        for room_id in self.store.rooms_of(player):
+            try:
+                rooms.append((room_id, self.store.load_room(room_id)))
+            except (NotFound, KaboomError):
+                continue
+        return rooms
+
+    async def kept_name(self, player: str) -> tuple[str, int | None]:
+        """The name and colour the player went by in their latest room: what a new room offers them (the
+        cookie holds an id only)."""
+        return await self.offload(self._kept_name, player, limiter=self.live_limiter)
+
+    def _kept_name(self, player: str) -> tuple[str, int | None]:
+        for room_id in self.store.rooms_of(player)[:3]:
+            try:
+                member = self.store.load_room(room_id).member(player)
+            except KaboomError:
+                continue
+            if member is not None:
+                return member.name, member.colour
+        return DEFAULT_NAME, None
+
+    def _room(self, room_id: str, viewer: str) -> Room:
+        try:
+            room = self.store.load_room(room_id)
+        except NotFound:
+            raise RoomNotFound(room_id) from None
+        if not room.admits(viewer):
+            raise RoomNotFound(room_id)
+        return room
+
+    def place_in_room(self, game: Game, player: str) -> dict[str, Any] | None:
+        """What the player's result keeps of the game's room (a race's rank), as it stands now that their
+        game ended; None for a game outside a room, or one whose room is gone."""
+        if game.room is None:
+            return None
+        try:
+            room = self.store.load_room(game.room["id"])
+        except (NotFound, KaboomError):
+            return None
+        if room.seat_of(player) is None:
+            return None
+        return get_kind(room.kind).place(room, player, ServiceGames(self), self.clock())
+
+    def note_in_room(self, game: Game, player: str, what: str) -> None:
+        """Note in the log of the game's room (if it has one) that `player` did `what` to the game: the
+        others' pages say who took a move back or asked for a hint. Beside the game's own write, and never
+        its undoing: a log that cannot be written is left as it was."""
+        if game.room is None:
+            return
+        room_id = game.room["id"]
+        for _ in range(SIDE_WRITE_ATTEMPTS):
+            try:
+                room = self.store.load_room(room_id)
+            except (NotFound, KaboomError):
+                return
+            noted = room.copy()
+            noted.note(player, what, self.clock())
+            if noted.log == room.log:
+                return
+            noted.version += 1
+            try:
+                self.store.save_room(room_id, noted, room.version)
+                return
+            except Conflict:
+                continue

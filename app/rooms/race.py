@@ -1,0 +1,119 @@
+"""A race: each racer plays their own game of the same board, started together; the first to clear wins.
+
+Every racer's game is a copy of one board that deals the same cells for the same clicks (Mode.shared_board:
+one layout from a board id, or a cruel game's deal secret), opening for all at once after a countdown.
+While a racer plays on, no answer shows them another racer's board: the boards are the same, so any of
+them would tell where the mines are.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import StrictStr
+from typing_extensions import TypedDict
+
+from app.game import Game, Refused
+from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
+from app.stored import Count, Time, schema
+
+# Racers a race needs before it starts.
+MIN_RACERS = 2
+
+
+@schema
+class RaceState(TypedDict):
+    round: Count  # races run in the room so far (a rematch adds one)
+    phase: Literal["lobby", "racing"]  # waiting for the maker to start, or a round under way (or over)
+    starts_at: Time | None  # when the round's boards open: after a short countdown
+    games: dict[StrictStr, StrictStr]  # the round's racers (player ids) and their games
+
+
+class Race(RoomKind):
+    name = "race"
+    title = "Race"
+    summary = "Two to eight players race on the same board, started together: the first to clear it wins."
+    state_schema = RaceState
+    even = True
+    assists = False  # a race is run on what each racer can see
+
+    def new_state(self) -> dict[str, Any]:
+        return {"round": 0, "phase": "lobby", "starts_at": None, "games": {}}
+
+    def game_for(self, room: Room, viewer: str) -> str | None:
+        return room.state["games"].get(viewer)
+
+    def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
+        if room.seat_of(player) is None:
+            raise Refused("only the racers start a race: whoever watches waits for them")
+        if room.state["phase"] == "lobby":
+            if player != room.creator:
+                raise Refused(f"{room.members[0].name}, who made the race, starts it")
+            if len(room.members) < MIN_RACERS:
+                raise Refused(f"a race needs {MIN_RACERS} players at least: send the link first")
+        else:
+            standings, over = self.standings(room, player, frozenset(), games, now)
+            if not self._rematch_ready(standings, over):
+                raise Refused("the race is on: a rematch once someone has cleared the board, or everyone is out")
+        racers = room.players()
+        opens_at = now + games.countdown
+        made = games.make(room, room_id, [[racer] for racer in racers], opens_at=opens_at)
+        room.state.update(
+            round=room.state["round"] + 1,
+            phase="racing",
+            starts_at=opens_at,
+            games=dict(zip(racers, made, strict=True)),
+        )
+
+    @staticmethod
+    def _rematch_ready(standings: list[Standing], over: bool) -> bool:
+        return over or any(row.status == "won" for row in standings)
+
+    def place(self, room: Room, player: str, games: RoomGames, now: float) -> dict[str, Any] | None:
+        if player not in room.state["games"]:
+            return None
+        standings, _ = self.standings(room, player, frozenset(), games, now)
+        mine = next(row for row in standings if room.members[row.member].player == player)
+        return {"kind": self.name, "rank": mine.rank, "of": len(room.state["games"])}
+
+    def may_start(self, room: Room, viewer: str, over: bool, standings: list[Standing]) -> bool:
+        if room.seat_of(viewer) is None:
+            return False
+        if room.state["phase"] == "lobby":
+            return viewer == room.creator and len(room.members) >= MIN_RACERS
+        return self._rematch_ready(standings, over)
+
+    def standings(
+        self, room: Room, viewer: str, present: frozenset[int], games: RoomGames, now: float
+    ) -> tuple[list[Standing], bool]:
+        racing: dict[str, str] = room.state["games"]
+        peeked = games.peek(sorted(racing.values())) if racing else {}
+        rows = [standing(number, member, present) for number, member in enumerate(room.members)]
+        played = {player: peeked.get(game_id) for player, game_id in racing.items()}
+        over = bool(racing) and all(game is None or game.status != "playing" for game in played.values())
+        own = played.get(viewer)
+        # A racer sees the others' boards once theirs can change no more, or the race is over.
+        may_look = viewer not in racing or over or (own is not None and self._settled(own))
+        for row in rows:
+            player = room.members[row.member].player
+            game = played.get(player)
+            # Before the first round everyone in the room is to race; later, the round's racers.
+            row.racing = player in racing or room.state["phase"] == "lobby"
+            if game is None:
+                continue
+            row.opened, row.safe = opened_cells(game)
+            row.deaths, row.status = game.deaths, game.status
+            if game.status == "won":
+                row.seconds = game.elapsed(game.finished_at or now)
+            if may_look and player != viewer:
+                row.game = racing[player]
+        winners = sorted((row for row in rows if row.seconds is not None), key=lambda row: (row.seconds, row.member))
+        for rank, row in enumerate(winners, 1):
+            row.rank = rank
+        rows.sort(key=lambda row: (not row.racing, row.rank or len(rows) + 1, -row.opened, row.deaths, row.member))
+        return rows, over
+
+    @staticmethod
+    def _settled(game: Game) -> bool:
+        """A board that can change no more: cleared, or lost where undo cannot take the loss back."""
+        return game.status == "won" or (game.status == "lost" and not game.options.undo)
