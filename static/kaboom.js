@@ -902,6 +902,10 @@
       if (!shown || !brought || Number(brought[1]) > Number(shown.value)) return;
       const present = /id="presence" name="presence" value="([^"]*)"/.exec(answer);
       const shownPresent = document.getElementById("presence");
+      // A room's game: the room moved on (a race's scoreboard, who is here) though this game did not.
+      const room = /id="room-state" name="room_state" value="([^"]*)"/.exec(answer);
+      const shownRoom = document.getElementById("room-state");
+      if (room && shownRoom && room[1] !== shownRoom.value && Number(brought[1]) === Number(shown.value)) return;
       if (Number(brought[1]) < Number(shown.value) || !present || !shownPresent || present[1] === shownPresent.value) {
         event.detail.shouldSwap = false;
         return;
