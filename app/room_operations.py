@@ -40,11 +40,14 @@ class RoomView:
     kind: RoomKind
     viewer: int | None  # the viewer's place among the members; None for whoever watches by the link
     present: frozenset[int]  # the colours of the members whose pages are open now
-    game: str | None  # the game the viewer plays or watches in the room now
+    game: str | None  # the game the viewer plays (or, by the link, watches) in the room now
     standings: list[Standing] = field(default_factory=list)
     over: bool = False  # the round has ended (a race: every racer cleared or lost)
     may_start: bool = False
     now: float = 0.0
+    phase: str | None = None  # where the room's rounds stand (RoomKind.round)
+    round: int | None = None
+    opens_at: float | None = None
     # The room's version and each of its games' the view was drawn from: a live page waits for any to move.
     versions: dict[str, int] = field(default_factory=dict)
 
@@ -293,26 +296,14 @@ class RoomOperations:
             kind,
             number,
             present,
-            kind.game_for(room, viewer) if number is not None else None,
+            kind.game_for(room, viewer),
             standings,
             over,
             kind.may_start(room, viewer, over, standings),
             now,
-            {room_id: room.version, **games.peeked},
+            *kind.round(room),
+            versions={room_id: room.version, **games.peeked},
         )
-
-    async def rooms_of(self, player: str) -> list[tuple[str, Room]]:
-        """The rooms the player is in, the most recently active first (one that does not read back is left out)."""
-        return await self.offload(self._rooms_of, player)
-
-    def _rooms_of(self, player: str) -> list[tuple[str, Room]]:
-        rooms = []
-        for room_id in self.store.rooms_of(player):
-            try:
-                rooms.append((room_id, self.store.load_room(room_id)))
-            except (NotFound, KaboomError):
-                continue
-        return rooms
 
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the
@@ -345,7 +336,7 @@ class RoomOperations:
             return None
         try:
             room = self.store.load_room(game.room["id"])
-        except (NotFound, KaboomError):
+        except KaboomError:
             return None
         if room.seat_of(player) is None:
             return None
@@ -361,7 +352,7 @@ class RoomOperations:
         for _ in range(SIDE_WRITE_ATTEMPTS):
             try:
                 room = self.store.load_room(room_id)
-            except (NotFound, KaboomError):
+            except KaboomError:
                 return
             noted = room.copy()
             noted.note(player, what, self.clock())

@@ -758,18 +758,21 @@ class GameService(RoomOperations):
     async def live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
         """The version stored now and the seats whose players are connected; a seat's player is marked
         present as they ask. NotFound unless `player` may see the game (a seat, or an invitation's key)."""
+        _, version, present = await self._looked_at_live(game_id, player)
+        return version, present
+
+    async def _looked_at_live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
         game, version, present = await self.offload(self._live, game_id, player, limiter=self.live_limiter)
         # A live page asks every few seconds: after a restart cut the computer's turn short, this plays it.
         self._computer_if_due(game_id, game)
-        return version, present
+        return game, version, present
 
     async def live_with_room(
         self, game_id: str, viewer: str, player: str | None = None
     ) -> tuple[int, frozenset[int], RoomView | None]:
         """`live`, and the game's room as the viewer sees it (None outside a room, or once the room is gone):
         a page of a room's game follows the room too. `player`: who asks by a link (see room_view)."""
-        game, version, present = await self.offload(self._live, game_id, viewer, limiter=self.live_limiter)
-        self._computer_if_due(game_id, game)
+        game, version, present = await self._looked_at_live(game_id, viewer)
         if game.room is None:
             return version, present, None
         try:

@@ -211,8 +211,6 @@ class RoomKind:
     state_schema: ClassVar[type]
     # Whether a game of this kind of room counts in its players' own records.
     counts_in_records: ClassVar[bool] = True
-    # Whether the players share one game (every member seated in it) rather than each play their own.
-    shared: ClassVar[bool] = False
     # Whether the players are pitted against each other on one board: the mode's even settings (no guessing)
     # are where its games start from.
     even: ClassVar[bool] = False
@@ -233,8 +231,14 @@ class RoomKind:
         raise Refused(f"a {self.title.lower()} has nothing to start")
 
     def game_for(self, room: Room, viewer: str) -> str | None:
-        """The game `viewer` plays (or watches) in the room now; None while there is none for them."""
+        """The game `viewer` (a member, or whoever holds the link) plays or watches in the room now; None
+        while there is none for them."""
         raise NotImplementedError
+
+    def round(self, room: Room) -> tuple[str | None, int | None, float | None]:
+        """Where the room's rounds stand, for kinds that have them: (phase, rounds started, when the current
+        round's boards open); (None, None, None) for a room that plays one game."""
+        return None, None, None
 
     def standings(
         self, room: Room, viewer: str, present: frozenset[int], games: RoomGames, now: float

@@ -22,7 +22,6 @@ class Coop(RoomKind):
     summary = "Two to eight players share one board: anyone may move, everyone sees every move."
     state_schema = CoopState
     counts_in_records = False  # a board cleared by several is nobody's own record
-    shared = True
 
     def new_state(self) -> dict[str, Any]:
         return {"game": None}

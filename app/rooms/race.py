@@ -43,6 +43,9 @@ class Race(RoomKind):
     def game_for(self, room: Room, viewer: str) -> str | None:
         return room.state["games"].get(viewer)
 
+    def round(self, room: Room) -> tuple[str | None, int | None, float | None]:
+        return room.state["phase"], room.state["round"], room.state["starts_at"]
+
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         if room.seat_of(player) is None:
             raise Refused("only the racers start a race: whoever watches waits for them")

@@ -202,9 +202,8 @@ async def room_answer(request: Request, service: GameService, view: RoomView, vi
     """The room as the API shows it to `viewer`, with its game for them (co-op: the shared one; a race:
     their own, once started)."""
     game = None
-    game_id = view.game if not view.watching else (view.room.state.get("game") if view.kind.shared else None)
-    if game_id is not None:
-        game = game_out(game_id, await service.load(game_id, viewer), service.clock())
+    if view.game is not None:
+        game = game_out(view.game, await service.load(view.game, viewer), service.clock())
     link = str(request.url_for("room_invitation", room_id=view.room_id, key=view.room.invite))
     return room_out(view, link, game)
 

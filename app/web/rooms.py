@@ -17,7 +17,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.modes import get_mode
 from app.room_operations import RoomView
-from app.rooms import KINDS, RoomNotFound
+from app.rooms import RoomNotFound
 from app.rooms.base import COLOURS, DEFAULT_NAME
 from app.seats import watcher
 from app.store import Corrupt, NotFound, StoreUnavailable
@@ -131,9 +131,8 @@ def room_look(
         look.join = f"{base}/join/{key}"
         look.name, colour = kept or (DEFAULT_NAME, None)
         look.colour = room.free_colour(colour)
-    opens_at = room.state.get("starts_at")
-    if isinstance(opens_at, float | int) and opens_at > view.now:
-        look.countdown = opens_at - view.now
+    if view.opens_at is not None and view.opens_at > view.now:
+        look.countdown = view.opens_at - view.now
     return look
 
 
@@ -144,7 +143,7 @@ def _status(status: str, racing: bool) -> str:
 
 
 def _start_words(view: RoomView) -> str:
-    return "Rematch" if view.room.state.get("round") else "Start"
+    return "Rematch" if view.round else "Start"
 
 
 # The kinds' own parts, as the templates folder has them.
@@ -186,8 +185,8 @@ async def room_watch(request: Request, room_id: str, key: str, service: Service)
     view = await service.room_view(room_id, watcher(key), request.session.get("player"))
     if not view.watching:
         return RedirectResponse(f"/rooms/{room_id}", status_code=303)
-    if view.kind.shared and view.room.state.get("game"):
-        return RedirectResponse(f"/games/{view.room.state['game']}/watch/{key}", status_code=303)
+    if view.game is not None:
+        return RedirectResponse(f"/games/{view.game}/watch/{key}", status_code=303)
     return page(request, await room_page_context(request, service, view, key))
 
 
@@ -289,4 +288,4 @@ async def watcher_room_live(
     return blocks(request, await room_page_context(request, service, view, key), "room", headers=FRESH)
 
 
-__all__ = ["KINDS", "RoomLook", "room_look", "router"]
+__all__ = ["RoomLook", "room_look", "router"]

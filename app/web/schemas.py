@@ -285,9 +285,9 @@ def room_out(view: Any, link: str | None, game: dict[str, Any] | None) -> RoomOu
             for row in view.standings
         ],
         watching=view.watching,
-        phase=room.state.get("phase"),
-        round=room.state.get("round"),
-        starts_at=room.state.get("starts_at"),
+        phase=view.phase,
+        round=view.round,
+        starts_at=view.opens_at,
         over=view.over,
         may_start=view.may_start,
         log=[RoomEventOut(**event) for event in room.log],
