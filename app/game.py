@@ -63,13 +63,24 @@ def setting(
     fixed: bool = False,
     asked: str | None = None,
     helps: bool = False,
+    own: bool = False,
 ) -> Any:
     """A game setting: a switch with a label for the page; `order` places it among the others. A setting
     `at_deal` shapes the board as it is dealt: changed once play has begun, it waits for the next game; a
     `fixed` one is a rule of the game, set when it is made and never changed. One the JSON API's new-game
     request takes is `asked`, with what the API says of it ("" for nothing). One that `helps` the player
-    (an overlay, an assist) is off where players compete on one board (a race)."""
-    metadata = {"label": label, "order": order, "at_deal": at_deal, "fixed": fixed, "asked": asked, "helps": helps}
+    (an overlay, an assist) is off where players compete on one board (a race). One that is each player's
+    `own` changes only what their page shows: on a board several play (a co-op room), each seat sets it
+    for itself (Game.views)."""
+    metadata = {
+        "label": label,
+        "order": order,
+        "at_deal": at_deal,
+        "fixed": fixed,
+        "asked": asked,
+        "helps": helps,
+        "own": own,
+    }
     return field(default=default, metadata=metadata)
 
 
@@ -139,6 +150,11 @@ class Switches:
         return frozenset(f.name for f in dataclasses.fields(cls) if f.metadata.get("helps"))
 
     @classmethod
+    def own(cls) -> frozenset[str]:
+        """The settings that change only what the player's page shows: each player's own on a shared board."""
+        return frozenset(f.name for f in dataclasses.fields(cls) if f.metadata.get("own"))
+
+    @classmethod
     def asked(cls) -> dict[str, tuple[bool, str]]:
         """The settings the new-game API takes: each with its default and what the API says of it."""
         asked = {}
@@ -156,10 +172,10 @@ class Switches:
 class Options(Switches):
     """The settings of the one-player modes; a mode's own settings extend these."""
 
-    debug_overlay: bool = setting("Debug overlay", order=10, helps=True)
-    probabilities: bool = setting("Mine probabilities", order=11, helps=True)
-    safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20)
-    countdown: bool = setting("Countdown numbers", order=30)  # numbers show mines still missing
+    debug_overlay: bool = setting("Debug overlay", order=10, helps=True, own=True)
+    probabilities: bool = setting("Mine probabilities", order=11, helps=True, own=True)
+    safe_mode: bool = setting("Safe mode (double-click to reveal)", order=20, own=True)
+    countdown: bool = setting("Countdown numbers", order=30, own=True)  # numbers show mines still missing
     question_marks: bool = setting("Question marks", order=35, default=True)  # in the flag cycle
     undo: bool = setting("Allow undo", order=40, default=True, asked="")
 
@@ -283,6 +299,9 @@ class Game:
     # When the board opens (a race's start, after its countdown): no move before it, and its clock counts
     # from it, the same for every racer, rather than from the first click.
     opens_at: float | None = None
+    # On a board several play (a co-op room), each seat's choice of the settings that are its `own`
+    # (Switches.own: the overlays, how numbers show): one player's overlay is not another's.
+    views: dict[int, dict[str, bool]] = field(default_factory=dict)
 
     @property
     def maker(self) -> str:
@@ -323,7 +342,19 @@ class Game:
             history=list(self.history),
             seats=list(self.seats),
             undone=list(self.undone),
+            views={seat: dict(chosen) for seat, chosen in self.views.items()},
         )
+
+    def seen_by(self, player: str) -> Game:
+        """The game with its settings as `player`'s page shows them: their seat's own choices (Game.views)
+        over the game's. The service hands this out and never stores it."""
+        seats = seating.held_by(self.seats, player)
+        chosen = self.views.get(min(seats)) if seats else None
+        if not chosen:
+            return self
+        seen = self.copy()
+        seen.options = dataclasses.replace(self.options, **chosen)
+        return seen
 
     # ----- geometry ---------------------------------------------------
 
@@ -418,6 +449,8 @@ class Game:
         for name in ("undone", "review", "share", "room", "opens_at"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
+        if self.views:
+            data["views"] = {str(seat): chosen for seat, chosen in self.views.items()}
         return data
 
 
@@ -616,14 +649,20 @@ def rewound(game: Game) -> tuple[Game, Outcome]:
     return new, outcome
 
 
-def set_options(game: Game, changes: dict[str, bool]) -> Game:
-    """Change a game's settings; not an action, so undo does not step over it."""
+def set_options(game: Game, changes: dict[str, bool], seat: int | None = None) -> Game:
+    """Change a game's settings; not an action, so undo does not step over it. On a board several play,
+    `seat`'s own settings (Switches.own) change for that seat alone."""
     new = game.copy()
+    own = type(game.options).own() if seat is not None and len(game.seats) > 1 else frozenset()
     for name, value in type(game.options).checked(changes).items():
         if name == "undo" and value and not game.options.undo and game.status != "playing":
             # Undo turned on after the end would take back a result the game was played for without it.
             raise Refused(f"the game is {game.status}: undo cannot be turned on after the end")
-        setattr(new.options, name, value)
+        if name in own:
+            assert seat is not None  # `own` is empty without a seat
+            new.views.setdefault(seat, {})[name] = value
+        else:
+            setattr(new.options, name, value)
     new.version += 1
     return new
 

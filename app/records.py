@@ -166,6 +166,8 @@ class Record:
     graded: int = 0  # the results with an accuracy
     # The sum of their accuracies, exactly (a float is a fraction): the same whatever order they were added in.
     accuracy_sum: Fraction = Fraction(0)
+    races: int = 0  # the games played in a race (app.rooms), whatever their end
+    firsts: int = 0  # the races cleared first
 
     @property
     def size(self) -> str:
@@ -189,6 +191,10 @@ class Record:
         if accuracy is not None:
             self.graded += 1
             self.accuracy_sum += Fraction(accuracy)
+        place = result.get("room")
+        if place is not None:
+            self.races += 1
+            self.firsts += place["rank"] == 1
         if result["won"]:
             self.wins += 1
             self.streak += 1
@@ -256,6 +262,9 @@ class GroupTally(TypedDict):
     # Absent from tallies kept before grades, whose results had no accuracy: none graded.
     graded: NotRequired[Count]
     accuracy_sum: NotRequired[Sum]
+    # Absent from tallies kept before races: none raced.
+    races: NotRequired[Count]
+    firsts: NotRequired[Count]
     # The records list groups as records_of does, by their earliest end, then by the place among the kept
     # results of the first result that ended then.
     first: Seconds
@@ -313,6 +322,8 @@ def _row(record: Record, first: float, order: int, ends: list[tuple[float, bool]
             "best": [[best.seconds, best.finished_at, best.bbbv, best.accuracy] for best in record.best],
             "graded": record.graded,
             "accuracy_sum": f"{record.accuracy_sum.numerator}/{record.accuracy_sum.denominator}",
+            "races": record.races,
+            "firsts": record.firsts,
             "first": first,
             "order": order,
             "tail": ends[cut:],
@@ -335,6 +346,8 @@ def _record(group: GroupTally) -> Record:
         [Best(*best) for best in group["best"]],
         group.get("graded", 0),
         Fraction(group.get("accuracy_sum", "0/1")),
+        group.get("races", 0),
+        group.get("firsts", 0),
     )
 
 

@@ -305,6 +305,20 @@ class RoomOperations:
             versions={room_id: room.version, **games.peeked},
         )
 
+    async def rooms_of(self, player: str) -> list[tuple[str, Room]]:
+        """The rooms `player` is a member of, the most recently active first (one that does not read is
+        left out: its games still list)."""
+        return await self.offload(self._rooms_of, player, limiter=self.live_limiter)
+
+    def _rooms_of(self, player: str) -> list[tuple[str, Room]]:
+        rooms = []
+        for room_id in self.store.rooms_of(player):
+            try:
+                rooms.append((room_id, self.store.load_room(room_id)))
+            except KaboomError:
+                continue
+        return rooms
+
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the
         cookie holds an id only)."""

@@ -380,10 +380,11 @@ class GameService(RoomOperations):
         return await self.offload(self.store.expire, self.clock() - self.settings.idle_days * 86400)
 
     async def load(self, game_id: str, player: str) -> Game:
-        """The game as stored; one whose turn is the computer's has it played (see start_computer)."""
+        """The game as stored, its settings as `player` sees them (Game.seen_by); one whose turn is the
+        computer's has it played (see start_computer)."""
         game = await self.offload(self.store.load, game_id, player)
         self._computer_if_due(game_id, game)
-        return game
+        return game.seen_by(player)
 
     def forget(self, game_id: str) -> None:
         self.analyzers.drop(game_id)
@@ -444,7 +445,7 @@ class GameService(RoomOperations):
     @operation("look")
     def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
         limits = self.limits()
-        game = self.store.load(game_id, player)
+        game = self.store.load(game_id, player).seen_by(player)
         if game.status == "lost":
             review = self._review(game, limits)
             return game, self._overlay_after_loss(game, review), review
@@ -486,7 +487,7 @@ class GameService(RoomOperations):
             check_assists(before, "bot")
             self._bot_off_cheap_threads(game_id, before)
         analyzer = self._analyzer(game_id, before)
-        overlay_before = self._overlay_shown(analyzer, before, limits)
+        overlay_before = self._overlay_shown(analyzer, before.seen_by(player), limits)
         choice = None
         try:
             if move is not None:
@@ -521,6 +522,7 @@ class GameService(RoomOperations):
             self.note_in_room(after, player, move.action)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
+        before, after = before.seen_by(player), after.seen_by(player)
         overlay_after = self._overlay(fresh, after, limits)
         review = self._review(after, limits)
         if review is not None:
@@ -619,12 +621,12 @@ class GameService(RoomOperations):
         helping = [name for name in type(before.options).helping() if changes.get(name)]
         if helping:
             check_assists(before, type(before.options).label(helping[0]).lower())
-        after = set_options(before, changes)
-        if after.options == before.options:
+        after = set_options(before, changes, modes.get_mode(before.mode).moving_seat(before, player))
+        if after.options == before.options and after.views == before.views:
             # Nothing to write, and no live page to wake for nothing (the checks above still refuse a bad name).
-            return before
+            return before.seen_by(player)
         self.store.save(game_id, player, after, before.version)
-        return after
+        return after.seen_by(player)
 
     async def hint(self, game_id: str, player: str, shown: bool = False) -> tuple[Game, Hint]:
         """A hint from what the player sees (`shown`: a cell shown with its proof, as Show me asks)."""

@@ -213,6 +213,9 @@ class _Review(TypedDict):
     accuracy: Chance | None
 
 
+# A seat's number as a JSON key (Game.views).
+SeatKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]?)$")]
+
 # A key of a link: a shared replay's, an invitation's, a room's.
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
 
@@ -247,6 +250,7 @@ class _State(_Recorded[ModeState]):
     share: NotRequired[Key]
     room: NotRequired[_RoomLink]
     opens_at: NotRequired[Time]
+    views: NotRequired[dict[SeatKey, dict[StrictStr, StrictBool]]]
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -287,6 +291,13 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         seats = seating.from_json(state["seats"])
     except ValueError as error:
         raise _malformed(str(error)) from None
+    views = {int(seat): chosen for seat, chosen in state.get("views", {}).items()}
+    for seat, chosen in views.items():
+        if seat >= len(seats):
+            raise _malformed(f"views.{seat}: a game of {len(seats)} seats")
+        strange = sorted(set(chosen) - mode.options_class.own())
+        if strange:
+            raise _malformed(f"views.{seat}.{strange[0]}: not a setting each player chooses in {mode.name} games")
     return Game(
         width=state["width"],
         height=state["height"],
@@ -313,6 +324,7 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         share=state.get("share"),
         room=state.get("room"),
         opens_at=state.get("opens_at"),
+        views=views,
     )
 
 

@@ -1,9 +1,10 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
-mid-game, a win with its figures, a finished game's review and the Flags bomb being aimed. The README shows two.
+mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, and rooms (a co-op
+room of three, a race's lobby and a race under way). The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, classic-bot, …, flags)
+    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, …, flags, rooms)
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -20,6 +21,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from app.game import PRESETS  # noqa: E402
 from app.service import Deals  # noqa: E402
+from solver import Analyzer  # noqa: E402
+from solver.position import Position  # noqa: E402
 from tests.live import live_server  # noqa: E402
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
 from tests.test_first_minutes import blue_behind  # noqa: E402
@@ -198,6 +201,91 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
         context.close()
 
 
+def live_click(page, x: int, y: int) -> int:
+    """A click on a live page's cell, once its answer is on the page: the game's version after it."""
+    page.wait_for_function("!document.querySelector('.htmx-settling')")
+    before = int(page.input_value("#version"))
+    page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()")
+    page.wait_for_function(
+        f"Number(document.getElementById('version').value) > {before} && !document.querySelector('.htmx-settling')"
+    )
+    return int(page.input_value("#version"))
+
+
+def caught_up(pages, version: int) -> None:
+    """Every page shows the game at `version` or later: the move reached them through their live updates."""
+    for page in pages:
+        page.wait_for_function(f"Number(document.getElementById('version').value) >= {version}", timeout=20_000)
+
+
+def proven_safe(page) -> tuple[int, int]:
+    """A cell the numbers on the page's board prove safe, worked out here (a race answers no analysis)."""
+    game_id = page.get_attribute("#board", "data-game")
+    game = page.evaluate(f"fetch('/api/games/{game_id}').then(r => r.json())")
+    analyzer = Analyzer(Position(game["width"], game["height"], game["mines"], tuple(game["board"])))
+    return min(analyzer.safe_cells(), key=lambda cell: (cell[1], cell[0]))
+
+
+def new_room(page, kind: str, name: str, button: str) -> str:
+    """A room made from the New game form's Who plays row: its invitation link."""
+    page.goto("/")
+    page.select_option("select[name=room]", kind)
+    page.fill("input[name=name]", name)
+    page.click(f'button[value="{button}"]')
+    page.wait_for_selector("#room-link")
+    return page.input_value("#room-link")
+
+
+def join_room(page, link: str, name: str) -> None:
+    page.goto(link)
+    page.fill(".room-join input[name=name]", name)
+    page.click(".room-join button")
+    page.wait_for_selector("#room")
+
+
+def room_pictures(browser, url: str, size: str, scheme: str, options: dict, deals: Deals) -> None:
+    """A co-op room of three on Intermediate after a few moves each, as its maker sees it; a race's lobby; and
+    a race under way, as a racer sees it."""
+    contexts = [browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options) for _ in range(3)]
+    ann, bob, cy = pages = [context.new_page() for context in contexts]
+    deals.reseed(9)
+    link = new_room(ann, "coop", "Ann", "classic intermediate")
+    join_room(bob, link, "Bob")
+    join_room(cy, link, "Cy")
+    caught_up(pages, live_click(ann, 8, 8))
+    for mover in (bob, cy, ann, bob, cy):
+        caught_up(pages, live_click(mover, *proven_safe(mover)))
+    for page in pages:
+        page.wait_for_function("document.querySelectorAll('#room .member.here').length === 3", timeout=20_000)
+        page.evaluate("window.scrollTo(0, 0)")
+    ann.screenshot(path=str(OUT / f"coop-{size}-{scheme}.png"))
+    deals.reseed(9)
+    link = new_room(ann, "race", "Ann", "classic beginner")
+    join_room(bob, link, "Bob")
+    join_room(cy, link, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#room .member').length === 3", timeout=20_000)
+    ann.screenshot(path=str(OUT / f"race-lobby-{size}-{scheme}.png"))
+    ann.click(".room-start button")
+    for page in pages:
+        page.wait_for_selector("#grid .c.start", timeout=20_000)
+        page.wait_for_function("!document.querySelector('[data-countdown]')", timeout=20_000)
+    start = ann.get_attribute("#grid .c.start", "id").split("-")
+    for racer, moves in ((ann, 6), (bob, 3), (cy, 1)):
+        live_click(racer, int(start[1]), int(start[2]))
+        for _ in range(moves):
+            live_click(racer, *proven_safe(racer))
+    # Every racer's first click reached Bob's scoreboard: nobody is at 0 %.
+    bob.wait_for_function(
+        "document.querySelectorAll('.scoreboard .progress').length === 3"
+        " && !document.querySelector('.scoreboard .progress[aria-label^=\"0 %\"]')",
+        timeout=20_000,
+    )
+    bob.evaluate("window.scrollTo(0, 0)")
+    bob.screenshot(path=str(OUT / f"race-{size}-{scheme}.png"), full_page=size == "phone")
+    for context in contexts:
+        context.close()
+
+
 def bomb_aimed(page, database: Path, size: str) -> None:
     """Flags on one screen, Blue behind and aiming the bomb: its square outlined where it would fall."""
     blue_behind(page, database)
@@ -216,7 +304,13 @@ def main(presets: list[str]) -> None:
     with (
         tempfile.TemporaryDirectory() as data,
         live_server(
-            database := Path(data) / "games.sqlite3", deals=deals, create_limit=1000, computer_pause=0.3
+            database := Path(data) / "games.sqlite3",
+            deals=deals,
+            create_limit=1000,
+            computer_pause=0.3,
+            room_limit=1000,
+            rooms_per_player=1000,
+            race_countdown=2,
         ) as url,
         sync_playwright() as playwright,
     ):
@@ -226,7 +320,7 @@ def main(presets: list[str]) -> None:
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in (name for name in presets if name != "flags"):
+                for name in (name for name in presets if name not in ("flags", "rooms")):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -246,8 +340,10 @@ def main(presets: list[str]) -> None:
                 context.close()
                 if "flags" in presets:
                     flags_pictures(browser, url, size, scheme, options, deals)
+                if "rooms" in presets:
+                    room_pictures(browser, url, size, scheme, options, deals)
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags"])
+    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "rooms"])

@@ -4,23 +4,26 @@ racer still playing what another racer's board holds."""
 
 from __future__ import annotations
 
+import asyncio
+import random
 import threading
 
 import httpx
 import pytest
 
-from app.service import Deals
+from app import modes, stored
+from app import seats as seating
+from app.config import Settings
+from app.game import Move, set_options
+from app.modes import MODES
+from app.modes.classic import ClassicOptions
+from app.rooms import get_kind
+from app.service import PRESENCE_SECONDS, Deals, GameService
 from solver import Analyzer
 from solver.position import Position
-from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import kaboom_process, live_server
 
 COUNTDOWN = 3.0
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture
@@ -81,6 +84,10 @@ def test_a_coop_room_seats_every_member_in_one_game_that_anyone_moves_and_strang
     assert joined["game"]["id"] == game["id"]
     assert {player["colour"] for player in joined["players"]} == {0, 1}
     assert joined["invite"] == room["invite"]  # a member may pass the link on
+    # Each member finds the room on their home page, with who is in it.
+    home = bob.get("/").text
+    assert f'href="/rooms/{room["id"]}"' in home and "Your rooms" in home and "Ann" in home
+    assert "Your rooms" not in stranger.get("/").text
 
     # The first click is an opening, whoever makes it; then each member moves on the cells the last answer showed.
     opened = ok(move(bob, game["id"], "reveal", 4, 4))
@@ -114,6 +121,66 @@ def test_a_coop_room_says_who_took_a_move_back_or_asked_for_a_hint_and_its_game_
     game = play_safely(ann, game, 64)
     assert game["status"] == "won"
     assert ok(ann.get("/api/records")) == [] and ok(bob.get("/api/records")) == []
+
+
+def test_each_coop_player_chooses_their_own_overlays_and_the_games_rules_stay_shared(server):
+    ann, bob = client(server), client(server)
+    room = new_room(ann, "coop", "Ann")
+    join(bob, room, "Bob")
+    game_id = room["game"]["id"]
+    ok(move(ann, game_id, "reveal", 4, 4))
+    mine = ok(ann.patch(f"/api/games/{game_id}/options", json={"debug_overlay": True, "countdown": True}))
+    assert mine["options"]["debug_overlay"] and mine["options"]["countdown"]
+    assert not any(ok(bob.get(f"/api/games/{game_id}"))["options"][name] for name in ("debug_overlay", "countdown"))
+    # The overlay is drawn on Ann's board, not on Bob's, and each page's settings say what its player chose.
+    anns_page = ann.get(f"/games/{game_id}").text
+    assert "proven safe" in anns_page and 'name="debug_overlay" checked' in anns_page
+    bobs_page = bob.get(f"/games/{game_id}").text
+    assert "proven safe" not in bobs_page and 'name="debug_overlay" checked' not in bobs_page
+    # The room dealt the board: its page offers no setting that shapes a deal, and its form keeps them as they are.
+    assert 'name="no_guess"' not in bobs_page and 'name="first_click_safe_only"' not in bobs_page
+    no_guess = new_room(ann, "coop", "Ann", no_guess=True)["game"]["id"]
+    form = {"countdown": "on", "undo": "on", "question_marks": "on", "no_guess": "on"}
+    assert ann.post(f"/games/{no_guess}/options", data=form, headers={"HX-Request": "true"}).status_code == 200
+    kept = ok(ann.get(f"/api/games/{no_guess}"))["options"]
+    assert kept["no_guess"] and kept["countdown"]
+    assert 'type="hidden" name="no_guess" value="on"' in ann.get(f"/games/{no_guess}").text
+    # A rule of the game is the room's: Bob turning undo off turns it off for Ann too.
+    ok(bob.patch(f"/api/games/{game_id}/options", json={"undo": False}))
+    seen = ok(ann.get(f"/api/games/{game_id}"))["options"]
+    assert not seen["undo"] and seen["debug_overlay"]
+
+
+def test_a_move_refused_on_a_board_another_player_moved_on_is_answered_with_the_board_as_it_is(server):
+    ann, bob = client(server), client(server)
+    room = new_room(ann, "coop", "Ann")
+    join(bob, room, "Bob")
+    game_id = room["game"]["id"]
+    page_version = ok(bob.get(f"/api/games/{game_id}"))["version"]
+    opened = ok(move(ann, game_id, "reveal", 4, 4))
+    # Bob's page still shows the covered board, and he flags a cell Ann's opening has revealed meanwhile.
+    cell = next((x, y) for y, row in enumerate(opened["board"]) for x, symbol in enumerate(row) if symbol != ".")
+    form = {"action": "flag", "x": cell[0], "y": cell[1], "version": page_version}
+    refused = bob.post(f"/games/{game_id}/moves", data=form, headers={"HX-Request": "true"})
+    assert refused.status_code == 409 and 'id="grid"' in refused.text and 'class="message refused"' in refused.text
+    assert f'name="version" value="{opened["version"]}"' in refused.text
+    # A page that was not behind gets the refusal alone: its board is the game's.
+    form["version"] = opened["version"]
+    again = bob.post(f"/games/{game_id}/moves", data=form, headers={"HX-Request": "true"})
+    assert again.status_code == 409 and 'id="grid"' not in again.text
+
+
+def test_a_seats_own_settings_are_kept_apart_stored_and_checked_when_read() -> None:
+    game = modes.get_mode("classic").new_game(9, 9, 10, ClassicOptions(safe_mode=True), rng=random.Random(1))
+    game.seats = [seating.Player("ann"), seating.Player("bob")]
+    game = set_options(game, {"probabilities": True, "question_marks": False}, seat=1)
+    assert game.views == {1: {"probabilities": True}} and not game.options.question_marks
+    assert game.seen_by("bob").options.probabilities and not game.seen_by("ann").options.probabilities
+    assert game.seen_by("bob").options.safe_mode  # what a seat has not chosen is the game's
+    assert stored.read_state(game.to_json(), MODES).views == game.views
+    for views, words in (({"1": {"undo": True}}, "views.1.undo"), ({"2": {"countdown": True}}, "views.2")):
+        with pytest.raises(ValueError, match=words):
+            stored.read_state({**game.to_json(), "views": views}, MODES)
 
 
 def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_ranks_the_first_to_clear(server, clock):
@@ -156,7 +223,104 @@ def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_rank
 
     # The race counts in the winner's records, with the rank.
     (record,) = ok(ann.get("/api/records"))
-    assert record["games"] == 1 and record["wins"] == 1
+    assert (record["games"], record["wins"], record["races"], record["firsts"]) == (1, 1, 1, 1)
+    assert '<dd class="record-firsts">1</dd>' in ann.get("/records").text
+
+
+MINE_SHOWN = ('class="c m', 'class="c x', 'aria-label="mine', 'aria-label="exploded')
+
+
+def first_event(player: httpx.Client, path: str, **params) -> str:
+    """The first event a live stream sends (it sends one at once to a page that shows nothing yet)."""
+    with player.stream("GET", path, params=params, timeout=httpx.Timeout(10, read=10)) as stream:
+        assert stream.status_code == 200, stream.read()
+        said: list[str] = []
+        for line in stream.iter_lines():
+            if not line and said:
+                return "\n".join(said)
+            if line and not line.startswith(":"):
+                said.append(line)
+    raise AssertionError(f"{path}: the stream ended without an event")
+
+
+def test_no_answer_shows_a_racer_still_playing_another_racers_board_nor_anyone_a_mine_of_a_board_in_play(server, clock):
+    ann, bob, link_holder = client(server), client(server), client(server)
+    race = new_room(ann, "race", "Ann")
+    join(bob, race, "Bob")
+    room_id, key = race["id"], race["invite"]
+    anns = ok(ann.post(f"/api/rooms/{room_id}/start"))["game"]
+    bobs = ok(bob.get(f"/api/rooms/{room_id}"))["game"]
+    clock.advance(COUNTDOWN)
+    won = play_safely(ann, ok(move(ann, anns["id"], "reveal", *anns["start"])), 200)
+    assert won["status"] == "won"
+    ok(move(bob, bobs["id"], "reveal", *bobs["start"]))
+
+    # Everything Bob's pages and scripts are answered while he plays, and everything whoever holds the link
+    # (Bob in a private window, say) is answered: Ann's cleared board, which is Bob's layout, is never in it.
+    answers = {
+        "room page": bob.get(f"/rooms/{room_id}", follow_redirects=True).text,
+        "game page": bob.get(f"/games/{bobs['id']}").text,
+        "game poll": bob.get(f"/games/{bobs['id']}/live", params={"version": 0}).text,
+        "game stream": first_event(bob, f"/games/{bobs['id']}/events", version=0),
+        "room stream": first_event(bob, f"/rooms/{room_id}/events"),
+        "room api": bob.get(f"/api/rooms/{room_id}").text,
+        "game api": bob.get(f"/api/games/{bobs['id']}").text,
+        "link page": link_holder.get(f"/rooms/{room_id}/watch/{key}", follow_redirects=True).text,
+        "link poll": link_holder.get(f"/rooms/{room_id}/watch/{key}/live").text,
+        "link stream": first_event(link_holder, f"/rooms/{room_id}/watch/{key}/events"),
+        "link api": link_holder.get(f"/api/rooms/{room_id}", params={"invite": key}).text,
+    }
+    for what, answer in answers.items():
+        assert anns["id"] not in answer, what
+        assert not any(shown in answer for shown in MINE_SHOWN), what
+    assert "Ann" in answers["link page"] and "100" in answers["link page"]  # the scoreboard, though: Ann cleared it
+    # Once Bob's board can change no more (lost with undo off, or cleared), he may look at Ann's.
+    ok(bob.patch(f"/api/games/{bobs['id']}/options", json={"undo": False}))
+    game = ok(bob.get(f"/api/games/{bobs['id']}"))
+    while game["status"] == "playing":
+        covered = next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == ".")
+        game = ok(move(bob, bobs["id"], "reveal", *covered))
+    assert anns["id"] in bob.get(f"/api/rooms/{room_id}").text
+
+
+def test_a_coop_boards_watchers_and_players_see_no_mine_while_it_is_played(server):
+    ann, bob, link_holder = client(server), client(server), client(server)
+    room = new_room(ann, "coop", "Ann")
+    join(bob, room, "Bob")
+    room_id, game_id, key = room["id"], room["game"]["id"], room["invite"]
+    opened = ok(move(ann, game_id, "reveal", 4, 4))
+    assert opened["status"] == "playing"  # an opening never loses
+    answers = {
+        "member page": bob.get(f"/games/{game_id}").text,
+        "member poll": bob.get(f"/games/{game_id}/live", params={"version": 0}).text,
+        "member stream": first_event(bob, f"/games/{game_id}/events", version=0),
+        "link page": link_holder.get(f"/rooms/{room_id}/watch/{key}", follow_redirects=True).text,
+        "link game poll": link_holder.get(f"/games/{game_id}/watch/{key}/live", params={"version": 0}).text,
+        "link game stream": first_event(link_holder, f"/games/{game_id}/watch/{key}/events", version=0),
+        "link api": link_holder.get(f"/api/rooms/{room_id}", params={"invite": key}).text,
+    }
+    for what, answer in answers.items():
+        assert not any(shown in answer for shown in MINE_SHOWN), what
+    assert 'id="grid"' in answers["link page"] and 'class="c u' in answers["link page"]  # the board, covered
+
+
+def test_a_player_whose_connection_dropped_keeps_their_seat_and_comes_back_by_the_link(server, clock):
+    ann, bob = client(server), client(server)
+    room = new_room(ann, "coop", "Ann")
+    join(bob, room, "Bob")
+    game_id = room["game"]["id"]
+    bob.get(f"/games/{game_id}/live", params={"version": 0})  # his page is open: it polls
+
+    def bob_as_ann_sees_him() -> dict:
+        return next(player for player in ok(ann.get(f"/api/rooms/{room['id']}"))["players"] if player["name"] == "Bob")
+
+    assert bob_as_ann_sees_him()["present"]
+    clock.advance(PRESENCE_SECONDS + 1)  # his page went quiet: the network dropped, the phone slept
+    assert not bob_as_ann_sees_him()["present"]
+    back = bob.get(f"/rooms/{room['id']}/join/{room['invite']}", follow_redirects=True)
+    assert back.status_code == 200 and str(back.url).endswith(f"/games/{game_id}")
+    assert bob_as_ann_sees_him()["present"]
+    assert ok(move(bob, game_id, "reveal", 4, 4))["board"][4][4] == "0"  # his seat, as he left it
 
 
 def test_a_rematch_deals_a_new_board_to_the_same_racers(server, clock):
@@ -208,29 +372,65 @@ def test_rooms_refuse_what_they_cannot_play(server):
     assert ann.patch(f"/api/games/{game['id']}/options", json={"debug_overlay": True}).status_code == 409
 
 
-def test_two_players_moving_on_one_coop_board_at_once_lose_no_move_and_double_none(server):
-    ann, bob = client(server), client(server)
-    room = new_room(ann, "coop", "Ann", mode="cruel", width=30, height=16, mines=99)
-    join(bob, room, "Bob")
-    game_id = room["game"]["id"]
-    start = ok(ann.get(f"/api/games/{game_id}"))["version"]
-    cells = [(x, y) for y in range(16) for x in range(30)]
-    halves = {ann: cells[:150], bob: cells[150:300]}
+def at_once(work: dict[str, list[tuple[int, int]]], flag) -> list[str]:
+    """Each player flags their cells, one after another, all players at the same time; what went wrong."""
     failures: list[str] = []
 
-    def flag_all(player: httpx.Client) -> None:
-        for cell in halves[player]:
-            answer = move(player, game_id, "flag", *cell)
-            if answer.status_code != 200:
-                failures.append(answer.text)
+    def flag_all(player: str) -> None:
+        for cell in work[player]:
+            try:
+                flag(player, cell)
+            except Exception as error:  # noqa: BLE001 -- every failure is reported, not just the first
+                failures.append(f"{player} {cell}: {error!r}")
 
-    threads = [threading.Thread(target=flag_all, args=(player,)) for player in halves]
+    threads = [threading.Thread(target=flag_all, args=(player,)) for player in work]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(120)
-    assert not failures
-    game = ok(ann.get(f"/api/games/{game_id}"))
-    assert game["version"] == start + 300
-    assert game["flags"] == 300
+    assert not any(thread.is_alive() for thread in threads), "the moves did not end within 120 s"
+    return failures
+
+
+CELLS = [(x, y) for y in range(16) for x in range(30)]
+
+
+def test_two_players_moving_on_one_coop_board_through_two_workers_lose_no_move_and_double_none(tmp_path):
+    """Two `kaboom serve` processes on one SQLite file: each player's moves go to their own worker."""
+    database = tmp_path / "games.sqlite3"
+    with (
+        kaboom_process(KABOOM_DATABASE=str(database)) as (_, first),
+        kaboom_process(KABOOM_DATABASE=str(database)) as (_, second),
+    ):
+        players = {"ann": client(first), "bob": client(second)}
+        room = new_room(players["ann"], "coop", "Ann", mode="cruel", width=30, height=16, mines=99)
+        join(players["bob"], room, "Bob")
+        game_id = room["game"]["id"]
+        start = ok(players["ann"].get(f"/api/games/{game_id}"))["version"]
+
+        def flag(player: str, cell: tuple[int, int]) -> None:
+            ok(move(players[player], game_id, "flag", *cell))
+
+        assert not at_once({"ann": CELLS[:150], "bob": CELLS[150:300]}, flag)
+        game = ok(players["bob"].get(f"/api/games/{game_id}"))
+    assert game["version"] == start + 300 and game["flags"] == 300
     assert sum(row.count("F") for row in game["board"]) == 300
+
+
+def test_two_players_moving_on_one_coop_board_at_once_through_every_store_lose_no_move_and_double_none(backend):
+    """Each player's moves go through a service of their own, as on two workers or two hosts of one store:
+    the store's lease and version check keep every move, once."""
+    services = {"ann": GameService(backend.store, Settings()), "bob": GameService(backend.reopened(), Settings())}
+    room_id, room = asyncio.run(services["ann"].create_room("ann", "a", "coop", "cruel", 30, 16, 99, {}, "Ann"))
+    asyncio.run(services["bob"].join_room(room_id, room.invite, "bob", "Bob"))
+    game_id = get_kind("coop").game_for(room, "ann")
+    assert game_id is not None
+    start = backend.store.load(game_id, "ann").version
+
+    def flag(player: str, cell: tuple[int, int]) -> None:
+        asyncio.run(services[player].move(game_id, player, Move("flag", *cell)))
+
+    assert not at_once({"ann": CELLS[:100], "bob": CELLS[100:200]}, flag)
+    game = backend.reopened().load(game_id, "bob")
+    assert game.version == start + 200 and sorted(game.marks) == sorted(game.index(*cell) for cell in CELLS[:200])
+    assert set(game.marks.values()) == {"F"}

@@ -17,7 +17,7 @@ from tests.test_records import result
 
 # Ends out of order (a game that ended earlier, written later), at the same moment, of several groups, and
 # one result that does not read: each goes its own way through the tallies. Some were graded (an accuracy), some
-# kept before grades or graded with no move that bet on anything (none).
+# kept before grades or graded with no move that bet on anything (none); some were raced (a place in a room).
 HISTORY = [
     result(True, 30.0, 10),
     result(False, 4.0, 11, accuracy=0.25),
@@ -28,8 +28,9 @@ HISTORY = [
     result(True, 15.0, 11.5, accuracy=1 / 3),
     "not JSON",
     result(True, 12.0, 9, accuracy=0.1),
-    result(True, 8.0, 20),
-    result(False, 3.0, 21, mode="cruel", accuracy=0.5),
+    result(True, 8.0, 20, room={"kind": "race", "rank": 1, "of": 3}),
+    result(False, 3.0, 21, mode="cruel", accuracy=0.5, room={"kind": "race", "rank": None, "of": 2}),
+    result(True, 8.5, 22, room={"kind": "race", "rank": 2, "of": 2}),
     *(result(seconds % 3 != 0, float(seconds), 30 + seconds, accuracy=seconds / 16) for seconds in range(1, 16)),
 ]
 
@@ -85,6 +86,7 @@ class TestTallies:
         # Another process reads the same, and nothing of it is another player's.
         assert records(backend.reopened()) == records_of(store.results_of("alice"))
         assert records(store).unreadable == 1 and records(store, "bob") == records_of([])
+        assert [(record.races, record.firsts) for record in records(store).records[:2]] == [(2, 1), (1, 0)]
 
     def test_a_games_second_end_changes_nothing(self, backend):
         store = backend.store

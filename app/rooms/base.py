@@ -240,6 +240,10 @@ class RoomKind:
         round's boards open); (None, None, None) for a room that plays one game."""
         return None, None, None
 
+    def state_text(self, room: Room) -> str:
+        """Where the room stands, in a few words, as a list of rooms shows it."""
+        return "Playing"
+
     def standings(
         self, room: Room, viewer: str, present: frozenset[int], games: RoomGames, now: float
     ) -> tuple[list[Standing], bool]:

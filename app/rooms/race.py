@@ -3,7 +3,8 @@
 Every racer's game is a copy of one board that deals the same cells for the same clicks (Mode.shared_board:
 one layout from a board id, or a cruel game's deal secret), opening for all at once after a countdown.
 While a racer plays on, no answer shows them another racer's board: the boards are the same, so any of
-them would tell where the mines are.
+them would tell where the mines are. Whoever watches sees the scoreboard as it moves, and the boards once
+the race is over (a racer could watch through the same link).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class Race(RoomKind):
 
     def round(self, room: Room) -> tuple[str | None, int | None, float | None]:
         return room.state["phase"], room.state["round"], room.state["starts_at"]
+
+    def state_text(self, room: Room) -> str:
+        return "Waiting to start" if room.state["phase"] == "lobby" else f"Round {room.state['round']}"
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         if room.seat_of(player) is None:
@@ -95,8 +99,10 @@ class Race(RoomKind):
         played = {player: peeked.get(game_id) for player, game_id in racing.items()}
         over = bool(racing) and all(game is None or game.status != "playing" for game in played.values())
         own = played.get(viewer)
-        # A racer sees the others' boards once theirs can change no more, or the race is over.
-        may_look = viewer not in racing or over or (own is not None and self._settled(own))
+        # A racer sees the others' boards once theirs can change no more, and whoever watches once the race
+        # is over: every racer holds the room's link, and a board watched through it would show them the
+        # cells of their own.
+        may_look = over or (own is not None and self._settled(own))
         for row in rows:
             player = room.members[row.member].player
             game = played.get(player)

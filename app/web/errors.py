@@ -109,13 +109,17 @@ async def handle(request: Request, error: Exception) -> Response:
         if answer.htmx == "refresh":
             return Response(message, status_code=answer.status, headers={"HX-Refresh": "true"}, media_type="text/html")
         service = request.app.state.service
-        review = None
+        review, overlay, stale = None, None, False
+        shown = getattr(request.state, "page_version", None)
         try:
             # The panel shows no overlay: reading the game is enough, and asks the solver nothing more; but a
-            # lost game keeps saying why it was lost (the review is bounded by the request's deadline).
+            # lost game keeps saying why it was lost (the review is bounded by the request's deadline), and a
+            # move refused on a board the page shows behind the game (another player moved on it) is
+            # answered with the board as it is, overlays and all.
             game = await service.load(game_id, player_id(request))
-            if game.status == "lost" and kind is not StoreUnavailable:
-                game, _, review = await service.look(game_id, player_id(request))
+            stale = shown is not None and shown != str(game.version)
+            if (game.status == "lost" or stale) and kind is not StoreUnavailable:
+                game, overlay, review = await service.look(game_id, player_id(request))
         except (NotFound, Corrupt) as unreadable:
             return await handle(request, unreadable)
         except StoreUnavailable:
@@ -124,10 +128,20 @@ async def handle(request: Request, error: Exception) -> Response:
         from app.web.pages import game_context  # the pages' routes are answered here: imported once they exist
 
         context = await game_context(
-            request, service, game_id, game, player_id(request), message=message, refused=True, oob=True, review=review
+            request,
+            service,
+            game_id,
+            game,
+            player_id(request),
+            overlay,
+            message=message,
+            refused=True,
+            oob=True,
+            review=review,
         )
         # The settings as stored come too: a box ticked for a refused change is unticked again.
-        return blocks(request, context, "panel", "settings", status_code=answer.htmx_status or answer.status)
+        parts = ("panel", "settings", "grid") if stale else ("panel", "settings")
+        return blocks(request, context, *parts, status_code=answer.htmx_status or answer.status)
     form = getattr(request.state, "form", None)
     return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
 

@@ -20,7 +20,7 @@ from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import PRESENCE_CHECK_SECONDS, STATIC, Client, Player, Service, is_htmx, stream_slot
 from app.web.render import OOB_ROWS, blocks, move_answer, page, page_context, replay_context
 from app.web.replay import overlay_changes
-from app.web.rooms import room_look
+from app.web.rooms import room_look, room_rows
 from app.web.view import Look, Seating, cell_html, changed_cells, clock_text, game_list
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -48,7 +48,10 @@ async def home(request: Request, player: Player, service: Service) -> Response:
     """The player's games, running and finished, to resume or delete; a welcome for a new player."""
     listings = await service.games_of(player)
     latest = next((listing for listing in listings if listing.game is not None), None)
-    return page(request, page_context(None, games=game_list(listings, service.clock(), player), latest=latest))
+    rooms = room_rows(await service.rooms_of(player))
+    return page(
+        request, page_context(None, games=game_list(listings, service.clock(), player), latest=latest, rooms=rooms)
+    )
 
 
 @router.get("/rules")
@@ -435,6 +438,7 @@ async def move_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
+    request.state.page_version = version  # a refusal answers a page behind the game with the board as it is
     result = await service.move(game_id, player, move, client)
     around = await company(request, service, game_id, result.after, player)
     return move_answer(request, game_id, result, version, service.clock(), **around)
@@ -452,6 +456,7 @@ async def bot_move_form(
     """One step of Play for me (kaboom.js): the bot's next cell, answered as a click on it is."""
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
+    request.state.page_version = version
     result = await service.bot_move(game_id, player, client)
     around = await company(request, service, game_id, result.after, player)
     return move_answer(request, game_id, result, version, service.clock(), **around)

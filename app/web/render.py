@@ -88,9 +88,16 @@ def page_context(
         context["room"] = room
         if game is not None and room.view.watching:
             context["board_actions"] = ()
-        if game is not None and not room.view.kind.assists:
-            helping = type(game.options).helping()
-            context["settings"] = [setting for setting in context["settings"] if setting[0] not in helping]
+        if game is not None:
+            # A room's boards are dealt by the room, from its own settings: one that shapes a deal would only
+            # say "from the next board" of a board this game never deals. In a race, what helps is off.
+            options = type(game.options)
+            hidden = (options.helping() if not room.view.kind.assists else frozenset()) | {
+                name for name in options.names() if options.at_deal(name)
+            }
+            context["settings"] = [setting for setting in context["settings"] if setting[0] not in hidden]
+            # The form sends the boxes it shows: those it does not keep their values through it.
+            context["kept_settings"] = sorted(name for name in hidden if getattr(game.options, name))
     context.update(extra)
     return context
 

@@ -17,13 +17,13 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.modes import get_mode
 from app.room_operations import RoomView
-from app.rooms import RoomNotFound
-from app.rooms.base import COLOURS, DEFAULT_NAME
+from app.rooms import RoomNotFound, get_kind
+from app.rooms.base import COLOURS, DEFAULT_NAME, Room
 from app.seats import watcher
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import PRESENCE_CHECK_SECONDS, Player, Service, stream_slot, templates
 from app.web.render import FRESH, blocks, page, page_context
-from app.web.view import clock_text
+from app.web.view import board_title, clock_text
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -51,6 +51,30 @@ class MemberRow:
     time: str  # their time, once they cleared the board
     rank: int | None
     watch: str | None  # their board, where the viewer may look at it
+
+
+@dataclass
+class RoomRow:
+    """A room in its member's list of rooms (the home page)."""
+
+    room_id: str
+    title: str  # the kind and the board
+    mode: str
+    members: list[tuple[str, int]]  # each member's name and colour
+    state: str
+
+
+def room_rows(rooms: list[tuple[str, Room]]) -> list[RoomRow]:
+    return [
+        RoomRow(
+            room_id,
+            f"{get_kind(room.kind).title} · {board_title(room.mode, room.width, room.height, room.mines)}",
+            get_mode(room.mode).title,
+            [(member.name, member.colour) for member in room.members],
+            get_kind(room.kind).state_text(room),
+        )
+        for room_id, room in rooms
+    ]
 
 
 @dataclass

@@ -507,6 +507,8 @@ class RecordOut(BaseModel):
         description="its games with an accuracy: graded at their end (a game too long to grade then, one where no "
         "move bet on anything, or one that ended before grading, has none)"
     )
+    races: int = Field(description="its games played in a race (a room where each plays the same board)")
+    firsts: int = Field(description="the races it cleared first")
     best_times: list[BestOut] = Field(description="the ten fastest wins, fastest first")
 
     @classmethod
@@ -524,6 +526,8 @@ class RecordOut(BaseModel):
             best_streak=record.best_streak,
             accuracy=record.accuracy,
             graded=record.graded,
+            races=record.races,
+            firsts=record.firsts,
             best_times=[
                 BestOut(
                     seconds=best.seconds,

@@ -472,6 +472,16 @@ class ListedGame:
     replay: str = ""
 
 
+def board_title(mode_name: str, width: int, height: int, mines: int) -> str:
+    """A board as lists name it: "Beginner 9×9, 10 mines" (its preset's name, when it is one)."""
+    mode = get_mode(mode_name)
+    size = next(
+        (mode.preset_title(name) + " " for name, preset in mode.presets.items() if preset == (width, height, mines)),
+        "",
+    )
+    return f"{size}{width}×{height}, {mines} mine{'s' * (mines != 1)}"
+
+
 def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
     rows = []
     for listing in listings:
@@ -486,15 +496,7 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
             )
             continue
         mode = get_mode(game.mode)
-        size = next(
-            (
-                mode.preset_title(name) + " "
-                for name, preset in mode.presets.items()
-                if preset == (game.width, game.height, game.mines)
-            ),
-            "",
-        )
-        title = f"{size}{game.width}×{game.height}, {game.mines} mine{'s' * (game.mines != 1)}"
+        title = board_title(game.mode, game.width, game.height, game.mines)
         kind = mode.record_kind(game)
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
         state = {
