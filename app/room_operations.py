@@ -319,6 +319,25 @@ class RoomOperations:
                 continue
         return rooms
 
+    def shown_by_link(self, game_id: str, game: Game, viewer: str, asker: str | None) -> Game:
+        """`game`, unless `viewer` is its room's link and the room does not show that game to whoever holds
+        the link now (NotFound): a race's boards while it is on, but to a racer whose own board can change
+        no more. `asker`, whose cookie asks by the link, is seen as the member they are."""
+        if game.room is None or viewer != watcher(game.room["invite"]):
+            return game
+        try:
+            room = self.store.load_room(game.room["id"])
+        except NotFound:
+            return game  # the room is gone with its players: its games are theirs alone now
+        kind = get_kind(room.kind)
+        looker = asker if asker is not None and room.seat_of(asker) is not None else viewer
+        if kind.game_for(room, looker) == game_id:
+            return game
+        standings, _ = kind.standings(room, looker, frozenset(), ServiceGames(self), self.clock())
+        if not any(row.game == game_id for row in standings):
+            raise NotFound(game_id)
+        return game
+
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the
         cookie holds an id only)."""

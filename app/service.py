@@ -435,17 +435,20 @@ class GameService(RoomOperations):
         the player wants to see it. The layout is public by then, so it reveals nothing."""
         return Overlay(statuses=review.statuses if review is not None and game.options.debug_overlay else None)
 
-    async def look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
+    async def look(
+        self, game_id: str, player: str, asker: str | None = None
+    ) -> tuple[Game, Overlay, LossReview | None]:
         """The game; the overlays it has turned on; when it is lost, what could have been known.
-        A game waiting on the computer (its process stopped mid-turn, say) has the computer move now."""
-        looked = await self.runner.run("look", game_id, player)
+        A game waiting on the computer (its process stopped mid-turn, say) has the computer move now.
+        `asker`: whose cookie asks, when `player` is a link's credential (see shown_by_link)."""
+        looked = await self.runner.run("look", game_id, player, asker)
         self._computer_if_due(game_id, looked[0])
         return looked
 
     @operation("look")
-    def _look(self, game_id: str, player: str) -> tuple[Game, Overlay, LossReview | None]:
+    def _look(self, game_id: str, player: str, asker: str | None = None) -> tuple[Game, Overlay, LossReview | None]:
         limits = self.limits()
-        game = self.store.load(game_id, player).seen_by(player)
+        game = self.shown_by_link(game_id, self.store.load(game_id, player), player, asker).seen_by(player)
         if game.status == "lost":
             review = self._review(game, limits)
             return game, self._overlay_after_loss(game, review), review
@@ -757,14 +760,16 @@ class GameService(RoomOperations):
         self.store.save(game_id, player, after, before.version)
         return after
 
-    async def live(self, game_id: str, player: str) -> tuple[int, frozenset[int]]:
+    async def live(self, game_id: str, player: str, asker: str | None = None) -> tuple[int, frozenset[int]]:
         """The version stored now and the seats whose players are connected; a seat's player is marked
         present as they ask. NotFound unless `player` may see the game (a seat, or an invitation's key)."""
-        _, version, present = await self._looked_at_live(game_id, player)
+        _, version, present = await self._looked_at_live(game_id, player, asker)
         return version, present
 
-    async def _looked_at_live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
-        game, version, present = await self.offload(self._live, game_id, player, limiter=self.live_limiter)
+    async def _looked_at_live(
+        self, game_id: str, player: str, asker: str | None = None
+    ) -> tuple[Game, int, frozenset[int]]:
+        game, version, present = await self.offload(self._live, game_id, player, asker, limiter=self.live_limiter)
         # A live page asks every few seconds: after a restart cut the computer's turn short, this plays it.
         self._computer_if_due(game_id, game)
         return game, version, present
@@ -774,7 +779,7 @@ class GameService(RoomOperations):
     ) -> tuple[int, frozenset[int], RoomView | None]:
         """`live`, and the game's room as the viewer sees it (None outside a room, or once the room is gone):
         a page of a room's game follows the room too. `player`: who asks by a link (see room_view)."""
-        game, version, present = await self._looked_at_live(game_id, viewer)
+        game, version, present = await self._looked_at_live(game_id, viewer, player)
         if game.room is None:
             return version, present, None
         try:
@@ -782,8 +787,8 @@ class GameService(RoomOperations):
         except RoomNotFound:
             return version, present, None
 
-    def _live(self, game_id: str, player: str) -> tuple[Game, int, frozenset[int]]:
-        game = self.store.load(game_id, player)
+    def _live(self, game_id: str, player: str, asker: str | None = None) -> tuple[Game, int, frozenset[int]]:
+        game = self.shown_by_link(game_id, self.store.load(game_id, player), player, asker)
         if game.status == "playing":
             for seat in held_by(game.seats, player):
                 self._mark_present(game_id, seat)

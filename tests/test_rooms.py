@@ -187,7 +187,9 @@ def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_rank
     ann, bob, cy = client(server), client(server), client(server)
     race = new_room(ann, "race", "Ann")
     assert race["settings"] == {"no_guess": True} and race["phase"] == "lobby" and race["game"] is None
+    assert "Send the link: you can start once someone has joined." in ann.get(f"/rooms/{race['id']}").text
     join(bob, race, "Bob")
+    assert "Waiting for Ann to start the race." in bob.get(f"/rooms/{race['id']}").text
     assert bob.post(f"/api/rooms/{race['id']}/start").status_code == 409  # the maker starts it
     started = ok(ann.post(f"/api/rooms/{race['id']}/start"))
     assert started["phase"] == "racing" and started["starts_at"] == pytest.approx(clock() + COUNTDOWN)
@@ -274,6 +276,10 @@ def test_no_answer_shows_a_racer_still_playing_another_racers_board_nor_anyone_a
         assert anns["id"] not in answer, what
         assert not any(shown in answer for shown in MINE_SHOWN), what
     assert "Ann" in answers["link page"] and "100" in answers["link page"]  # the scoreboard, though: Ann cleared it
+    # Nor does the link open Ann's board to someone who learnt its id, Bob included, while the race is on.
+    for path in ("", "/live", "/events"):
+        for holder in (link_holder, bob):
+            assert holder.get(f"/games/{anns['id']}/watch/{key}{path}").status_code == 404, path
     # Once Bob's board can change no more (lost with undo off, or cleared), he may look at Ann's.
     ok(bob.patch(f"/api/games/{bobs['id']}/options", json={"undo": False}))
     game = ok(bob.get(f"/api/games/{bobs['id']}"))
@@ -281,6 +287,8 @@ def test_no_answer_shows_a_racer_still_playing_another_racers_board_nor_anyone_a
         covered = next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == ".")
         game = ok(move(bob, bobs["id"], "reveal", *covered))
     assert anns["id"] in bob.get(f"/api/rooms/{room_id}").text
+    assert bob.get(f"/games/{anns['id']}/watch/{key}").status_code == 200
+    assert link_holder.get(f"/games/{anns['id']}/watch/{key}").status_code == 200  # the race is over
 
 
 def test_a_coop_boards_watchers_and_players_see_no_mine_while_it_is_played(server):

@@ -284,7 +284,7 @@ async def free_seat_form(game_id: str, player: Player, service: Service) -> Resp
 async def watch_page(request: Request, game_id: str, key: str, service: Service) -> Response:
     """A game of two as a spectator sees it: everything the players see, nothing to click."""
     viewer = watcher(key)
-    game, overlay, review = await service.look(game_id, viewer)
+    game, overlay, review = await service.look(game_id, viewer, request.session.get("player"))
     return page(request, await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review))
 
 
@@ -317,9 +317,9 @@ async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
     return player
 
 
-async def link_viewer(game_id: str, key: str, service: Service) -> str:
+async def link_viewer(request: Request, game_id: str, key: str, service: Service) -> str:
     """Whoever holds the game's invitation link, to watch it."""
-    await service.live(game_id, watcher(key))
+    await service.live(game_id, watcher(key), request.session.get("player"))
     return watcher(key)
 
 
@@ -389,12 +389,13 @@ async def live_answer(
     key: str | None = None,
     room_state: str = "",
 ) -> Response:
-    current, present, room = await service.live_with_room(game_id, viewer, request.session.get("player"))
+    asker = request.session.get("player")
+    current, present, room = await service.live_with_room(game_id, viewer, asker)
     shown = "".join(str(seat) for seat in sorted(present))
     signature = room.signature if room is not None else ""
     if version == str(current) and presence == shown and room_state == signature:
         return Response(status_code=204)
-    game, overlay, review = await service.look(game_id, viewer)
+    game, overlay, review = await service.look(game_id, viewer, asker)
     context = await game_context(
         request, service, game_id, game, viewer, overlay, present=present, key=key, review=review, oob=True
     )
