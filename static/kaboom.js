@@ -132,6 +132,29 @@
     if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => {});
   });
 
+  // The poll stands in for the stream, on any live page (a game's, a room's): while the stream is open it
+  // looks only now and then (in case a proxy holds the events back). Each poll costs the server a look at
+  // the game or the room, and with hundreds of live pages the polls, not the streams, were most of its
+  // work (bench/load.py --live).
+  let streamOpen = false;
+  let lastLook = Date.now();
+  function streamIs(open, event) {
+    streamOpen = open;
+    // Said on the element too, for whoever looks at the page (the tests do).
+    if (event.target && event.target.id === "live") event.target.dataset.stream = open ? "open" : "down";
+  }
+  document.addEventListener("htmx:sseOpen", (event) => streamIs(true, event));
+  document.addEventListener("htmx:sseError", (event) => streamIs(false, event));
+  document.addEventListener("htmx:confirm", (event) => {
+    if (!event.detail.elt.closest || !event.detail.elt.closest("#live")) return;
+    const told = event.detail.triggeringEvent && String(event.detail.triggeringEvent.type).startsWith("sse:");
+    if (told || !streamOpen || Date.now() - lastLook >= POLL_BESIDE_STREAM_MS) {
+      lastLook = Date.now();
+      return;
+    }
+    event.preventDefault();
+  });
+
   // ----- a finished game's replay --------------------------------------------------------------
 
   // The board comes as it stood before the first step; each frame holds the cells a step changed, drawn
@@ -917,28 +940,6 @@
       const lines = document.querySelectorAll("#panel .seat-line");
       if (!document.getElementById("message") && lines.length) lines[lines.length - 1].after(keptWords);
       keptWords = null;
-    });
-
-    // The poll stands in for the stream: while the stream is open it looks only now and then (in case a
-    // proxy holds the events back). Each poll costs the server a look at the game, and with hundreds of
-    // live pages the polls, not the streams, were most of its work (bench/load.py --live).
-    let streamOpen = false;
-    let lastLook = Date.now();
-    function streamIs(open, event) {
-      streamOpen = open;
-      // Said on the element too, for whoever looks at the page (the tests do).
-      if (event.target && event.target.id === "live") event.target.dataset.stream = open ? "open" : "down";
-    }
-    document.body.addEventListener("htmx:sseOpen", (event) => streamIs(true, event));
-    document.body.addEventListener("htmx:sseError", (event) => streamIs(false, event));
-    document.body.addEventListener("htmx:confirm", (event) => {
-      if (!event.detail.elt.closest || !event.detail.elt.closest("#live")) return;
-      const told = event.detail.triggeringEvent && String(event.detail.triggeringEvent.type).startsWith("sse:");
-      if (told || !streamOpen || Date.now() - lastLook >= POLL_BESIDE_STREAM_MS) {
-        lastLook = Date.now();
-        return;
-      }
-      event.preventDefault();
     });
 
     function panelLine(text) {

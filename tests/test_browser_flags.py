@@ -59,7 +59,7 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         alice.goto("/")
         made = alice.evaluate(
             "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-            " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'invite'})})"
+            " body: JSON.stringify({mode: 'flags', width: 6, height: 6, mines: 9, opponent: 'invite'})})"
             ".then(r => r.json())"
         )
         alice.goto(f"/games/{made['id']}")
@@ -81,7 +81,7 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
         )
         delays = []
         players = {0: alice, 1: bob}
-        for _ in range(64):
+        for _ in range(36):  # every cell of the 6x6 board
             if alice.get_attribute("#result", "data-status") != "playing":
                 break
             mover = next(seat for seat, page in players.items() if page.inner_text("#result").startswith("Your turn"))

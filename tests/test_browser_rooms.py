@@ -296,8 +296,8 @@ def race_of_three(browser, first: str, second: str) -> list[float]:
         (start,) = starts
 
         # Each racer opens the start cell in turn; everyone's scoreboard follows.
-        for racer in racers:
-            settled(racer.page, STREAM_OPEN)
+        for someone in everyone:
+            settled(someone.page, STREAM_OPEN)
         delays: list[float] = []
         for racer in racers:
             others = [someone for someone in everyone if someone is not racer]

@@ -40,7 +40,7 @@ def test_the_api_never_fails_and_always_matches_its_schema(server):
     for operation in operations(server):
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
         def call(case):
             # No 5xx, and every answer, errors included, is what the schema promises.
             case.call_and_validate(excluded_checks=EXCLUDED)
@@ -55,7 +55,7 @@ def test_the_api_holds_on_a_real_game_too(server):
             continue
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
         def call(case):
             with httpx.Client(base_url=server) as client:
                 game = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10}).json()
