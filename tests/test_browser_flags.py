@@ -159,7 +159,7 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
             assert "(computer)" in page.inner_text("#topbar")
             made = page.evaluate(
                 "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-                " body: JSON.stringify({mode: 'flags', width: 8, height: 8, mines: 12, opponent: 'computer', "
+                " body: JSON.stringify({mode: 'flags', width: 6, height: 6, mines: 9, opponent: 'computer', "
                 f"level: '{level}'}})}}).then(r => r.json())"
             )
             page.goto(f"/games/{made['id']}")
@@ -187,7 +187,7 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
                     shows_version(page, before + 2)
                     answered += 1
             assert page.get_attribute("#result", "data-status") == "won", (
-                "an 8x8 game ends within 64 of the player's moves"
+                "a 6x6 game ends within 36 of the player's moves"
             )
             assert answered > 0
             assert not errors, errors
