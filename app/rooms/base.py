@@ -19,13 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar
 
-from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, TypeAdapter, ValidationError
+from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, ValidationError
 from typing_extensions import TypedDict
 
 from app.errors import KaboomError
 from app.game import MAX_BOARD_SIDE, Game, Invalid, Refused
 from app.seats import watcher
-from app.stored import Count, Key, Time, Version, schema
+from app.stored import Count, Key, Time, Version, adapter, schema
 
 # Players a room holds at most: the issue's 2 to 8, and as many colours as the page has.
 MAX_PLAYERS = 8
@@ -309,11 +309,11 @@ def encode(room: Room, kinds: Mapping[str, RoomKind]) -> str:
 def decode(text: str | bytes, kinds: Mapping[str, RoomKind]) -> Room:
     """A stored room back, every field checked; ValueError naming the first that is wrong."""
     try:
-        data = TypeAdapter(_Room).validate_json(text)
+        data = adapter(_Room).validate_json(text)
         kind = kinds.get(data["kind"])
         if kind is None:
             raise ValueError(f"kind: unknown kind of room {data['kind']!r}")
-        state: dict[str, Any] = TypeAdapter(kind.state_schema).validate_python(data["state"])
+        state: dict[str, Any] = adapter(kind.state_schema).validate_python(data["state"])
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])

@@ -300,6 +300,9 @@ async def live_events(
             current, present, room = await service.live_with_room(game_id, viewer, player)
         except (NotFound, Corrupt, StoreUnavailable):
             return  # the game is gone or cannot be read now: the page's poll says why
+        if room is not None:
+            # The room's look at its games came after this one's read, and may have seen a newer version.
+            current = max(current, room.versions.get(game_id, current))
         if shown_present is None:
             shown_present = present
         signature = room.signature if room is not None else ""
