@@ -490,7 +490,8 @@ class GameService(RoomOperations):
             check_assists(before, "bot")
             self._bot_off_cheap_threads(game_id, before)
         analyzer = self._analyzer(game_id, before)
-        overlay_before = self._overlay_shown(analyzer, before.seen_by(player), limits)
+        seen_before = before.seen_by(player)
+        overlay_before = self._overlay_shown(analyzer, seen_before, limits)
         choice = None
         try:
             if move is not None:
@@ -525,7 +526,7 @@ class GameService(RoomOperations):
             self.note_in_room(after, player, move.action)
         fresh = outcome.analyzer or Analyzer(after.position())
         self.analyzers.put(game_id, after, fresh)
-        before, after = before.seen_by(player), after.seen_by(player)
+        before, after = seen_before, after.seen_by(player)
         overlay_after = self._overlay(fresh, after, limits)
         review = self._review(after, limits)
         if review is not None:

@@ -135,6 +135,13 @@ def covered_cell(page) -> str:
     return page.eval_on_selector("#grid .c.u:not(.q)", "cell => cell.id")
 
 
+def try_to_move(page, cell: str) -> None:
+    """Whatever a player would do to move on a cell: a click, a right-click, Enter."""
+    page.click(f"#{cell}")
+    page.click(f"#{cell}", button="right")
+    page.keyboard.press("Enter")
+
+
 def report(what: str, delays: list[float]) -> None:
     print(f"\n{what}: {len(delays)} times shown, median {statistics.median(delays):.3f} s, max {max(delays):.3f} s")
 
@@ -222,9 +229,7 @@ def coop_of_three(browser, first: str, second: str) -> list[float]:
         # another: Dee's page follows it, and the server's game moved by Ann's flag alone.
         before = api_game(ann.page, game_id)["version"]
         tried = covered_cell(dee.page)
-        dee.page.click(f"#{tried}")
-        dee.page.click(f"#{tried}", button="right")
-        dee.page.keyboard.press("Enter")
+        try_to_move(dee.page, tried)
         cell = next(
             cell
             for cell in ann.page.eval_on_selector_all("#grid .c.u:not(.q)", "cells => cells.map(c => c.id)")
@@ -356,9 +361,7 @@ def race_of_three(browser, first: str, second: str) -> list[float]:
         assert dee.page.evaluate(SCORES) == scores
         assert dee.page.evaluate(CELLS) == looks[0]
         before = api_game(ann.page, games[0])["version"]
-        dee.page.click(f"#{start}")
-        dee.page.click(f"#{start}", button="right")
-        dee.page.keyboard.press("Enter")
+        try_to_move(dee.page, start)
         assert api_game(ann.page, games[0])["version"] == before
         assert dee.sent == []
         for someone in everyone:

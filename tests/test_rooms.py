@@ -88,6 +88,9 @@ def test_a_coop_room_seats_every_member_in_one_game_that_anyone_moves_and_strang
     home = bob.get("/").text
     assert f'href="/rooms/{room["id"]}"' in home and "Your rooms" in home and "Ann" in home
     assert "Your rooms" not in stranger.get("/").text
+    # The room's game is the room's: its maker too only leaves it.
+    anns_home = ann.get("/").text
+    assert "Leave this game: " in anns_home and "Delete this game" not in anns_home
 
     # The first click is an opening, whoever makes it; then each member moves on the cells the last answer showed.
     opened = ok(move(bob, game["id"], "reveal", 4, 4))

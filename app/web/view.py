@@ -464,7 +464,7 @@ class ListedGame:
     status: str  # playing, won, lost or damaged: the row's colour
     played: str  # when it was last played, in UTC (the page shows it in the player's time zone)
     played_at: str  # the same, as ISO 8601
-    made_by_player: bool = True  # deleting takes it away for everyone; else the player only leaves it
+    deleted_for_everyone: bool = True  # deleting takes it away for everyone; else the player only leaves it
     # A finished game's accuracy ("Accuracy 94 %", "Not graded") with what it means, and its replay's page;
     # "" in play.
     accuracy: str = ""
@@ -525,7 +525,8 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
                 game.status,
                 played,
                 played_at,
-                made_by_player=game.maker == player,
+                # A room's game is the room's: whoever made it only leaves it (app.service delete).
+                deleted_for_everyone=game.maker == player and game.room is None,
                 accuracy=accuracy,
                 accuracy_title=accuracy_title,
                 replay=replay,
