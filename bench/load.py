@@ -28,8 +28,10 @@ what they cost the other players reads off the players' columns.
 
 The load generator shares the machine with the server, so it is kept cheap:
 a minimal HTTP/1.1 client on asyncio streams (one keep-alive connection per
-player, opened again after a transport error; the players start 20 ms apart so
-their connections spread over the workers), uvloop when it is installed, and
+player, opened again after a transport error; a request that met the server
+closing the idle connection, before a byte of answer, goes again on a new one,
+as a browser sends it; the players start 20 ms apart so their connections
+spread over the workers), uvloop when it is installed, and
 the solver's analysis run only when the proven-safe cells found last are used up.
 After a warm-up, measures for a set time and prints per configuration: moves
 per second, p50/p95/p99 milliseconds per move as the client saw it (round
@@ -61,6 +63,48 @@ A game that ends is replaced by a new one once its pages have its end, and
 they move to it. The table also gives this load generator's event-loop lag,
 so that latencies near it are known for its own.
 
+With --rooms N and --races M (issue 26), N co-op rooms of --room-players
+members (default 3) and M races of --racers (default 8) besides, on the players'
+board (Expert cruel). Every member is a client of its own: its own cookie and its
+own loopback address (127.0.x.y: all of 127.0.0.0/8 is this machine, and the
+server counts each address as a client, as it would a person's home), so the
+limits per client are each member's. A co-op room is made by one member and
+joined by the others (POST /api/rooms, .../join); each loads the game's page and
+keeps it open as a browser does (its event stream, with the room's signature;
+the /live fragment at each `changed` event and every --live-poll seconds, one at
+a time) and moves in the shared game through the API, choosing on the board its
+page shows (the newest answer's, a move's, a read's or a fragment's): a
+proven-safe cell, now and then a flag on a proven mine, else a guess, which in
+co-op the first member makes while the others wait for it (in a cruel game
+guesses made at once from one position are mines); a 409 reads the game again.
+When the game ends the members leave and the next one makes a new room. A race
+is made and joined likewise and started by its maker; each racer loads their own
+game's page and plays once the boards open after the countdown (--race-countdown
+sets the server's); once every racer's game ended, the next racer starts the
+rematch. Per kind: moves per second, milliseconds per move (round trip and
+Server-Timing), and from each move's answer to each other member's page a
+fragment showing it (update latency: the co-op game's version, or the mover's
+safe cells opened on a racer's scoreboard, which the room's signature in the
+fragment carries); /live, page loads, rooms made (races: rounds started) and what
+became of the streams. --room-think sets the members' mean think time (default
+--think). With --page-moves every move, the players' too, goes through the game's
+page as htmx sends it (a form, answered with the panel and the changed cells,
+read back into the board): in a room that answer works out the room's view, in a
+race every racer's game (the scoreboard); the API's answer does not.
+
+With --flood K, K flooding clients besides, each from an address of its own
+(127.1.0.x), over the measured time: each asks for new rooms without a pause,
+with a new cookie after each refusal (so that the limit on its address, not its
+player's, is what stops it), and opens live streams of its first room's game and
+holds them, asking again FLOOD_RETRY s after each refusal. Counted: rooms made
+and refused, streams opened, held and refused, every refusal by its status and
+the message it gave. With --flood the server keeps its own limit on streams per
+client (the other limits per client are raised as ever, the players all coming
+from 127.0.0.1), so --flood does not go with --live.
+
+--server-cpus LIST runs the server under `taskset --cpu-list LIST` and this load
+generator on the other CPUs: 0 on a 2-core machine approximates a 1-vCPU host.
+
 --store redis starts a redis-server of its own for each run (no disk) and
 keeps the games there; --hosts H starts H `kaboom serve` processes (each with
 --workers) on the one store with one secret key: players are spread over them,
@@ -87,6 +131,12 @@ Run by hand:
     # Redis, one host with 2 workers, then two hosts whose pages' updates cross between them
     .venv/bin/python bench/load.py --workers 2 --players 10 --live 600 --store redis
     .venv/bin/python bench/load.py --workers 1 --hosts 2 --players 10 --live 600 --store redis
+    # rooms (issue 26): 10 co-op rooms of 3 and 2 races of 8 beside 10 players, then a client flooding
+    # rooms and streams besides; moves through the game's page (what a room's view costs); a 1-vCPU host
+    .venv/bin/python bench/load.py --players 10 --think 300 --rooms 10 --races 2
+    .venv/bin/python bench/load.py --players 10 --think 300 --rooms 10 --races 2 --flood 1
+    .venv/bin/python bench/load.py --players 10 --think 300 --rooms 10 --races 2 --page-moves
+    .venv/bin/python bench/load.py --workers 1 --server-cpus 0 --players 10 --think 300 --rooms 40 --room-think 1000
     # an hour's memory soak, players and live pages together: does each process's RSS level off?
     .venv/bin/python bench/load.py --seconds 3600 --workers 2 --players 20 --think 100 --live 200 \\
         --live-moves 2 --sample 30 --samples-csv /tmp/soak.csv --keep-log /tmp/soak
@@ -97,6 +147,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import html
 import json
 import math
 import os
@@ -111,10 +162,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
+from urllib.parse import quote
 
 import psutil
 from rich.console import Console
@@ -124,7 +177,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.board import Board  # noqa: E402
-from solver import Analyzer, Position  # noqa: E402
+from solver import Analyzer, Position, Status  # noqa: E402
 from solver.strategy import progress_cell, safe_cells  # noqa: E402
 
 Cell = tuple[int, int]
@@ -165,6 +218,20 @@ CREATING_AT_ONCE = 4  # the live games' first creations in flight at once, so th
 TARGET_UPDATE_P95 = 1000  # ms, a move answered → every page of its game showing it
 VERSION_FIELD = re.compile(rb'id="version"[^>]*value="(\d+)"')
 PRESENCE_FIELD = re.compile(rb'id="presence"[^>]*value="([0-9]*)"')
+# --page-moves: a move as the game page's htmx sends it, and what its answer shows.
+PAGE_MOVE = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}
+CELL_FIELD = re.compile(rb'id="c-(\d+)-(\d+)" class="c ([a-z0-9]+)')
+CELL_SYMBOLS = {b"u": ".", b"f": "F", b"x": "*", b"m": "*", **{b"n%d" % number: str(number) for number in range(9)}}
+STATUS_FIELD = re.compile(rb'id="result"[^>]*data-status="(\w+)"')
+# --rooms, --races, --flood (issue 26): the boards their games are played on, as the players' games are.
+ROOM_BOARD = {"mode": "cruel", "width": WIDTH, "height": HEIGHT, "mines": MINES}
+ROOM_STATE_FIELD = re.compile(rb'id="room-state"[^>]*value="([^"]*)"')
+MESSAGE_FIELD = re.compile(rb'id="message"[^>]*>([^<]*)<')
+FLAG_SHARE = 0.2  # of a room member's moves, while it knows of a proven mine not flagged: a flag on one
+START_PAUSE = 0.5  # seconds before a race's start is asked for again after a refusal or an error
+FLOOD_RETRY = 0.1  # seconds between a flooder's stream attempts once refused (its rooms it asks for without a pause)
+FLOOD_HELD_MAX = 2000  # streams one flooder holds at most: this load generator's own open files
+TARGET_FLOOD_P95 = 100  # ms, the players' moves (client round trip) beside the flooders
 
 
 def free_port() -> int:
@@ -314,42 +381,66 @@ class Client:
     generator must leave the machine to it.
     """
 
-    def __init__(self, port: int):
+    def __init__(self, port: int, source: str | None = None):
         self.port = port
         self.host = f"{HOST}:{port}"
+        # The loopback address it connects from (None: 127.0.0.1): the server counts each address as a client
+        # of its own for its limits, as it counts a person's home.
+        self.source = source
         self.cookies: dict[str, str] = {}
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+
+    async def connect(self) -> None:
+        self.close()
+        local = (self.source, 0) if self.source is not None else None
+        self.reader, self.writer = await asyncio.open_connection(HOST, self.port, local_addr=local)
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
-        """Send one request and read its answer: status, headers (lower-case names) and body."""
-        try:
-            async with asyncio.timeout(REQUEST_TIMEOUT):
-                # A connection the server closed while it was idle (keep-alive timeout) shows as at EOF.
-                if self.reader is None or self.reader.at_eof():
-                    self.close()
-                    self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
-                status, headers = await self._exchange(method, path, body)
-                content = await self.reader.readexactly(self._length(status, headers))
-        except BaseException:  # a failed or cancelled request leaves the connection in an unknown state
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Send one request (a JSON body unless `headers` give another Content-Type) and read its answer:
+        status, headers (lower-case names) and body."""
+        for attempt in range(2):
+            # A connection the server closed while it was idle (keep-alive timeout) shows as at EOF...
+            kept, answered = self.reader is not None and not self.reader.at_eof(), False
+            try:
+                async with asyncio.timeout(REQUEST_TIMEOUT):
+                    if not kept:
+                        await self.connect()
+                    status, answer_headers = await self._exchange(method, path, body, headers)
+                    answered = True
+                    content = await self.reader.readexactly(self._length(status, answer_headers))
+                break
+            except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError) as error:
+                self.close()
+                # ...unless it closed it just as the request went: not a byte of an answer came, and the request
+                # goes again on a new connection, as a browser sends it again.
+                if not kept or attempt or answered or getattr(error, "partial", b""):
+                    raise
+            except BaseException:  # a failed or cancelled request leaves the connection in an unknown state
+                self.close()
+                raise
+        if answer_headers.get("connection", "").lower() == "close":
             self.close()
-            raise
-        if headers.get("connection", "").lower() == "close":
-            self.close()
-        return status, headers, content
+        return status, answer_headers, content
 
-    async def _exchange(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str]]:
+    async def _exchange(
+        self, method: str, path: str, body: bytes, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str]]:
         """Send the request on the open connection and read the answer's status and headers."""
         cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         with_body = method in ("POST", "PATCH")
+        headers = {"Content-Type": "application/json", **(headers or {})} if with_body else headers or {}
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-            + (f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n" if with_body else "")
+            + "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+            + (f"Content-Length: {len(body)}\r\n" if with_body else "")
             + (f"Cookie: {cookie}\r\n" if cookie else "")
             + "\r\n"
         )
@@ -397,16 +488,17 @@ class EventStream(Client):
     read chunk by chunk and split into events at their blank lines.
     """
 
+    refusal = b""  # the body of the last answer other than 200: what the server said
+
     async def open(self, path: str) -> int:
-        """Ask for the stream on a new connection: the status. An answer other than 200 is read, and the
-        connection closed."""
-        self.close()
+        """Ask for the stream on a new connection: the status. An answer other than 200 is read (into
+        `refusal`), and the connection closed."""
         try:
             async with asyncio.timeout(REQUEST_TIMEOUT):
-                self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+                await self.connect()
                 status, headers = await self._exchange("GET", path, b"")
                 if status != 200:
-                    await self.reader.readexactly(self._length(status, headers))
+                    self.refusal = await self.reader.readexactly(self._length(status, headers))
                     self.close()
                 elif headers.get("transfer-encoding", "").lower() != "chunked":
                     raise ProtocolError(f"a stream that is not chunked: {headers.get('transfer-encoding')!r}")
@@ -476,14 +568,21 @@ def server_ms(headers: dict[str, str]) -> float | None:
 
 
 async def send(
-    client: Client, method: str, path: str, body: bytes, stats: Stats, clock: Clock, timed: bool
+    client: Client,
+    method: str,
+    path: str,
+    body: bytes,
+    stats: Stats,
+    clock: Clock,
+    timed: bool,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, bytes] | None:
     """One request, counted in `stats` when it starts after the warm-up: its times when `timed`, a 409 as refused,
     a transport error or any other non-2xx answer as an error. The status and body; None after a transport error."""
     started = time.monotonic()
     counted = started >= clock.measure_from
     try:
-        status, headers, content = await client.request(method, path, body)
+        status, headers, content = await client.request(method, path, body, headers)
     except TRANSPORT_ERRORS as error:
         if counted:
             stats.error(type(error).__name__)
@@ -513,6 +612,49 @@ async def request(
     return status != 409
 
 
+async def move(
+    client: Client, game: dict, action: str, cell: Cell, stats: Stats, clock: Clock, page: bool
+) -> dict | bool:
+    """One move ("reveal", or "flag" to flag a covered cell) in `game` (its id, board and version), timed in
+    `stats`: through the API, or with `page` (--page-moves) as the game's page sends it with htmx, a form
+    answered with the panel and the cells that changed (applied to `game`'s board here). As `request`
+    answers: the game as answered (board, version, status) when 2xx, False for a 409, True for an error."""
+    x, y = cell
+    if not page:
+        mark = b',"mark":"flag"' if action == "flag" else b""
+        body = b'{"action":"%s","x":%d,"y":%d%s}' % (action.encode(), x, y, mark)
+        return await request(client, f"/api/games/{game['id']}/moves", body, stats, clock, move=True)
+    # The page's flag cycles the mark (flag, ?, none); flags go on unmarked cells only, so a flag it is.
+    form = f"action={action}&x={x}&y={y}&version={game['version']}".encode()
+    answer = await send(client, "POST", f"/games/{game['id']}/moves", form, stats, clock, True, PAGE_MOVE)
+    if answer is None:
+        return True
+    status, content = answer
+    if not 200 <= status < 300:
+        return status != 409
+    return page_game(content, game)
+
+
+def page_game(content: bytes, game: dict) -> dict:
+    """`game` (its board, version and status) as a page's answer shows it: a move's answer or a live fragment
+    (the cells it swaps in), or the whole page (every cell); with the room's signature where it has one."""
+    board = game["board"]
+    rows: dict[int, list[str]] = {}
+    for x, y, look in CELL_FIELD.findall(content):
+        if (symbol := CELL_SYMBOLS.get(look)) is not None:
+            rows.setdefault(int(y), list(board[int(y)]))[int(x)] = symbol
+    if rows:
+        board = ["".join(rows[y]) if y in rows else line for y, line in enumerate(board)]
+    version, status, state = (field.search(content) for field in (VERSION_FIELD, STATUS_FIELD, ROOM_STATE_FIELD))
+    return {
+        **game,
+        "board": board,
+        "version": int(version.group(1)) if version else game["version"],
+        "status": status.group(1).decode() if status else game["status"],
+        "room_state": state.group(1).decode() if state else None,
+    }
+
+
 class Player:
     """One simulated player: its own connection and cookie, its own seeded choices; one game at a time."""
 
@@ -523,6 +665,7 @@ class Player:
         self.pauses = random.Random(f"think {args.seed} {number}")
         self.think = args.think / 1000  # mean seconds
         self.random_clicks = args.random
+        self.page_moves = args.page_moves
         self.stats, self.clock = stats, clock
         self.start = number * STAGGER
 
@@ -559,7 +702,6 @@ class Player:
             return
         if started >= clock.measure_from:
             stats.created += 1
-        path = f"/api/games/{game['id']}/moves"
         board = game["board"]
         analyzer = None if self.random_clicks else Analyzer(Position.empty(WIDTH, HEIGHT, MINES))
         safe: list[Cell] = []  # proven safe by the last analysis and still covered
@@ -571,8 +713,7 @@ class Player:
             if cell is None or not await self.pause():
                 return
             started = time.monotonic()
-            body = b'{"action":"reveal","x":%d,"y":%d}' % cell
-            answer = await request(self.client, path, body, stats, clock, move=True)
+            answer = await move(self.client, game, "reveal", cell, stats, clock, self.page_moves)
             if answer is False:  # a 409: this game is not what this player thinks it is; leave it
                 return
             if answer is True:
@@ -914,75 +1055,116 @@ class Page:
                 await asyncio.gather(*parts, return_exceptions=True)
 
     async def follow(self, game: LiveGame) -> None:
-        """Keep the game's stream open: again after it ends or fails (counted as dropped), later and later
-        after refusals (429/503, counted apart), as htmx's SSE extension does."""
-        stats = self.live.stats
+        """Keep the game's stream open; each `changed` event (the game's version) asks for the fragment."""
         # EventSource opens its first URL again: the version the page was loaded with.
         path = f"/games/{game.id}/events?version={game.version}"
-        refusals = 0
-        while True:
+
+        def changed(data: str) -> None:
             try:
-                status = await self.stream.open(path)
-            except TRANSPORT_ERRORS as error:
-                stats.drops.error(f"open: {type(error).__name__}")
-                await asyncio.sleep(REOPEN_PAUSE)
-                continue
-            if status in stats.refused:
-                stats.refused[status] += 1
-                refusals += 1
-                await asyncio.sleep(min(REFUSED_PAUSE * 2 ** (refusals - 1), REFUSED_PAUSE_MAX))
-                continue
-            if status != 200:
-                stats.drops.error(f"open: HTTP {status}")
-                await asyncio.sleep(REOPEN_PAUSE)
-                continue
-            refusals = 0
-            stats.opened += 1
-            stats.open_now += 1
-            try:
-                async for name, data in self.stream.events():
-                    if name == "changed":
-                        try:
-                            version = int(data.strip('"'))
-                        except ValueError:
-                            raise ProtocolError(f"a changed event without a version: {data[:40]!r}") from None
-                        self.heard = max(self.heard, version)
-                        game.heard(self, version, time.monotonic())
-                        self.wanted.set()
-                stats.drops.error("ended")
-            except TRANSPORT_ERRORS as error:
-                stats.drops.error(type(error).__name__)
-            finally:
-                stats.open_now -= 1
-                self.stream.close()
-            await asyncio.sleep(REOPEN_PAUSE)
+                version = int(data.strip('"'))
+            except ValueError:
+                raise ProtocolError(f"a changed event without a version: {data[:40]!r}") from None
+            self.heard = max(self.heard, version)
+            game.heard(self, version, time.monotonic())
+            self.wanted.set()
+
+        await follow_stream(self.stream, path, self.live.stats, changed)
 
     async def fetch(self, game: LiveGame) -> None:
-        live = self.live
-        poll = live.args.live_poll
-        due = time.monotonic() + self.rng.uniform(0, poll) if poll else math.inf
-        while True:
-            try:
-                async with asyncio.timeout_at(due if poll else None):
-                    await self.wanted.wait()
-            except TimeoutError:
-                pass
-            now = time.monotonic()
-            if now >= due:
-                due = now + poll
-            self.wanted.clear()
-            path = f"/games/{game.id}/live?version={self.shown}&presence={self.presence}"
-            answer = await send(self.client, "GET", path, b"", live.stats.fragments, live.clock, timed=True)
-            if answer is None or answer[0] != 200:  # counted; a 204 is a page up to date
-                await asyncio.sleep(ERROR_PAUSE if answer is None else 0)
-                continue
-            content = answer[1]
+        """The /live fragments: what they show of the game and of who is connected."""
+
+        def path() -> str:
+            return f"/games/{game.id}/live?version={self.shown}&presence={self.presence}"
+
+        def shown(content: bytes) -> None:
             if (shown := VERSION_FIELD.search(content)) is not None:
                 version = int(shown.group(1))
                 self.shown = max(self.shown, version)
                 game.shown(self, version, time.monotonic())
             if (present := PRESENCE_FIELD.search(content)) is not None:
                 self.presence = present.group(1).decode()
+
+        live = self.live
+        await fetch_fragments(
+            self.client, self.wanted, live.args.live_poll, self.rng, path, live.stats.fragments, live.clock, shown
+        )
+
+
+async def follow_stream(stream: EventStream, path: str, stats: LiveStats, changed: Callable[[str], None]) -> None:
+    """Keep a page's event stream open: again after it ends or fails (counted as dropped), later and later
+    after refusals (429/503, counted apart), as htmx's SSE extension does; `changed` takes each `changed`
+    event's data (a ProtocolError it raises counts as the stream failing)."""
+    refusals = 0
+    while True:
+        try:
+            status = await stream.open(path)
+        except TRANSPORT_ERRORS as error:
+            stats.drops.error(f"open: {type(error).__name__}")
+            await asyncio.sleep(REOPEN_PAUSE)
+            continue
+        if status in stats.refused:
+            stats.refused[status] += 1
+            refusals += 1
+            await asyncio.sleep(min(REFUSED_PAUSE * 2 ** (refusals - 1), REFUSED_PAUSE_MAX))
+            continue
+        if status != 200:
+            stats.drops.error(f"open: HTTP {status}")
+            await asyncio.sleep(REOPEN_PAUSE)
+            continue
+        refusals = 0
+        stats.opened += 1
+        stats.open_now += 1
+        try:
+            async for name, data in stream.events():
+                if name == "changed":
+                    changed(data)
+            stats.drops.error("ended")
+        except TRANSPORT_ERRORS as error:
+            stats.drops.error(type(error).__name__)
+        finally:
+            stats.open_now -= 1
+            stream.close()
+        await asyncio.sleep(REOPEN_PAUSE)
+
+
+async def fetch_fragments(
+    client: Client,
+    wanted: asyncio.Event,
+    poll: float,
+    rng: random.Random,
+    path: Callable[[], str],
+    stats: Stats,
+    clock: Clock,
+    shown: Callable[[bytes], None],
+) -> None:
+    """A page's /live requests (timed in `stats`), one at a time: when `wanted` is set (its stream's event; the
+    last one asked for waits behind the one under way, as htmx's queue does) and every `poll` seconds (0: no
+    poll), the first at a random phase; `shown` takes the body of each 200 (a 204 is a page up to date)."""
+    due = time.monotonic() + rng.uniform(0, poll) if poll else math.inf
+    while True:
+        try:
+            async with asyncio.timeout_at(due if poll else None):
+                await wanted.wait()
+        except TimeoutError:
+            pass
+        now = time.monotonic()
+        if now >= due:
+            due = now + poll
+        wanted.clear()
+        answer = await send(client, "GET", path(), b"", stats, clock, timed=True)
+        if answer is None or answer[0] != 200:  # counted; a 204 is a page up to date
+            await asyncio.sleep(ERROR_PAUSE if answer is None else 0)
+            continue
+        shown(answer[1])
+
+
+async def measure_lag(clock: Clock, lags: list[float]) -> None:
+    """How late this load generator's event loop runs a LAG_PROBE timer, into `lags`, over the measured time."""
+    while True:
+        asked = time.monotonic()
+        await asyncio.sleep(LAG_PROBE)
+        if clock.measure_from <= asked < clock.deadline:
+            lags.append((time.monotonic() - asked - LAG_PROBE) * 1000)
 
 
 class LiveLoad:
@@ -1016,7 +1198,7 @@ class LiveLoad:
         per_game = self.args.pages_per_game
         pages = [page for index in range(per_game) for table in self.tables for page in table.pages[index : index + 1]]
         running = [asyncio.create_task(page.run(number * PAGE_STAGGER)) for number, page in enumerate(pages)]
-        running.append(asyncio.create_task(self.loop_lag()))
+        running.append(asyncio.create_task(measure_lag(self.clock, self.stats.loop_lag_ms)))
         try:
             await self.moves()
             # Every move gets its verdict: at most ANNOUNCE_WITHIN after its answer.
@@ -1028,14 +1210,6 @@ class LiveLoad:
             await asyncio.gather(*running, return_exceptions=True)
             for table in self.tables:
                 table.close()
-
-    async def loop_lag(self) -> None:
-        clock = self.clock
-        while True:
-            asked = time.monotonic()
-            await asyncio.sleep(LAG_PROBE)
-            if clock.measure_from <= asked < clock.deadline:
-                self.stats.loop_lag_ms.append((time.monotonic() - asked - LAG_PROBE) * 1000)
 
     async def moves(self) -> None:
         """--live-moves per second until the deadline, each to the next table not busy; then those under way end."""
@@ -1063,6 +1237,584 @@ class LiveLoad:
         await asyncio.gather(*under_way)
 
 
+# ----- rooms ----------------------------------------------------------------------
+
+
+def loopback(number: int) -> str:
+    """The address room member `number` connects from, one of its own: all of 127.0.0.0/8 is this machine, and
+    the server counts each address as a client, so its limits per client are each member's, as each person's."""
+    return f"127.0.{1 + number // 250}.{1 + number % 250}"
+
+
+def flood_address(number: int) -> str:
+    """A flooding client's address: apart from the members' and from 127.0.0.1 (the players')."""
+    return f"127.1.0.{1 + number}"
+
+
+@dataclass
+class RoomStats(LiveStats):
+    """What the members of one kind of room saw: their moves (`moves.created` counts the rooms made, in races
+    the rounds started), their pages (streams, fragments, the update latency to the other members), and the
+    rest they asked for."""
+
+    loads: Stats = field(default_factory=Stats)  # the game's page, as a member goes to it (a new room, a round)
+    requests: Stats = field(default_factory=Stats)  # make, join, start, leave, and reads after a 409
+    members: int = 0  # pages it wants open: one per member
+
+
+class Notice(Announcement):
+    """An announcement to some pages only: the other members'."""
+
+    def __init__(self, version: int, answered: float, measured: bool, pages: frozenset[Member]):
+        super().__init__(version, answered, measured)
+        self.pages = pages
+
+
+class Channel:
+    """A room's news on its way to the other members' pages, each piece judged as LiveGame judges a move, by
+    the fragment that shows it (or, in a co-op game, the member's own next answer): a co-op game's versions,
+    or one racer's safe cells opened, on the others' scoreboards. The events are not timed: a race's do not
+    say whose move they follow, and a room game's event may name the version read before the room's view, an
+    older one than the view it announces (see the report)."""
+
+    def __init__(self, stats: LiveStats):
+        self.stats = stats
+        self.pending: list[Notice] = []
+        self.shown_by: dict[Member, int] = {}  # the newest value each page showed: it may beat the move's answer
+
+    def announce(self, value: int, answered: float, measured: bool, pages: list[Member]) -> None:
+        notice = Notice(value, answered, measured, frozenset(pages))
+        self.pending.append(notice)
+        for page in pages:
+            if self.shown_by.get(page, -1) >= value:
+                LiveGame._record(notice.shown, self.stats.update_ms, notice, page, answered)
+        notice.timer = asyncio.get_running_loop().call_later(ANNOUNCE_WITHIN, self._judge, notice)
+        if len(notice.shown) == len(notice.pages):
+            self._judge(notice)
+
+    def shown(self, page: Member, value: int, at: float) -> None:
+        self.shown_by[page] = max(self.shown_by.get(page, -1), value)
+        for notice in list(self.pending):
+            if notice.version <= value and page in notice.pages and page not in notice.shown:
+                LiveGame._record(notice.shown, self.stats.update_ms, notice, page, at)
+                if len(notice.shown) == len(notice.pages):
+                    self._judge(notice)
+
+    def _judge(self, notice: Notice) -> None:
+        if notice not in self.pending:
+            return
+        self.pending.remove(notice)
+        notice.timer.cancel()
+        if notice.measured:
+            self.stats.judged += 1
+            self.stats.unshown += len(notice.pages) - len(notice.shown)
+        notice.settled.set()
+
+    async def settled(self) -> None:
+        """Once every piece has its verdict: at most ANNOUNCE_WITHIN after the last answer."""
+        await asyncio.gather(*(notice.settled.wait() for notice in list(self.pending)))
+
+
+class Member:
+    """A person in a co-op room or a race, from an address and with a cookie of their own: moves in the room's
+    game through the API (or the game's page, --page-moves) with the page open beside, as Page has it (its
+    event stream, and its /live fragment at each `changed` event and every --live-poll seconds). The page
+    shows what its newest answer showed, a move's, a read's or a fragment's: the board the next move is
+    chosen on, its version and the room's signature, sent back with each fragment asked for."""
+
+    def __init__(self, group: RoomGroup, number: int, port: int):
+        rooms = group.rooms
+        self.group, self.stats, self.clock = group, group.stats, rooms.clock
+        self.page_moves, self.poll, self.think = rooms.args.page_moves, rooms.args.live_poll, rooms.think
+        self.name = f"P{number}"
+        source = loopback(number)
+        self.client, self.fetcher, self.stream = Client(port, source), Client(port, source), EventStream(port, source)
+        self.fetcher.cookies = self.stream.cookies = self.client.cookies
+        self.rng = random.Random(f"member {rooms.args.seed} {number}")  # the cells, and the poll's phase
+        self.pauses = random.Random(f"member think {rooms.args.seed} {number}")
+        self.place = 0  # its place among the room's members, as the room's signature numbers them
+        self.game: dict = {}  # id, board, version, status: the page's game as last shown
+        self.state = ""  # the room's signature the page shows
+        self.presence = ""
+        self.opened = 0  # a racer: its safe cells opened, as it announced them last
+        self.wanted = asyncio.Event()
+        self.news = asyncio.Event()  # set as the page shows a newer version of its game
+        self.following: list[asyncio.Task] = []
+
+    async def open_page(self, game_id: str) -> bool:
+        """Go to the game's page (a new room's, a new round's) and follow it; False (counted) if it did not load."""
+        await self.close_page()
+        answer = await send(self.client, "GET", f"/games/{game_id}", b"", self.stats.loads, self.clock, timed=True)
+        if answer is None or answer[0] != 200:
+            return False
+        self.game = page_game(
+            answer[1], {"id": game_id, "board": ["." * WIDTH] * HEIGHT, "version": -1, "status": "playing"}
+        )
+        self.state, self.presence, self.opened = self.game["room_state"] or "", "", 0
+        # EventSource opens its first URL again: the page as loaded.
+        path = f"/games/{game_id}/events?version={self.game['version']}&room_state={quote(self.state, safe='')}"
+        fragments = (self.wanted, self.poll, self.rng, self.live_path, self.stats.fragments, self.clock, self.fragment)
+        self.following = [
+            asyncio.create_task(follow_stream(self.stream, path, self.stats, self.changed)),
+            asyncio.create_task(fetch_fragments(self.fetcher, *fragments)),
+        ]
+        return True
+
+    async def close_page(self) -> None:
+        for task in self.following:
+            task.cancel()
+        await asyncio.gather(*self.following, return_exceptions=True)
+        self.following = []
+        self.stream.close()
+        self.wanted.clear()
+
+    def close(self) -> None:
+        self.client.close()
+        self.fetcher.close()
+        self.stream.close()
+
+    def live_path(self) -> str:
+        game, state = self.game, quote(self.state, safe="")
+        return f"/games/{game['id']}/live?version={game['version']}&presence={self.presence}&room_state={state}"
+
+    def changed(self, data: str) -> None:
+        self.wanted.set()
+
+    def fragment(self, content: bytes) -> None:
+        if (present := PRESENCE_FIELD.search(content)) is not None:
+            self.presence = present.group(1).decode()
+        self.take(page_game(content, self.game), time.monotonic())
+
+    def take(self, game: dict, at: float) -> None:
+        """An answer's game (a move's, a read's, a fragment's) unless the page shows a newer one; and the room's
+        news in it, a race's scoreboard."""
+        if game.get("room_state") is not None:
+            self.state = game["room_state"]
+            if self.group.kind == "race":
+                self.scoreboard(at)
+        if game["version"] < self.game["version"]:
+            return
+        if game["version"] > self.game["version"]:
+            self.news.set()
+        self.game = game
+        if self.group.kind == "coop":
+            self.group.channels[0].shown(self, game["version"], at)
+
+    def scoreboard(self, at: float) -> None:
+        """The other racers' safe cells opened, as the room's signature has them ("version|member.opened.…,…")."""
+        _, _, rows = self.state.partition("|")
+        try:
+            for row in rows.split(",") if rows else ():
+                place, opened, *_ = row.split(".")
+                channel = self.group.channels.get(int(place))
+                if channel is not None and int(place) != self.place:
+                    channel.shown(self, int(opened), at)
+        except ValueError:
+            self.stats.fragments.error("room signature")
+
+    async def guesses_wait(self) -> bool:
+        """Whether this member leaves the guess to another, and waited for the game to move (at most a second).
+
+        In a cruel game a guess while a safe cell exists is a mine: members who guessed at once from the
+        same position would lose nearly every shared game (the first guess opens cells; the others then
+        guess beside safe cells), so in co-op the first member guesses, the others wait, as people agree."""
+        if self.group.kind != "coop" or self.place == 0:
+            return False
+        self.news.clear()
+        try:
+            await asyncio.wait_for(self.news.wait(), 1.0)
+        except TimeoutError:
+            pass
+        return True
+
+    async def pause(self) -> bool:
+        """The think time before a move; whether there is still time for it."""
+        if self.think > 0:
+            await asyncio.sleep(self.pauses.expovariate(1 / self.think))
+        return time.monotonic() < self.clock.deadline
+
+    async def play(self) -> None:
+        """Move in the page's game until it ends (as the page shows it) or the deadline: a proven-safe cell, else
+        a guess, as the players choose them, and now and then a flag on a proven mine. A 409 (another member's
+        move was there first, or the game ended) reads the game again."""
+        stats, clock = self.stats, self.clock
+        blank = ["." * WIDTH] * HEIGHT
+        analyzer, analyzed = Analyzer(Position.empty(WIDTH, HEIGHT, MINES)), blank
+        safe: list[Cell] = []
+        mines: list[Cell] = []  # proven by the last analysis, not flagged yet
+        read = f"/api/games/{self.game['id']}"
+        while self.game["status"] == "playing":
+            if not await self.pause():
+                return
+            board = self.game["board"]
+            try:
+                # The whole board is compared: the others' moves (a shared game) come in too.
+                if changes := revealed(analyzed, board):
+                    analyzer.reveal(changes)
+            except ValueError as error:  # what the page showed does not add up: read the game, start over
+                stats.moves.error(type(error).__name__)
+                analyzer, analyzed = Analyzer(Position.empty(WIDTH, HEIGHT, MINES)), blank
+                again = await request(self.client, read, b"", stats.requests, clock, move=False, method="GET")
+                if isinstance(again, dict):
+                    self.take(again, time.monotonic())
+                continue
+            analyzed = board
+            safe[:] = [(x, y) for x, y in safe if board[y][x] == "."]
+            mines[:] = [(x, y) for x, y in mines if board[y][x] == "."]
+            if not safe:
+                safe += safe_cells(analyzer)
+                statuses = analyzer.proven_statuses()
+                mines[:] = [
+                    (x, y) for (x, y), status in statuses.items() if status is Status.MINE and board[y][x] == "."
+                ]
+                if not safe and await self.guesses_wait():
+                    continue
+            if mines and self.rng.random() < FLAG_SHARE:
+                action, cell = "flag", mines.pop(self.rng.randrange(len(mines)))
+            else:
+                action, cell = "reveal", choose(analyzer, self.rng, safe)
+            if cell is None:
+                return
+            started = time.monotonic()
+            answer = await move(self.client, self.game, action, cell, stats.moves, clock, self.page_moves)
+            answered = time.monotonic()
+            if answer is False:
+                again = await request(self.client, read, b"", stats.requests, clock, move=False, method="GET")
+                if isinstance(again, dict):
+                    self.take(again, time.monotonic())
+                continue
+            if answer is True:
+                await asyncio.sleep(ERROR_PAUSE)
+                continue
+            ended = self.game["status"] == "playing" and answer["status"] != "playing"
+            self.take(answer, answered)
+            measured = started >= clock.measure_from
+            if measured:
+                stats.moves.moves += 1
+                stats.moves.won += ended and answer["status"] == "won"
+                stats.moves.lost += ended and answer["status"] == "lost"
+            self.group.announce(self, answer, answered, measured)
+
+
+class RoomGroup:
+    """The members of one room, making it and playing its games round after round (CoopRoom, RaceRoom)."""
+
+    kind: ClassVar[str]
+
+    def __init__(self, rooms: RoomsLoad, number: int, first: int, size: int, ports: list[int]):
+        self.rooms, self.clock = rooms, rooms.clock
+        self.stats = rooms.coop if self.kind == "coop" else rooms.race
+        self.stats.members += size
+        # A room's members on each host in turn (--hosts): its news crosses hosts.
+        self.members = [Member(self, first + place, ports[(number + place) % len(ports)]) for place in range(size)]
+        self.start = first * PAGE_STAGGER
+        self.playing: list[Member] = []  # the members whose page follows a game of the room this round
+        self.channels: dict[int, Channel] = {}  # by member's place: co-op's one is the game's, at 0
+
+    async def run(self) -> None:
+        await asyncio.sleep(self.start)
+        clock = self.clock
+        try:
+            while time.monotonic() < clock.deadline:
+                started = time.monotonic()
+                try:
+                    await self.round()
+                except (ValueError, LookupError, TypeError) as error:  # an answer not as the API describes it
+                    if started >= clock.measure_from:
+                        self.stats.requests.error(type(error).__name__)
+                    await asyncio.sleep(ERROR_PAUSE)
+                finally:
+                    await self.close_pages()
+        finally:
+            for member in self.members:
+                member.close()
+
+    async def round(self) -> None:
+        raise NotImplementedError
+
+    async def make(self, members: list[Member]) -> dict | None:
+        """A new room of the group's kind, made by the first of `members`, the others joining it in turn (their
+        places in it); made again after errors (counted) until the deadline; None past it."""
+        maker, stats, clock = members[0], self.stats, self.clock
+        body = json.dumps({"kind": self.kind, **ROOM_BOARD, "name": maker.name, "colour": 0}).encode()
+        while time.monotonic() < clock.deadline:
+            # Timed, as a move is: what making and joining a room cost.
+            room = await request(maker.client, "/api/rooms", body, stats.requests, clock, move=True)
+            if isinstance(room, bool):
+                await asyncio.sleep(ERROR_PAUSE)
+                continue
+            maker.place = 0
+            for place, member in enumerate(members[1:], 1):
+                join = json.dumps({"invite": room["invite"], "name": member.name, "colour": place}).encode()
+                joined = await request(
+                    member.client, f"/api/rooms/{room['id']}/join", join, stats.requests, clock, True
+                )
+                if isinstance(joined, bool):
+                    await self.leave(room, members[:place])
+                    await asyncio.sleep(ERROR_PAUSE)
+                    break
+                member.place = place
+            else:
+                return room
+        return None
+
+    async def leave(self, room: dict, members: list[Member]) -> None:
+        for member in members:
+            await send(
+                member.client, "POST", f"/api/rooms/{room['id']}/leave", b"", self.stats.requests, self.clock, True
+            )
+
+    async def open_pages(self, games: dict[Member, str]) -> bool:
+        """Each member's page of their game; whether all of them loaded."""
+        self.playing = list(games)
+        return all(await asyncio.gather(*(member.open_page(game_id) for member, game_id in games.items())))
+
+    async def close_pages(self) -> None:
+        await asyncio.gather(*(member.close_page() for member in self.members))
+
+    def announce(self, mover: Member, answer: dict, answered: float, measured: bool) -> None:
+        raise NotImplementedError
+
+
+class CoopRoom(RoomGroup):
+    """A co-op room: every member moves in its one game; once it ends, they leave the room and the next member in
+    turn makes another (the limit on new rooms per address is then each one's, as each person's)."""
+
+    kind = "coop"
+    turn = 0
+
+    async def round(self) -> None:
+        order = self.members[self.turn :] + self.members[: self.turn]
+        self.turn = (self.turn + 1) % len(self.members)
+        asked = time.monotonic()
+        room = await self.make(order)
+        if room is None:
+            return
+        if asked >= self.clock.measure_from:
+            self.stats.moves.created += 1
+        try:
+            self.channels = {0: Channel(self.stats)}
+            if await self.open_pages({member: room["game"]["id"] for member in order}):
+                await asyncio.gather(*(member.play() for member in order))
+            await self.channels[0].settled()
+        finally:
+            await self.close_pages()
+            await self.leave(room, order)
+
+    def announce(self, mover: Member, answer: dict, answered: float, measured: bool) -> None:
+        others = [member for member in self.playing if member is not mover]
+        self.channels[0].announce(answer["version"], answered, measured, others)
+
+
+class RaceRoom(RoomGroup):
+    """A race: made by its first member and joined by the others; the maker starts it, each racer plays their
+    own game of the board once it opens after the countdown; once every racer is out (cleared or lost) the next
+    racer in turn starts the rematch. The others' moves reach a racer's page as the scoreboard."""
+
+    kind = "race"
+    room: dict | None = None
+    rounds = 0
+
+    async def round(self) -> None:
+        stats, clock = self.stats, self.clock
+        if self.room is None:
+            self.room = await self.make(self.members)
+            if self.room is None:
+                return
+        path = f"/api/rooms/{self.room['id']}"
+        starter = self.members[self.rounds % len(self.members)]
+        asked = time.monotonic()
+        started = await request(starter.client, f"{path}/start", b"", stats.requests, clock, move=True)
+        if isinstance(started, bool):  # counted: a rematch refused while a racer is still out there, or an error
+            await asyncio.sleep(START_PAUSE)
+            return
+        self.rounds += 1
+        if asked >= clock.measure_from:
+            stats.moves.created += 1
+        games = {starter: started["game"]["id"]}
+        for member in self.members:
+            if member is not starter:
+                seen = await request(member.client, path, b"", stats.requests, clock, move=True, method="GET")
+                if isinstance(seen, dict) and seen["game"] is not None:
+                    games[member] = seen["game"]["id"]
+        self.channels = {member.place: Channel(stats) for member in games}
+        if await self.open_pages(games):
+            # The boards open together after the countdown: a move before it is refused.
+            await asyncio.sleep(max(0.0, started["starts_at"] - time.time()))
+            await asyncio.gather(*(member.play() for member in games))
+        await asyncio.gather(*(channel.settled() for channel in self.channels.values()))
+
+    def announce(self, mover: Member, answer: dict, answered: float, measured: bool) -> None:
+        opened = sum(symbol in NUMBERS for row in answer["board"] for symbol in row)
+        if opened > mover.opened:  # a flag changes nothing on the scoreboard
+            mover.opened = opened
+            others = [member for member in self.playing if member is not mover]
+            self.channels[mover.place].announce(opened, answered, measured, others)
+
+
+@dataclass
+class FloodStats:
+    """What the flooding clients asked for and were told, over the measured time."""
+
+    room_ms: list[float] = field(default_factory=list)  # each room asked for, made or refused (client round trip)
+    room_server_ms: list[float] = field(default_factory=list)  # the same, as the server measured it
+    asked: int = 0  # rooms
+    made: int = 0
+    tried: int = 0  # streams
+    opened: int = 0
+    held: int = 0  # streams open now
+    held_most: int = 0
+    held_at_end: int = 0
+    # (what, status, message) -> count: "room" or "stream", the status, and the message it gave ("" for none).
+    refusals: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    errors: Stats = field(default_factory=Stats)  # transport errors
+
+    def refused(self, what: str, status: int, message: str) -> None:
+        key = (what, status, message)
+        self.refusals[key] = self.refusals.get(key, 0) + 1
+
+    def count(self, what: str) -> int:
+        return sum(count for (kind, _, _), count in self.refusals.items() if kind == what)
+
+
+class Flooder:
+    """A client that makes rooms and opens live streams as fast as it is answered, from an address of its own,
+    over the measured time: refused, it asks again (a room at once, with a new cookie, so that only the limit
+    on its address can stop it; a stream after FLOOD_RETRY seconds). Its streams follow the game of the first
+    room it made."""
+
+    def __init__(self, rooms: RoomsLoad, number: int, port: int):
+        self.clock, self.stats = rooms.clock, rooms.flood
+        self.port, self.source = port, flood_address(number)
+        self.client = Client(port, self.source)
+        self.name = f"Flood {number}"
+        self.holding: set[asyncio.Task] = set()
+
+    async def run(self) -> None:
+        await asyncio.sleep(max(0.0, self.clock.measure_from - time.monotonic()))
+        watching: asyncio.Future[tuple[str, dict[str, str]]] = asyncio.get_running_loop().create_future()
+        parts = [asyncio.create_task(self.make_rooms(watching)), asyncio.create_task(self.open_streams(watching))]
+        try:
+            await asyncio.gather(*parts)
+        finally:
+            for task in (*parts, *self.holding):
+                task.cancel()
+            await asyncio.gather(*parts, *self.holding, return_exceptions=True)
+            self.client.close()
+
+    async def make_rooms(self, watching: asyncio.Future) -> None:
+        stats, clock = self.stats, self.clock
+        body = json.dumps({"kind": "coop", **ROOM_BOARD, "name": self.name}).encode()
+        while time.monotonic() < clock.deadline:
+            started = time.monotonic()
+            stats.asked += 1
+            try:
+                status, headers, content = await self.client.request("POST", "/api/rooms", body)
+            except TRANSPORT_ERRORS as error:
+                stats.errors.error(f"room: {type(error).__name__}")
+                await asyncio.sleep(ERROR_PAUSE)
+                continue
+            stats.room_ms.append((time.monotonic() - started) * 1000)
+            if (ms := server_ms(headers)) is not None:
+                stats.room_server_ms.append(ms)
+            if status == 201:
+                stats.made += 1
+                if not watching.done():
+                    watching.set_result((json.loads(content)["game"]["id"], dict(self.client.cookies)))
+                continue
+            try:
+                message = json.loads(content)["detail"]
+            except (ValueError, LookupError, TypeError):
+                message = ""
+            stats.refused("room", status, message if isinstance(message, str) else json.dumps(message)[:80])
+            # A player in as many rooms as allowed comes back as another: the address's limit is what is left.
+            self.client.cookies.clear()
+            if status != 429:
+                await asyncio.sleep(ERROR_PAUSE)
+
+    async def open_streams(self, watching: asyncio.Future) -> None:
+        stats, clock = self.stats, self.clock
+        try:
+            game_id, cookies = await asyncio.wait_for(watching, max(0.0, clock.deadline - time.monotonic()))
+        except TimeoutError:
+            return
+        path = f"/games/{game_id}/events?version=-1"
+        while time.monotonic() < clock.deadline:
+            stream = EventStream(self.port, self.source)
+            stream.cookies = dict(cookies)
+            stats.tried += 1
+            try:
+                status = await stream.open(path)
+            except TRANSPORT_ERRORS as error:
+                stats.errors.error(f"stream: {type(error).__name__}")
+                await asyncio.sleep(FLOOD_RETRY)
+                continue
+            if status != 200:
+                found = MESSAGE_FIELD.search(stream.refusal)
+                stats.refused("stream", status, html.unescape(found.group(1).decode()).strip() if found else "")
+                await asyncio.sleep(FLOOD_RETRY)
+                continue
+            stats.opened += 1
+            if len(self.holding) >= FLOOD_HELD_MAX:
+                stream.close()
+                await asyncio.sleep(FLOOD_RETRY)
+                continue
+            task = asyncio.create_task(self.hold(stream))
+            self.holding.add(task)
+            task.add_done_callback(self.holding.discard)
+
+    async def hold(self, stream: EventStream) -> None:
+        stats = self.stats
+        stats.held += 1
+        stats.held_most = max(stats.held_most, stats.held)
+        try:
+            async for _ in stream.events():
+                pass
+        except TRANSPORT_ERRORS:
+            pass
+        finally:
+            stats.held -= 1
+            stream.close()
+
+
+class RoomsLoad:
+    """--rooms, --races, --flood: the co-op rooms and races (a RoomGroup each, its members numbered after one
+    another, each with an address of its own), their numbers per kind, and the flooding clients beside them."""
+
+    def __init__(self, ports: list[int], args: argparse.Namespace, clock: Clock):
+        self.args, self.clock = args, clock
+        self.coop, self.race, self.flood = RoomStats(), RoomStats(), FloodStats()
+        self.lag_ms: list[float] = []  # this load generator's event-loop lag
+        self.think = (args.think if args.room_think is None else args.room_think) / 1000
+        self.groups: list[RoomGroup] = []
+        first = 0
+        for number in range(args.rooms):
+            self.groups.append(CoopRoom(self, number, first, args.room_players, ports))
+            first += args.room_players
+        for number in range(args.races):
+            self.groups.append(RaceRoom(self, args.rooms + number, first, args.racers, ports))
+            first += args.racers
+        self.flooders = [Flooder(self, number, ports[number % len(ports)]) for number in range(args.flood)]
+
+    async def run(self) -> None:
+        """Until the deadline, and the verdicts of the last moves (at most ANNOUNCE_WITHIN after it)."""
+        running = [asyncio.create_task(group.run()) for group in self.groups]
+        running += [asyncio.create_task(flooder.run()) for flooder in self.flooders]
+        measuring = [asyncio.create_task(measure_lag(self.clock, self.lag_ms)), asyncio.create_task(self.at_deadline())]
+        try:
+            await asyncio.gather(*running)
+        finally:
+            for task in running + measuring:
+                task.cancel()
+            await asyncio.gather(*running, *measuring, return_exceptions=True)
+
+    async def at_deadline(self) -> None:
+        await asyncio.sleep(max(0.0, self.clock.deadline - time.monotonic()))
+        for stats in (self.coop, self.race):
+            stats.open_at_end = stats.open_now
+        self.flood.held_at_end = self.flood.held
+
+
 # ----- one configuration ----------------------------------------------------------
 
 
@@ -1083,6 +1835,7 @@ class Result:
     hosts: int = 1
     redis_cpu: float | None = None  # cores; None without --store redis
     live: LiveStats | None = None  # None without --live
+    rooms: RoomsLoad | None = None  # None without --rooms, --races or --flood
     memory: dict[int, Series] | None = None  # per pid; None without --sample
     # The machine is shared: what everything else took during the measured time, and the load when it began.
     others_cpu: float = float("nan")  # cores
@@ -1106,6 +1859,7 @@ def start_server(
     store: str | None = None,
     secret: str | None = None,
     log_name: str = "server.log",
+    args: argparse.Namespace | None = None,
 ) -> tuple[subprocess.Popen, Path]:
     env = {
         **os.environ,
@@ -1113,13 +1867,20 @@ def start_server(
         "KABOOM_PORT": str(port),
         "KABOOM_DATABASE": str(data / DATABASE_NAME),
         "KABOOM_WORKERS": str(workers),
-        # Every simulated player and page comes from 127.0.0.1: the per-client limits on new games, on open
-        # connections (50 players and 8 slow clients on one worker are 58) and on live streams must not bite.
+        # Every simulated player and live page comes from 127.0.0.1 (room members and flooders have addresses
+        # of their own): the per-client limits on new games, on open connections (50 players and 8 slow
+        # clients on one worker are 58) and on live streams must not bite.
         "KABOOM_CREATE_LIMIT": str(10**9),
         "KABOOM_CONNECTIONS_PER_CLIENT": str(10**6),
         "KABOOM_LIVE_STREAMS_PER_CLIENT": str(10**6),
         "KABOOM_GAMES_PER_PLAYER": "20",
     }
+    if args is not None and args.flood:
+        # The flooders are to meet the limit on streams per client as it stands; the members, who have
+        # an address each, hold one stream each, and --flood is refused beside --live.
+        del env["KABOOM_LIVE_STREAMS_PER_CLIENT"]
+    if args is not None and args.race_countdown is not None:
+        env["KABOOM_RACE_COUNTDOWN"] = str(args.race_countdown)
     if store is None:
         env.pop("KABOOM_STORE", None)  # the temporary SQLite file
     else:
@@ -1131,8 +1892,15 @@ def start_server(
     with open(log, "wb") as output:
         # Its own session, so the whole tree can be stopped by its group id if it ignores SIGTERM;
         # cwd in the temporary directory, so no .env file of the checkout is read.
+        # --server-cpus: taskset runs kaboom in its own place (the same pid), and the workers it starts inherit it.
+        pinned = ["taskset", "--cpu-list", args.server_cpus] if args is not None and args.server_cpus else []
         server = subprocess.Popen(
-            [str(kaboom), "serve"], env=env, cwd=data, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            [*pinned, str(kaboom), "serve"],
+            env=env,
+            cwd=data,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     return server, log
 
@@ -1227,6 +1995,9 @@ async def run_load(
     live = LiveLoad(ports, args, clock) if args.live else None
     # The live pages go on after the deadline until every move has its verdict (ANNOUNCE_WITHIN), not longer.
     extra = [asyncio.create_task(live.run())] if live is not None else []
+    rooms = RoomsLoad(ports, args, clock) if args.rooms or args.races or args.flood else None
+    if rooms is not None:  # likewise
+        extra.append(asyncio.create_task(rooms.run()))
     name = configuration_name(servers)
     memory: dict[int, Series] | None = None
     if sampler is not None:
@@ -1263,7 +2034,8 @@ async def run_load(
         others_cpu = machine_cpu - server_cpu - client_cpu - (redis_cpu or 0.0)
         samples.append(rss_end)
         progress.update(task, description=f"{name}: finishing", completed=args.warmup + args.seconds)
-        done, pending = await asyncio.wait(tasks + extra, timeout=GRACE + (ANNOUNCE_WITHIN if live else 0))
+        pages = live is not None or rooms is not None
+        done, pending = await asyncio.wait(tasks + extra, timeout=GRACE + (ANNOUNCE_WITHIN if pages else 0))
         for stuck in pending:
             stuck.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -1283,6 +2055,7 @@ async def run_load(
     result.hosts, result.redis_cpu, result.memory = len(ports), redis_cpu, memory
     result.others_cpu, result.load_average = others_cpu, load_average
     result.live = live.stats if live is not None else None
+    result.rooms = rooms
     return result
 
 
@@ -1309,7 +2082,7 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
         try:
             for host, port in enumerate(ports):
                 log_name = "server.log" if host == 0 else f"server-host{host}.log"
-                started.append(start_server(workers, data, port, store, secret, log_name))
+                started.append(start_server(workers, data, port, store, secret, log_name, args))
             servers = Servers(workers, ports, [server.pid for server, _ in started], redis.pid if redis else None)
             with asyncio.Runner(loop_factory=new_event_loop()) as runner:
                 for (server, log), port in zip(started, ports, strict=True):
@@ -1365,6 +2138,10 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     think = f"think {args.think:g} ms mean (exponential)" if args.think > 0 else "no think time"
     beside = f", beside {args.slow} slow clients" if args.slow else ""
     beside += f", beside {args.live} live pages" if args.live else ""
+    beside += f", beside {args.rooms} co-op rooms" if args.rooms else ""
+    beside += f", beside {args.races} races" if args.races else ""
+    beside += f" and {args.flood} flooding client(s)" if args.flood else ""
+    play += ", moves through the game page" if args.page_moves else ""
     where = f", {args.hosts} hosts on one store" if args.hosts > 1 else ""
     where += ", games in Redis" if args.store == "redis" else ""
     table = Table(
@@ -1402,15 +2179,19 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
             f"{r.rss_start:.0f} / {r.rss_mid:.0f} / {r.rss_peak:.0f} / {r.rss_end:.0f} ({r.processes} proc)",
         )
     console.print(table)
+    pinned = f"; the server pinned to CPUs {args.server_cpus}, this load generator to the others"
+    pinned = pinned if args.server_cpus else ""
     for r in results:
         console.print(
             f"  {workers_text(r)} worker(s): {psutil.cpu_count()} cores; other processes used {r.others_cpu:.2f} of "
-            f"them while measuring; load average {r.load_average:.2f} as measuring began"
+            f"them while measuring; load average {r.load_average:.2f} as measuring began{pinned}"
         )
     if args.slow:
         report_slow(console, results, args)
     if args.live:
         report_live(console, results, args)
+    if args.rooms or args.races or args.flood:
+        report_rooms(console, results, args)
     if args.sample:
         report_memory(console, results, args)
     console.print("Targets:")
@@ -1419,12 +2200,13 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         return "met" if ok else "NOT met"
 
     two = [r for r in results if r.workers == 2]
-    if two:
+    # With pages alone (--live, the rooms: --players 0) the players' targets are not measured.
+    if args.players and two:
         rate = two[0].stats.moves / two[0].seconds
         console.print(f"  ≥ {TARGET_MOVES} moves/s with 2 workers: {rate:.0f} — {verdict(rate >= TARGET_MOVES)}")
-    else:
+    elif args.players:
         console.print(f"  ≥ {TARGET_MOVES} moves/s with 2 workers: not measured (add 2 to --workers)")
-    for r in results:
+    for r in results if args.players else ():
         p99 = percentile(r.stats.client_ms, 99)
         ok = verdict(p99 <= TARGET_P99)
         who = f"{workers_text(r)} worker(s)"
@@ -1443,6 +2225,23 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
             f"  update latency p95 ≤ {TARGET_UPDATE_P95} ms with {args.live} live pages, "
             f"{workers_text(r)} worker(s): {p95:.1f} ms — {verdict(p95 <= TARGET_UPDATE_P95)}"
         )
+    for r in [result for result in results if result.rooms is not None]:
+        beside = f" beside {args.flood} flooding client(s)" if args.flood else ""
+        kinds = (("players'", r.stats), ("co-op members'", r.rooms.coop.moves), ("racers'", r.rooms.race.moves))
+        for who, stats in kinds:
+            if stats.client_ms:
+                p95 = percentile(stats.client_ms, 95)
+                target = f"p95 of the {who} moves ≤ {TARGET_FLOOD_P95} ms{beside}, {workers_text(r)} worker(s)"
+                console.print(f"  {target}: {p95:.1f} ms — {verdict(p95 <= TARGET_FLOOD_P95)}")
+        if args.flood:
+            flood = r.rooms.flood
+            rooms, streams = flood.count("room"), flood.count("stream")
+            silent = sum(count for (_, _, message), count in flood.refusals.items() if not message)
+            ok = verdict(rooms > 0 and streams > 0 and silent == 0)
+            console.print(
+                f"  the flooders refused, each with a message, {workers_text(r)} worker(s): rooms {rooms}, "
+                f"streams {streams}, without a message {silent} — {ok}"
+            )
     for r in results:
         console.print(f"  0 errors, {workers_text(r)} worker(s): {r.stats.errors} — {verdict(r.stats.errors == 0)}")
     for r in results if args.store == "sqlite" else ():
@@ -1551,6 +2350,125 @@ def report_live(console: Console, results: list[Result], args: argparse.Namespac
         )
 
 
+def report_rooms(console: Console, results: list[Result], args: argparse.Namespace) -> None:
+    """The rooms' table: per kind, the members' moves and how soon the other members' pages showed them, then
+    what became of their streams; and the flooders' table, with every refusal's words."""
+    moves = "the game's page (htmx)" if args.page_moves else "the API"
+    think = args.think if args.room_think is None else args.room_think
+    paced = f"think {think:g} ms mean" if think > 0 else "no think time"
+    poll = f", a poll every {args.live_poll:g} s" if args.live_poll else ", no poll"
+    table = Table(
+        title=f"{args.rooms} co-op rooms of {args.room_players} and {args.races} races of {args.racers}, Expert "
+        f"{WIDTH}x{HEIGHT}/{MINES} cruel, moves through {moves}, {paced}, each member's page of the game open (its "
+        f"stream, the /live fragment at each event{poll}). From a move's answer to each other member's page: a "
+        "fragment showing it (update ms: co-op, the game's version; a race, the mover's cells opened on the "
+        f"scoreboard); late: (move, page) pairs not shown within {ANNOUNCE_WITHIN:g} s of "
+        "those judged; rooms: made (a race: rounds started); ms are p50 / p95 / p99"
+    )
+    columns = (
+        "workers",
+        "kind",
+        "moves/s",
+        "client ms",
+        "server ms",
+        "409",
+        "errors",
+        "games won/lost",
+        "rooms",
+        "update ms",
+        "late / judged",
+        "/live ms",
+        "page ms",
+    )
+    for column in columns:
+        table.add_column(column, justify="right")
+    for r in results:
+        for kind, stats in (("co-op", r.rooms.coop), ("race", r.rooms.race)):
+            if not stats.members:
+                continue
+            moved = stats.moves
+            table.add_row(
+                workers_text(r),
+                kind,
+                f"{moved.moves / r.seconds:.0f}",
+                latencies(moved.client_ms),
+                latencies(moved.server_ms),
+                str(moved.refused),
+                errors_text(moved),
+                f"{moved.won + moved.lost} ({moved.won}/{moved.lost})",
+                str(moved.created),
+                latencies(stats.update_ms),
+                f"{stats.unshown} / {stats.judged}",
+                latencies(stats.fragments.client_ms),
+                latencies(stats.loads.client_ms),
+            )
+    console.print(table)
+    for r in results:
+        for kind, stats in (("co-op", r.rooms.coop), ("race", r.rooms.race)):
+            if stats.members:
+                console.print(
+                    f"  {workers_text(r)} worker(s), {kind}, over the whole run: streams open at the end "
+                    f"{stats.open_at_end} of {stats.members}, opened {stats.opened}, ended or failed (reopened) "
+                    f"{errors_text(stats.drops)}, refused 429: {stats.refused[429]}, 503: {stats.refused[503]}; "
+                    f"measured: errors of /live, page loads and room requests "
+                    f"{errors_text(stats.fragments, stats.loads, stats.requests)}, 409 of room requests "
+                    f"{stats.requests.refused}, room requests ms {latencies(stats.requests.client_ms)}"
+                )
+        # What a move costs the server all in: its answer, and the streams and fragments of every page it wakes.
+        moves = r.stats.moves + r.rooms.coop.moves.moves + r.rooms.race.moves.moves
+        per_move = r.server_cpu * r.seconds / moves * 1000 if moves else float("nan")
+        console.print(
+            f"  {workers_text(r)} worker(s): server CPU per move, players' and members' together, with what it "
+            f"wakes: {per_move:.1f} ms; this load generator's event-loop lag ms p50 / p99 / max "
+            f"{latencies(r.rooms.lag_ms, (50, 99, 100))}"
+        )
+    if args.flood:
+        report_flood(console, results, args)
+
+
+def report_flood(console: Console, results: list[Result], args: argparse.Namespace) -> None:
+    table = Table(
+        title=f"{args.flood} flooding client(s), each from an address of its own, over the measured time: rooms "
+        "asked for without a pause (a new cookie after each refusal), live streams of its first room's game "
+        f"held open, asked for again {FLOOD_RETRY:g} s after a refusal; ms are p50 / p95 / p99"
+    )
+    columns = (
+        "workers",
+        "rooms asked",
+        "made",
+        "refused",
+        "room ms",
+        "room server ms",
+        "streams asked",
+        "opened",
+        "held most / at end",
+        "refused",
+        "errors",
+    )
+    for column in columns:
+        table.add_column(column, justify="right")
+    for r in results:
+        flood = r.rooms.flood
+        table.add_row(
+            workers_text(r),
+            str(flood.asked),
+            str(flood.made),
+            str(flood.count("room")),
+            latencies(flood.room_ms),
+            latencies(flood.room_server_ms),
+            str(flood.tried),
+            str(flood.opened),
+            f"{flood.held_most} / {flood.held_at_end}",
+            str(flood.count("stream")),
+            errors_text(flood.errors),
+        )
+    console.print(table)
+    for r in results:
+        for (what, status, message), count in sorted(r.rooms.flood.refusals.items()):
+            said = message or "(no message)"
+            console.print(f"  {workers_text(r)} worker(s): {what} refused {status} ×{count}: {said}")
+
+
 def report_memory(console: Console, results: list[Result], args: argparse.Namespace) -> None:
     """Per process: its RSS over the measured time, and its trend over the second half (whether it levels off)."""
     for r in results:
@@ -1621,6 +2539,50 @@ def main() -> None:
         help="a live page's fallback poll of /live, as templates/game.html's (default %(default)s; 0: none)",
     )
     parser.add_argument(
+        "--rooms",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N co-op rooms besides, --room-players each, every member with the game's page open (default 0: none)",
+    )
+    parser.add_argument("--room-players", type=int, default=3, help="members per co-op room (default %(default)s)")
+    parser.add_argument(
+        "--races", type=int, default=0, metavar="M", help="M races besides, --racers each (default 0: none)"
+    )
+    parser.add_argument("--racers", type=int, default=8, help="racers per race (default %(default)s)")
+    parser.add_argument(
+        "--room-think",
+        type=float,
+        metavar="MS",
+        help="the room members' mean think time in ms before each move (default: --think)",
+    )
+    parser.add_argument(
+        "--page-moves",
+        action="store_true",
+        help="every move through the game's page, as htmx sends it (the panel and changed cells come back, with "
+        "the room's view in a room), not the JSON API",
+    )
+    parser.add_argument(
+        "--flood",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K flooding clients, each from an address of its own: rooms and live streams until refused, and on "
+        "(default 0: none)",
+    )
+    parser.add_argument(
+        "--race-countdown",
+        type=float,
+        metavar="SECONDS",
+        help="KABOOM_RACE_COUNTDOWN for the server (default: the server's own)",
+    )
+    parser.add_argument(
+        "--server-cpus",
+        metavar="LIST",
+        help="run the server on these CPUs only (taskset's list, 0 for a 1-vCPU host) and this load generator "
+        "on the others",
+    )
+    parser.add_argument(
         "--store",
         choices=("sqlite", "redis"),
         default="sqlite",
@@ -1648,18 +2610,36 @@ def main() -> None:
         worker_counts = [int(part) for part in args.workers.split(",") if part.strip()]
     except ValueError:
         parser.error(f"--workers: expected a comma list of numbers, got {args.workers!r}")
-    # Live pages alone (--players 0) measure what the streams cost by themselves.
-    too_small = args.players < (0 if args.live else 1) or args.seconds <= 0 or args.warmup < 0 or args.think < 0
+    # Live pages or rooms alone (--players 0) measure what they cost by themselves.
+    others = args.live or args.rooms or args.races or args.flood
+    too_small = args.players < (0 if others else 1) or args.seconds <= 0 or args.warmup < 0 or args.think < 0
     too_small |= args.slow < 0 or args.live < 0 or args.live_moves < 0 or args.live_poll < 0 or args.sample < 0
+    too_small |= args.rooms < 0 or args.races < 0 or not 0 <= args.flood <= 250 or (args.room_think or 0) < 0
     if not worker_counts or min(worker_counts) < 1 or args.hosts < 1 or args.pages_per_game < 1 or too_small:
         parser.error(
-            "--players (but with --live), --hosts, --pages-per-game and every --workers count must be at least 1, "
-            "--seconds above 0, --warmup, --think, --slow, --live, --live-moves, --live-poll and --sample at least 0"
+            "--players (but with --live, --rooms, --races or --flood), --hosts, --pages-per-game and every "
+            "--workers count must be at least 1, --seconds above 0, --warmup, --think, --room-think, --slow, "
+            "--live, --live-moves, --live-poll, --sample, --rooms and --races at least 0, --flood 0 to 250"
         )
+    if not 2 <= args.room_players <= 8 or not 2 <= args.racers <= 8:
+        parser.error("--room-players and --racers: a room has 2 to 8 players")
+    if args.flood and args.live:
+        parser.error("--flood keeps the limit on streams per client, which --live's pages (all from 127.0.0.1) meet")
     if args.slow and args.store != "sqlite":
         parser.error("--slow places its positions in the SQLite file: it needs --store sqlite")
     if args.sample and not args.samples_csv:
         parser.error("--sample needs --samples-csv PATH")
+    if args.server_cpus:
+        if shutil.which("taskset") is None:
+            parser.error("--server-cpus needs taskset (Debian: util-linux)")
+        try:
+            server_cpus = {int(part) for part in args.server_cpus.split(",")}
+        except ValueError:
+            parser.error(f"--server-cpus: a comma list of CPU numbers, got {args.server_cpus!r}")
+        rest = os.sched_getaffinity(0) - server_cpus
+        if not rest or not server_cpus <= os.sched_getaffinity(0):
+            parser.error(f"--server-cpus {args.server_cpus}: CPUs of this machine, and not all of them")
+        os.sched_setaffinity(0, rest)  # this load generator keeps off the server's CPUs
     sampler = Sampler(args.sample, Path(args.samples_csv)) if args.sample else None
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())
