@@ -875,3 +875,40 @@ def test_redis_room_indexes_of_another_type_are_rebuilt_from_the_rooms(redis_url
         assert store.rooms_of("alice") == []
     finally:
         backend.close()
+
+
+def test_processes_on_one_sqlite_file_take_turns_at_a_game_and_a_dead_holder_lets_go(tmp_path, monkeypatch):
+    """The lease is another process's to hold (fcntl locks are per process): a move waits for it, up to
+    LEASE_WAIT_SECONDS, then gives up; another game is free; a holder that dies frees it at once."""
+    import subprocess
+    import sys
+
+    import app.store.sqlite as sqlite_store
+
+    path = tmp_path / "games.sqlite3"
+    store = SQLiteStore(path)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from app.store import SQLiteStore; store = SQLiteStore(sys.argv[1])\n"
+            "with store.lease('game'):\n    print('held', flush=True); sys.stdin.read()",
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(sqlite_store, "LEASE_WAIT_SECONDS", 0.2)
+        with pytest.raises(Conflict), store.lease("game"):
+            pass
+        with store.lease("another game"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait(10)
+    with store.lease("game"):
+        pass
+    store.close()

@@ -98,6 +98,10 @@ class Conflict(KaboomError):
         self.message = "the game changed through another request at the same moment"
 
 
+# How long a move waits for another process's move on the same game (Store.lease) before it gives up.
+LEASE_WAIT_SECONDS = 30
+
+
 class StoreUnavailable(KaboomError):
     """The store cannot read or write just now (a full or read-only disk, Redis unreachable); it recovers by itself.
 

@@ -55,6 +55,7 @@ from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (
     CHANGES_POLL_SECONDS,
     GAMES_LISTED,
+    LEASE_WAIT_SECONDS,
     Changes,
     Clock,
     Conflict,
@@ -76,7 +77,6 @@ logger = logging.getLogger(__name__)
 # A lease is renewed while its move runs, so it can be short: a host that dies
 # mid-move holds its game up for this long at most.
 LEASE_SECONDS = 2.0
-LEASE_WAIT_SECONDS = 30
 # How long one Redis command may take before the request answers 503: Redis
 # answers in a millisecond or so, and a hung one must not hang every request.
 SOCKET_SECONDS = 2.0

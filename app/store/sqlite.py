@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import _sqlite3
 import ctypes
+import fcntl
 import json
 import os
 import random
@@ -18,6 +19,7 @@ import secrets
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -28,6 +30,7 @@ from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
+    LEASE_WAIT_SECONDS,
     Clock,
     Conflict,
     Listing,
@@ -257,6 +260,9 @@ class SQLiteStore(Store):
         self._idle: list[sqlite3.Connection] = []
         self._pool_lock = threading.Lock()
         self._writing = threading.Lock()
+        # Each game's lease is one byte of this file, locked (fcntl) by the process that works out a move on it.
+        # Open for the store's life: closing any descriptor of the file would drop every lock the process holds.
+        self._leases = open(self.path.with_name(self.path.name + "-leases"), "a+b")  # noqa: SIM115
         # Idempotent: workers starting together may all run it.
         with self._connection() as connection:
             connection.executescript(self.SCHEMA)
@@ -727,8 +733,31 @@ class SQLiteStore(Store):
                 (self.clock(),),
             )
 
+    @contextmanager
+    def lease(self, game_id: str) -> Iterator[None]:
+        # Processes on one file used to retry a move whose write met another's: two players moving at once
+        # through two workers, one kept winning, and the other's move failed after eight tries. A process now
+        # waits for the game's byte of the leases file instead; a process that dies lets go of it with its
+        # last breath (the kernel's), so no lease outlives its holder. Threads of one process take turns at a
+        # game already (app.runner), and fcntl's locks are the process's, so they never wait on each other.
+        byte = zlib.crc32(game_id.encode()) + 1
+        deadline = time.monotonic() + LEASE_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.lockf(self._leases, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, byte)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise Conflict(f"{game_id}: another process held the game too long") from None
+                time.sleep(random.uniform(0.0002, 0.001))
+        try:
+            yield
+        finally:
+            fcntl.lockf(self._leases, fcntl.LOCK_UN, 1, byte)
+
     def close(self) -> None:
         with self._pool_lock:
             for connection in self._idle:
                 connection.close()
             self._idle.clear()
+        self._leases.close()
