@@ -183,22 +183,24 @@ class RoomOperations:
         helping = [name for name in options.helping() if getattr(options, name)]
         if helping and not rooms.assists:
             raise Invalid(f"a {rooms.title.lower()} is played without {options.label(helping[0]).lower()}")
-        kept_name, kept_colour = await self.kept_name(player)
-        colour = colour if colour is not None else kept_colour
-        member = Member(
-            player, checked_name(name or kept_name), colour if colour is not None and 0 <= colour < MAX_PLAYERS else 0
-        )
-        room = Room(kind, mode, width, height, mines, asked, new_invite(), [member], rooms.new_state())
-        room.created_at = self.clock()
-        return await self.offload(self._create_room, room, player, client)
+        if name:
+            checked_name(name)
+        room = Room(kind, mode, width, height, mines, asked, new_invite(), [], rooms.new_state())
+        return await self.offload(self._create_room, room, player, client, name, colour)
 
-    def _create_room(self, room: Room, player: str, client: str) -> tuple[str, Room]:
+    def _create_room(self, room: Room, player: str, client: str, name: str, colour: int | None) -> tuple[str, Room]:
+        # The limits first: a flooding client's refusals cost a read and a counter, not a look at its rooms.
         self._check_room_places(player)
         limit, window = self.settings.room_limit, self.settings.create_window
         if not self.store.allow(f"room:{client}", limit, window):
             raise TooManyRooms(
                 f"Too many new rooms from your address: at most {limit} every {window:g} seconds. Wait a little."
             )
+        kept_name, kept_colour = self._kept_name(player)
+        colour = colour if colour is not None else kept_colour
+        shade = colour if colour is not None and 0 <= colour < MAX_PLAYERS else 0
+        room.members = [Member(player, checked_name(name or kept_name), shade)]
+        room.created_at = self.clock()
         room_id = self.store.create_room(room)
         made = room.copy()
         try:

@@ -67,6 +67,10 @@ Client = Annotated[str, Depends(client_address)]
 # How often a live page's stream renews the viewer's presence and looks at the other players'; between
 # two looks it waits for the game (or room) to change (the store's signal: Redis pub/sub, or a quick SQLite poll).
 PRESENCE_CHECK_SECONDS = 5.0
+# A room's page hears of the other members' moves at most this often: a race of R players each moving
+# once a second woke every racer's page R times a second, each to fetch its room's panel (bench/load.py
+# --races found the cost growing as R²). A page's own game still wakes it at once.
+ROOM_NEWS_SECONDS = 0.4
 
 
 async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:

@@ -17,7 +17,16 @@ from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.seats import invitation as seating_invitation
 from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
-from app.web.deps import PRESENCE_CHECK_SECONDS, STATIC, Client, Player, Service, is_htmx, stream_slot
+from app.web.deps import (
+    PRESENCE_CHECK_SECONDS,
+    ROOM_NEWS_SECONDS,
+    STATIC,
+    Client,
+    Player,
+    Service,
+    is_htmx,
+    stream_slot,
+)
 from app.web.render import OOB_ROWS, blocks, move_answer, page, page_context, replay_context
 from app.web.replay import overlay_changes
 from app.web.rooms import room_look, room_rows
@@ -174,16 +183,17 @@ async def game_context(
     *,
     present: frozenset[int] | None = None,
     key: str | None = None,
+    room: RoomView | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """The page's context for a game as `viewer` sees it (with its seating, in a game of seats; with its
-    room, in a room), now."""
+    room, in a room), now. `present` and `room`: what the caller has just asked, if it has."""
     return page_context(
         game_id,
         game,
         overlay,
         now=service.clock(),
-        **await company(request, service, game_id, game, viewer, present, key),
+        **await company(request, service, game_id, game, viewer, present, key, room),
         **extra,
     )
 
@@ -196,9 +206,11 @@ async def company(
     viewer: str,
     present: frozenset[int] | None = None,
     key: str | None = None,
+    room: RoomView | None = None,
 ) -> dict[str, Any]:
-    """Who else is at a game, as `viewer` sees them: its seating (a game of seats) and its room (a room's game)."""
-    view = await room_of(request, service, game, viewer)
+    """Who else is at a game, as `viewer` sees them: its seating (a game of seats) and its room (a room's
+    game; `room`, the room's view the caller has just worked out, spares working it out again)."""
+    view = room if room is not None else await room_of(request, service, game, viewer)
     player = request.session.get("player")
     kept = await service.kept_name(player) if view is not None and view.watching and player else None
     return {
@@ -309,6 +321,8 @@ async def live_events(
         if (current, present, signature) != (shown_version, shown_present, shown_room):
             shown_version, shown_present, shown_room = current, present, signature
             yield ServerSentEvent(event="changed", data=f"{current}")
+            if room is not None:
+                await service.wait_for_change(game_id, current, ROOM_NEWS_SECONDS)
         await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS, room)
         if service.changes.closed:
             return  # the server is stopping: the page reconnects to whichever answers next
@@ -400,7 +414,7 @@ async def live_answer(
         return Response(status_code=204)
     game, overlay, review = await service.look(game_id, viewer, asker)
     context = await game_context(
-        request, service, game_id, game, viewer, overlay, present=present, key=key, review=review, oob=True
+        request, service, game_id, game, viewer, overlay, present=present, key=key, room=room, review=review, oob=True
     )
     if version == str(game.version):
         return blocks(request, context, "panel")  # the board is as the page shows it: only the panel moved

@@ -7,6 +7,7 @@ A kind that shows more has its part in templates/rooms/<kind>/panel.html; nothin
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated
@@ -21,7 +22,7 @@ from app.rooms import RoomNotFound, get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
 from app.seats import watcher
 from app.store import Corrupt, NotFound, StoreUnavailable
-from app.web.deps import PRESENCE_CHECK_SECONDS, Player, Service, stream_slot, templates
+from app.web.deps import PRESENCE_CHECK_SECONDS, ROOM_NEWS_SECONDS, Player, Service, stream_slot, templates
 from app.web.render import FRESH, blocks, page, page_context
 from app.web.view import board_title, clock_text
 
@@ -257,6 +258,7 @@ async def room_events(
         if view.signature != shown:
             shown = view.signature
             yield ServerSentEvent(event="changed", data=shown)
+            await asyncio.sleep(ROOM_NEWS_SECONDS)
         await service.changes.wait_any(view.versions, PRESENCE_CHECK_SECONDS)
         if service.changes.closed:
             return
