@@ -96,13 +96,14 @@ def grade(before: Game, move: Move, allowance: Allowance | None = None, analyzer
     if action not in ("reveal", "chord", "flag"):
         return Grade("noted")
     index = before.index(move.x, move.y)
-    scores = get_mode(before.mode).mines_score
+    rules = get_mode(before.mode)
+    scores = rules.mines_score
     if action == "reveal" and before.started_at is None and not scores:
         return Grade("first")
     analyzer = analyzer or Analyzer(before.position())
     try:
         with analyzer.limits(allowance):
-            return _graded(before, analyzer, action, index, move.mark, scores, allowance)
+            return _graded(before, analyzer, action, index, move.mark, scores, allowance, rules.luck_free)
     except Interrupted:
         return Grade("too_complex")
 
@@ -115,6 +116,7 @@ def _graded(
     mark: str | None,
     scores: bool,
     allowance: Allowance | None,
+    luck_free: bool = False,
 ) -> Grade:
     cell = game.cell(index)
     if action == "flag":
@@ -134,6 +136,9 @@ def _graded(
         proven = [other for other, status in analyzer.classify().items() if status is Status.MINE]
     else:
         proven = analyzer.safe_cells()
+    if scores and luck_free and not proven:
+        # Cruel Flags: without a proven mine every cell opened is empty; nothing was bet, the turn passed.
+        return Grade("noted")
     chances = _chances(analyzer, allowance)
     if chances is None and not proven:
         return Grade("too_complex")

@@ -25,12 +25,15 @@ import shlex
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from app.game import Move
+from app.game import Game, Move
+from app.modes.cruel_flags import CruelFlags
 from app.modes.flags import Flags, FlagsOptions
-from solver.flags import FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView
+from solver.cruel_flags import CRUEL_FLAGS_PLAYERS
+from solver.flags import FLAGS_PLAYERS, FLAGS_SECONDS, FlagsChoice, FlagsView
 from solver.position import COVERED, Position
 
 ANSWER_SECONDS = 10.0
@@ -44,6 +47,29 @@ FLAGS = Flags()
 
 
 @dataclass(frozen=True)
+class Rules:
+    """The rules a match is played by: Flags' own (a layout dealt at the start) or cruel Flags' (no layout:
+    only a proven mine scores); the game's mode and the built-in players that know them."""
+
+    name: str
+    mode: Flags
+    players: Mapping[str, Callable[[FlagsView, random.Random], FlagsChoice]]
+
+    def new_game(self, board: ScheduledBoard, seed: int, uncover_all: bool) -> Game:
+        """The board's game: the same for both starts (its layout, or its deals' seed, comes from the schedule)."""
+        options = FlagsOptions(bomb=False, uncover_all=uncover_all)
+        if isinstance(self.mode, CruelFlags):
+            return self.mode.new_game(board.width, board.height, board.mines, options, rng=board.rng(seed))
+        return self.mode.from_layout(board.width, board.height, board.layout(seed), options)
+
+
+RULES = {
+    "dealt": Rules("dealt", FLAGS, FLAGS_PLAYERS),
+    "cruel": Rules("cruel", CruelFlags(), CRUEL_FLAGS_PLAYERS),
+}
+
+
+@dataclass(frozen=True)
 class ScheduledBoard:
     width: int
     height: int
@@ -54,9 +80,12 @@ class ScheduledBoard:
     def size(self) -> str:
         return f"{self.width}x{self.height}"
 
+    def rng(self, seed: int) -> random.Random:
+        """What deals the board (its layout, or its deals' seed), from the match's seed."""
+        return random.Random(f"kaboom tournament|{seed}|{self.size}/{self.mines}|{self.number}")
+
     def layout(self, seed: int) -> frozenset[int]:
-        rng = random.Random(f"kaboom tournament|{seed}|{self.size}/{self.mines}|{self.number}")
-        return frozenset(rng.sample(range(self.width * self.height), self.mines))
+        return frozenset(self.rng(seed).sample(range(self.width * self.height), self.mines))
 
     def describe(self) -> str:
         return f"{self.size} with {self.mines} mines ({100 * self.mines / (self.width * self.height):.1f} %)"
@@ -82,9 +111,10 @@ class Answer:
 
 @dataclass(frozen=True)
 class Program:
-    """A move program: a command started afresh for each move, or `builtin:LEVEL`."""
+    """A move program: a command started afresh for each move, or `builtin:LEVEL` (a player of the rules')."""
 
     command: str
+    rules: Rules = RULES["dealt"]
 
     @property
     def name(self) -> str:
@@ -95,7 +125,7 @@ class Program:
         started = time.monotonic()
         if self.command.startswith(BUILTIN):
             level = self.command[len(BUILTIN) :]
-            choice = FLAGS_PLAYERS[level](
+            choice = self.rules.players[level](
                 FlagsView.of(position, started + min(limit, FLAGS_SECONDS)), random.Random(text)
             )
             return Answer(choice.cell, time.monotonic() - started)
@@ -128,19 +158,22 @@ def parse_answer(text: str, position: Position) -> tuple[int, int] | str:
     return (x, y)
 
 
-def check_program(command: str) -> Program:
-    """A program named on the command line: `builtin:LEVEL` with a known level, or a command that parses."""
+def check_program(command: str, rules: Rules = RULES["dealt"]) -> Program:
+    """A program named on the command line: `builtin:LEVEL` with a level the rules know, or a command that parses."""
     if command.startswith(BUILTIN):
         level = command[len(BUILTIN) :]
-        if level not in FLAGS_PLAYERS:
-            raise ValueError(f"unknown built-in player {level!r}: expected one of {', '.join(FLAGS_PLAYERS)}")
+        if level not in rules.players:
+            raise ValueError(
+                f"unknown built-in player {level!r} for the {rules.name} rules: "
+                f"expected one of {', '.join(rules.players)}"
+            )
     else:
         try:
             if not shlex.split(command):
                 raise ValueError("an empty command")
         except ValueError as error:
             raise ValueError(f"cannot read the command {command!r}: {error}") from None
-    return Program(command)
+    return Program(command, rules)
 
 
 @dataclass
@@ -160,11 +193,10 @@ def play(
     seed: int,
     uncover_all: bool = False,
     limit: float = ANSWER_SECONDS,
+    rules: Rules = RULES["dealt"],
 ) -> GameRecord:
-    """One game: program `first` takes seat 0 (moves first)."""
-    game = FLAGS.from_layout(
-        board.width, board.height, board.layout(seed), FlagsOptions(bomb=False, uncover_all=uncover_all)
-    )
+    """One game by the rules: program `first` takes seat 0 (moves first)."""
+    game = rules.new_game(board, seed, uncover_all)
     seated = (first, 1 - first)  # seat -> program
     record = GameRecord(board, first, [0, 0], None)
     analyzer = None
@@ -179,7 +211,9 @@ def play(
             record.fault = answer.fault or f"late: answered after {answer.seconds:.1f} s"
             record.winner = 1 - program
             break
-        game, outcome = FLAGS.apply(game, Move("reveal", *answer.cell, seat=seat), rng=rng, now=0.0, analyzer=analyzer)
+        game, outcome = rules.mode.apply(
+            game, Move("reveal", *answer.cell, seat=seat), rng=rng, now=0.0, analyzer=analyzer
+        )
         analyzer = outcome.analyzer
     record.scores = [game.state["scores"][seated.index(program)] for program in (0, 1)]
     if not record.fault:

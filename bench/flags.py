@@ -4,6 +4,7 @@ sees them (a process started afresh for each move), on positions of seeded Flags
 
     .venv/bin/python bench/flags.py                                  # 20x20, 20x100, 100x100; every level
     .venv/bin/python bench/flags.py --sizes 100x100 --levels hard --positions 20
+    .venv/bin/python bench/flags.py --rules cruel --sizes 100x100 --levels hard,normal,easy   # cruel Flags' adviser
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from app.tournament import DENSITIES, parse_answer, sample_position  # noqa: E402
-from solver.flags import FLAGS_PLAYERS  # noqa: E402
+from app.tournament import DENSITIES, RULES, parse_answer, sample_position  # noqa: E402
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 
@@ -36,14 +36,15 @@ def percentile(values: list[float], share: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="20x20,20x100,100x100")
-    parser.add_argument("--levels", default=",".join(FLAGS_PLAYERS))
+    parser.add_argument("--rules", choices=list(RULES), default="dealt", help="the rules the adviser plays by")
+    parser.add_argument("--levels", help="default: every player of the rules")
     parser.add_argument("--positions", type=int, default=12, help="positions per size (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sizes = [tuple(int(side) for side in size.split("x")) for size in args.sizes.split(",")]
-    levels = args.levels.split(",")
+    levels = args.levels.split(",") if args.levels else list(RULES[args.rules].players)
     rng = random.Random(args.seed)
-    table = Table(title="kaboom move: seconds per answer, process start included")
+    table = Table(title=f"kaboom move --rules {args.rules}: seconds per answer, process start included")
     for column in ("level", "size", "answers", "median", "p95", "max"):
         table.add_column(column, justify="right" if column not in ("level", "size") else "left")
     with Progress(console=Console(stderr=True), transient=True) as progress:
@@ -62,7 +63,7 @@ def main() -> None:
                 for position in positions:
                     started = time.monotonic()
                     done = subprocess.run(
-                        [KABOOM, "move", "--level", level],
+                        [KABOOM, "move", "--rules", args.rules, "--level", level],
                         input=position.format(),
                         capture_output=True,
                         text=True,

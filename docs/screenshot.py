@@ -1,10 +1,10 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
-mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, and rooms (a co-op
-room of three, a race's lobby and a race under way). The README shows two.
+mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, cruel Flags against the
+computer, and rooms (a co-op room of three, a race's lobby and a race under way). The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset (or a scene: help-probabilities, …, flags, rooms)
+    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, cruel-flags, rooms
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -201,6 +201,27 @@ def flags_pictures(browser, url: str, size: str, scheme: str, options: dict, dea
         context.close()
 
 
+def cruel_flags_pictures(browser, url: str, size: str, scheme: str, options: dict, deals: Deals) -> None:
+    """Cruel Flags against the hard computer after a few moves each, chosen by the form's Luck; and its rules."""
+    context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
+    page = context.new_page()
+    deals.reseed(9)
+    page.goto("/")
+    page.select_option("select[name=variant-flags]", "cruel-flags")
+    page.select_option("select[name=opponent]", "computer")
+    page.select_option("select[name=level]", "hard")
+    page.click('button[value="flags msn"]')
+    for _ in range(6):
+        page.wait_for_function("document.getElementById('result').innerText.startsWith('Your turn')")
+        flags_move(page)
+    page.wait_for_function("document.getElementById('result').innerText.startsWith('Your turn')")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(OUT / f"cruel-flags-computer-{size}-{scheme}.png"))
+    page.goto("/rules#cruel-flags")
+    page.screenshot(path=str(OUT / f"cruel-flags-rules-{size}-{scheme}.png"))
+    context.close()
+
+
 def live_click(page, x: int, y: int) -> int:
     """A click on a live page's cell, once its answer is on the page: the game's version after it."""
     page.wait_for_function("!document.querySelector('.htmx-settling')")
@@ -320,7 +341,7 @@ def main(presets: list[str]) -> None:
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in (name for name in presets if name not in ("flags", "rooms")):
+                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms")):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -340,10 +361,12 @@ def main(presets: list[str]) -> None:
                 context.close()
                 if "flags" in presets:
                     flags_pictures(browser, url, size, scheme, options, deals)
+                if "cruel-flags" in presets:
+                    cruel_flags_pictures(browser, url, size, scheme, options, deals)
                 if "rooms" in presets:
                     room_pictures(browser, url, size, scheme, options, deals)
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "rooms"])
+    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms"])

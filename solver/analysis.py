@@ -10,8 +10,9 @@ Undo is a fresh Analyzer.
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -59,6 +60,31 @@ class Layout:
 
     mines: frozenset[Cell]
     uniform: bool  # False when exact sampling was over budget and SAT gave a valid layout
+
+
+@dataclass(frozen=True)
+class UndecidedPart:
+    """One independent component of what a position leaves open: its cells and constraints, by cell index."""
+
+    cells: frozenset[int]
+    constraints: tuple[Constraint[int], ...]
+    # Its counting tables, kept by the analyzer for its own questions; raises BudgetExceeded.
+    counts: Callable[[Budget], ComponentCounts[int]]
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """What a position leaves open once every proven cell is set aside, by cell index (y * width + x): for
+    questions about layouts that the Analyzer does not ask itself (solver.fewest)."""
+
+    parts: tuple[UndecidedPart, ...]  # in the order of their first cells, however the position was reached
+    outside: tuple[int, ...]  # covered cells next to no number and not proven, in order
+    mines_left: int  # the mines the parts and the outside hold together
+    proven: Mapping[int, bool]  # covered cell -> proven a mine
+    revealed_mines: frozenset[int]
+    # False when the analyzer's limits stopped its reasoning: the parts are sound but not reduced as far as
+    # they go, and, as sample_layout does, nothing should be counted exactly on them.
+    complete: bool
 
 
 @dataclass(frozen=True)
@@ -608,14 +634,7 @@ class Analyzer:
             forced_index = self._index(cell)
             if self._symbol[forced_index] != COVERED:
                 raise ValueError(f"{describe(cell)} is not covered")
-        try:
-            self._settle()
-            interrupted = False
-        except Interrupted:
-            # Whatever was proven stays; the rest is one SAT call away.
-            self._propagate()
-            self._rebuild_components()
-            interrupted = True
+        interrupted = not self._settle_within_limits()
         if forced_index is not None:
             # Asked after settling: a cell the settling proves is in no component and not outside.
             known = self._known.get(forced_index)
@@ -650,6 +669,17 @@ class Analyzer:
         mines = set().union(*layouts)
         mines.update(rng.sample(outside, outside_mines))
         return self._layout(mines, forced_index, mine, uniform=True)
+
+    def _settle_within_limits(self) -> bool:
+        """Settle as far as the limits allow; False when they cut it short (whatever was proven stays, and
+        the rest is one SAT call away)."""
+        try:
+            self._settle()
+            return True
+        except Interrupted:
+            self._propagate()
+            self._rebuild_components()
+            return False
 
     def _layout(self, mines: set[int], forced: int | None, mine: bool, uniform: bool) -> Layout:
         """Mines of the undetermined cells, plus the forced, proven and revealed ones, as a Layout."""
@@ -692,6 +722,33 @@ class Analyzer:
         numbers, uses_count = proof
         return Explanation(cell, status, tuple(numbers), uses_count)
 
+    # ----- a hook for questions asked elsewhere (solver.fewest) ----------------
+
+    def undecided(self) -> Undecided:
+        """Reason as far as the limits allow, as sample_layout does, and hand over what is left open.
+
+        Never raises Interrupted: what was proven by then stays proven, and
+        the rest comes back as parts with complete=False. Raises Inconsistent
+        when the reasoning finds that no layout fits.
+        """
+        complete = self._settle_within_limits()
+        components = sorted(self._components, key=lambda component: min(component.cells))
+        return Undecided(
+            parts=tuple(
+                UndecidedPart(
+                    frozenset(component.cells),
+                    tuple(component.constraints),
+                    functools.partial(self._counts, component),
+                )
+                for component in components
+            ),
+            outside=tuple(self._undetermined_outside()),
+            mines_left=self._mines_left(),
+            proven=dict(self._known),
+            revealed_mines=frozenset(index for index, symbol in enumerate(self._symbol) if symbol == MINE),
+            complete=complete,
+        )
+
 
 def _unwitnessed(components: list[_Component], mines_left: int, outside: int) -> CountQuestions[int] | None:
     """The questions phase 2 must ask SAT, or None when the known models answer them all.
@@ -720,7 +777,7 @@ def _unwitnessed(components: list[_Component], mines_left: int, outside: int) ->
         for i in range(len(components) - 1, -1, -1):
             suffix[i] = _sumset(suffix[i + 1], counts[i])
         for i, component in enumerate(components):
-            others = _sumset_bits(reach[i], suffix[i + 1])
+            others = sumset_bits(reach[i], suffix[i + 1])
             by_value: dict[tuple[int, bool], set[int]] = {}
             for witness in component.models():
                 size = len(witness)
@@ -749,7 +806,8 @@ def _sumset(bits: int, options: list[int]) -> int:
     return result
 
 
-def _sumset_bits(left: int, right: int) -> int:
+def sumset_bits(left: int, right: int) -> int:
+    """Totals reachable as one from each of two sets of whole numbers, each set held as the bits of an int."""
     result, shift = 0, 0
     while right:
         if right & 1:

@@ -20,8 +20,13 @@ SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 SHOWN_WITHIN = 10.0
 
 
+LAPTOP = {"viewport": {"width": 1366, "height": 650}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+
+
 def open_page(browser, url: str, **options):
-    context = browser.new_context(base_url=url, viewport={"width": 1200, "height": 900}, bypass_csp=True, **options)
+    options = {"viewport": {"width": 1200, "height": 900}, **options}
+    context = browser.new_context(base_url=url, bypass_csp=True, **options)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -33,6 +38,14 @@ CELLS = (
     "[...document.querySelectorAll('#grid .c')]"
     ".map(c => [...c.classList].filter(n => n !== 'cur').join(' ') + ':' + c.textContent)"
 )
+
+
+def press(page, selector: str) -> None:
+    """A click, or on a touch screen a tap (which the page reads as a tap, not as a mouse)."""
+    if page.evaluate("navigator.maxTouchPoints > 0"):
+        page.tap(selector)
+    else:
+        page.click(selector)
 
 
 def version(page) -> int:
@@ -49,17 +62,19 @@ def shows_version(page, wanted: int) -> None:
     page.wait_for_function(f"Number(document.getElementById('version').value) >= {wanted}", timeout=SHOWN_WITHIN * 1000)
 
 
-def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
-    """Alice invites on `first`, Bob plays on `second`, Carol watches on `first`; returns how long each
-    move took to show on the other player's page."""
-    alice_context, alice, alice_errors = open_page(browser, first)
-    bob_context, bob, bob_errors = open_page(browser, second)
+def play_through_an_invitation(
+    browser, first: str, second: str, mode: str = "flags", looks: tuple[dict, dict] = ({}, {})
+) -> list[float]:
+    """Alice invites on `first`, Bob plays on `second` (each page as `looks` says: a viewport, touch, a colour
+    scheme), Carol watches on `first`; returns how long each move took to show on the other player's page."""
+    alice_context, alice, alice_errors = open_page(browser, first, **looks[0])
+    bob_context, bob, bob_errors = open_page(browser, second, **looks[1])
     carol_context, carol, carol_errors = open_page(browser, first)
     try:
         alice.goto("/")
         made = alice.evaluate(
             "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-            " body: JSON.stringify({mode: 'flags', width: 6, height: 6, mines: 9, opponent: 'invite'})})"
+            f" body: JSON.stringify({{mode: '{mode}', width: 6, height: 6, mines: 9, opponent: 'invite'}})}})"
             ".then(r => r.json())"
         )
         alice.goto(f"/games/{made['id']}")
@@ -88,7 +103,7 @@ def play_through_an_invitation(browser, first: str, second: str) -> list[float]:
             page, other = players[mover], players[1 - mover]
             settle(page)
             before = version(page)
-            page.click("#grid .c.u")  # the first covered cell on the mover's own page
+            press(page, "#grid .c.u")  # the first covered cell on the mover's own page
             page.wait_for_function(
                 f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
             )
@@ -190,6 +205,79 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
                 "a 6x6 game ends within 36 of the player's moves"
             )
             assert answered > 0
+            assert not errors, errors
+        finally:
+            context.close()
+
+
+# ----- cruel Flags: the same seats and face, no layout -----------------------------------------------------
+
+
+def test_cruel_flags_through_an_invitation_on_a_laptop_and_a_phone_in_light_and_dark(browser, tmp_path) -> None:
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), **SECRET}
+    looks = ({**LAPTOP, "color_scheme": "light"}, {**PHONE, "color_scheme": "dark"})
+    with kaboom_process(**env) as (_, url):
+        delays = play_through_an_invitation(browser, url, url, mode="cruel-flags", looks=looks)
+    report("cruel Flags, one worker", delays)
+
+
+@pytest.mark.parametrize(
+    ("look", "opponent"),
+    [({**PHONE, "color_scheme": "dark"}, "screen"), ({**LAPTOP, "color_scheme": "dark"}, "computer")],
+    ids=["hot-seat-phone-dark", "computer-laptop-dark"],
+)
+def test_cruel_flags_is_chosen_on_the_form_and_played_to_the_end(browser, tmp_path, look: dict, opponent: str) -> None:
+    """The form's Luck choice makes a cruel Flags game; then a small one is played out on one screen, or against
+    the hard computer, every move a tap or a click on a covered cell read from the page."""
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0.3", **SECRET}
+    with kaboom_process(**env) as (_, url):
+        context, page, errors = open_page(browser, url, **look)
+        try:
+            page.goto("/")
+            page.select_option("select[name=variant-flags]", "cruel-flags")
+            page.select_option("select[name=opponent]", opponent)
+            if opponent == "computer":
+                page.select_option("select[name=level]", "hard")
+            press(page, 'button[value="flags msn"]')
+            page.wait_for_selector("#board[data-actions]")
+            assert "A proven mine is a point" in page.content()  # the rules of this game, beside the board
+            level = "'hard'" if opponent == "computer" else "null"
+            made = page.evaluate(
+                "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
+                " body: JSON.stringify({mode: 'cruel-flags', width: 6, height: 6, mines: 9, "
+                f"opponent: '{opponent}', level: {level}}})}}).then(r => r.json())"
+            )
+            assert made.get("mode") == "cruel-flags", made
+            page.goto(f"/games/{made['id']}")
+            page.wait_for_selector("#board[data-actions]")
+            moves = answered = 0
+            for _ in range(100):
+                if page.get_attribute("#result", "data-status") != "playing":
+                    break
+                page.wait_for_function(
+                    "document.getElementById('result').dataset.status !== 'playing'"
+                    " || !document.getElementById('result').innerText.includes('computer')",
+                    timeout=SHOWN_WITHIN * 1000,
+                )
+                if page.get_attribute("#result", "data-status") != "playing":
+                    break
+                settle(page)
+                before = version(page)
+                press(page, "#grid .c.u")
+                page.wait_for_function(
+                    f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
+                )
+                moves += 1
+                if "computer" in page.inner_text("#result"):
+                    shows_version(page, before + 2)  # the computer's move comes by the live updates
+                    answered += 1
+            assert page.get_attribute("#result", "data-status") == "won", "a 6x6 game ends within 36 moves"
+            assert moves > 0 and (answered > 0 or opponent != "computer")
+            result = page.inner_text("#result")
+            assert "wins" in result or "draw" in result
+            # The end shows a layout that fits the numbers: nine mines, found or shown.
+            board = page.evaluate("fetch(location.pathname.replace('/games/', '/api/games/')).then(r => r.json())")
+            assert sum(row.count("*") for row in board["board"]) == 9, board["board"]
             assert not errors, errors
         finally:
             context.close()

@@ -136,7 +136,8 @@ def test_the_adviser_weighs_boards_whose_layouts_outnumber_floats() -> None:
     assert choice.cell in covered(position) and 0 < choice.mine_probability < 1
 
 
-def test_a_level_that_fails_still_answers_a_covered_cell_and_says_why(monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("rules", ["dealt", "cruel"])
+def test_a_level_that_fails_still_answers_a_covered_cell_and_says_why(monkeypatch, capsys, rules: str) -> None:
     import io
 
     from app import cli
@@ -145,9 +146,9 @@ def test_a_level_that_fails_still_answers_a_covered_cell_and_says_why(monkeypatc
     def broken(view, rng):
         raise RuntimeError("a bug in the level")
 
-    monkeypatch.setitem(move.FLAGS_PLAYERS, "hard", broken)
+    monkeypatch.setitem(move.RULES[rules].players, "hard", broken)
     out = io.StringIO()
-    assert cli.main(["move"], stdin=io.StringIO("3 2 2\n1..\n...\n"), stdout=out) == 0
+    assert cli.main(["move", "--rules", rules], stdin=io.StringIO("3 2 2\n1..\n...\n"), stdout=out) == 0
     x, y = (int(field) for field in out.getvalue().split())
     assert (x, y) != (1, 1) and 1 <= x <= 3 and 1 <= y <= 2
     assert "a bug in the level" in capsys.readouterr().err

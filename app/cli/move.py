@@ -10,8 +10,9 @@ import traceback
 from typing import TextIO
 
 from app.cli.errors import BadInput
+from app.tournament import RULES
 from solver import Allowance, Analyzer, Inconsistent, Interrupted, PositionError, parse_position
-from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FLAGS_SECONDS, FlagsView, flags_random
+from solver.flags import FLAGS_LEVELS, FLAGS_SECONDS, FlagsView, flags_random
 from solver.position import MINE, Position
 
 # The protocol's limit: an answer later than this loses the game.
@@ -53,8 +54,11 @@ def move(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     position = read_flags_position(stdin.read(), deadline)
     view = FlagsView.of(position, deadline)
     rng = random.Random(args.seed)
+    players = RULES[args.rules].players
+    if args.level not in players:
+        raise BadInput(f"no level {args.level!r} for the {args.rules} rules: expected one of {', '.join(players)}")
     try:
-        choice = FLAGS_PLAYERS[args.level](view, rng)
+        choice = players[args.level](view, rng)
     except Inconsistent as error:
         raise BadInput(f"impossible position: {error}") from None
     except Exception:
@@ -90,14 +94,24 @@ def add_parser(commands) -> None:
         ),
     )
     levels = ", ".join(FLAGS_LEVELS)
+    partners = {
+        rules.name: ", ".join(name for name in rules.players if name not in FLAGS_LEVELS) for rules in RULES.values()
+    }
     parser.add_argument(
         "--level",
-        choices=list(FLAGS_PLAYERS),
+        choices=sorted({name for rules in RULES.values() for name in rules.players}),
         default="hard",
         help=(
-            f"the computer's levels ({levels}; default %(default)s, the strongest) "
-            "or a sparring partner (greedy, scorer)"
+            f"the computer's levels ({levels}; default %(default)s, the strongest) or a sparring partner "
+            f"({'; '.join(f'{rules}: {names}' for rules, names in partners.items())})"
         ),
+    )
+    parser.add_argument(
+        "--rules",
+        choices=list(RULES),
+        default="dealt",
+        help="dealt: Flags' own rules, the mines placed at the start (default); cruel: cruel Flags, where only a "
+        "proven mine scores and any other cell is empty",
     )
     parser.add_argument(
         "--seconds",

@@ -16,6 +16,7 @@ from app.cli.bot import positive
 from app.cli.errors import BadInput
 from app.tournament import (
     ANSWER_SECONDS,
+    RULES,
     GameRecord,
     Program,
     check_program,
@@ -29,12 +30,13 @@ from app.tournament import (
 
 
 def _play(job: tuple) -> GameRecord:
-    return play(*job)
+    board, programs, first, seed, uncover_all, limit, rules = job
+    return play(board, programs, first, seed, uncover_all, limit, RULES[rules])
 
 
 def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     try:
-        programs = (check_program(args.a), check_program(args.b))
+        programs = (check_program(args.a, RULES[args.rules]), check_program(args.b, RULES[args.rules]))
     except ValueError as error:
         raise BadInput(str(error)) from None
     boards = schedule(args.quick, args.sizes)
@@ -43,7 +45,9 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
             f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} "
             f"is in the {'quick ' if args.quick else ''}schedule"
         )
-    jobs = [(board, programs, first, args.seed, args.uncover_all, args.limit) for board, first in games(boards)]
+    jobs = [
+        (board, programs, first, args.seed, args.uncover_all, args.limit, args.rules) for board, first in games(boards)
+    ]
     records: list[GameRecord] = []
     console = Console(file=sys.stderr)
     columns = (
@@ -81,6 +85,7 @@ def report(
             {
                 "a": programs[0].name,
                 "b": programs[1].name,
+                "rules": args.rules,
                 "games": [
                     {
                         "board": record.board.describe(),
@@ -117,7 +122,7 @@ def report(
         )
         stdout.write("\n")
         return
-    stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\n\n")
+    stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\nrules: {args.rules}\n\n")
     for record in records:
         result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
         fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault and record.winner is not None else ""
@@ -196,6 +201,13 @@ def add_parser(commands) -> None:
     )
     parser.add_argument(
         "--limit", type=float, default=ANSWER_SECONDS, help="seconds an answer may take (default %(default)s)"
+    )
+    parser.add_argument(
+        "--rules",
+        choices=list(RULES),
+        default="dealt",
+        help="dealt: Flags' own rules, a layout dealt at the start (default); cruel: cruel Flags, no layout, only a "
+        "proven mine scores and any other cell is empty (give the programs --rules cruel too)",
     )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout with every game")
     parser.set_defaults(handler=tournament)

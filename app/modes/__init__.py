@@ -14,12 +14,13 @@ from app.game import BotChoice, Game, Hint, Invalid, Move, Outcome, Switches
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
+from app.modes.cruel_flags import CruelFlags
 from app.modes.flags import Flags, FlagsOptions
 from app.modes.help import Help
 from app.seats import Seat
 from solver import Analyzer
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help(), Flags())}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help(), Flags(), CruelFlags())}
 # What a new game is when nobody says: the first mode; and the mode a board id plays in unless it says.
 DEFAULT_MODE = next(iter(MODES))
 BOARD_MODE = next(name for name, mode in MODES.items() if mode.board_ids)
@@ -30,6 +31,14 @@ def get_mode(name: str) -> Mode:
         return MODES[name]
     except KeyError:
         raise Invalid(f"unknown mode {name!r}: expected one of {', '.join(MODES)}") from None
+
+
+def variant_of(name: str, variant: str) -> str:
+    """The mode `variant` names when it is `name` itself or one of its variants (Mode.variant_of); Invalid otherwise."""
+    chosen = get_mode(variant)
+    if chosen.name != get_mode(name).name and chosen.variant_of != name:
+        raise Invalid(f"{chosen.title} is not a variant of {get_mode(name).title}")
+    return chosen.name
 
 
 def new_game(
@@ -74,6 +83,7 @@ __all__ = [
     "Classic",
     "ClassicOptions",
     "Cruel",
+    "CruelFlags",
     "CruelOptions",
     "Flags",
     "FlagsOptions",
@@ -85,4 +95,5 @@ __all__ = [
     "get_mode",
     "hint",
     "new_game",
+    "variant_of",
 ]

@@ -70,13 +70,21 @@ class Mode:
     # What the new-game API asks beyond the settings it takes as they are (Options.asked): each a choice
     # among settings, by the name the API gives it.
     choices: ClassVar[dict[str, Choice]] = {}
-    # What the API says of an action only this mode takes, and of its seat fields (opponent, level).
+    # What the API says of an action only this mode takes, and of its seat fields (opponent, level); the
+    # API names the modes each note is about.
     action_notes: ClassVar[dict[str, str]] = {}
     seat_notes: ClassVar[dict[str, str]] = {}
     # Players taking turns: more than one seat, filled by people, an invitation or the computer (app.seats).
     seat_count: ClassVar[int] = 1
     # The computer's levels, weakest first, where it may hold a seat; none where it may not.
     levels: ClassVar[tuple[str, ...]] = ()
+    # What the computer does at each level, in a player's words (the new-game form and the rules say it).
+    level_notes: ClassVar[dict[str, str]] = {}
+    # A mode offered as a choice within another's row of the new-game form (cruel Flags within Flags'): that
+    # mode's name. The row's choice is called `variant_label` and names each mode by its `variant_word`.
+    variant_of: ClassVar[str | None] = None
+    variant_label: ClassVar[str] = ""
+    variant_word: ClassVar[str] = ""
     options_class: ClassVar[type[Switches]] = Options
     # The shape of `state` and of `hidden` as stored (TypedDicts with app.stored's @schema; checked on every
     # load); a mode without a secret has no hidden_schema, and its games store none.

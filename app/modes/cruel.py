@@ -13,7 +13,7 @@ import hashlib
 import logging
 import random
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
@@ -46,19 +46,11 @@ class CruelSecret(TypedDict):
     deal_seed: Annotated[StrictStr, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 
 
-class Cruel(Mode):
-    name = "cruel"
-    title = "Cruel but fair"
-    summary = "Mines have no places: a guess you did not have to make is a mine; a forced one is safe."
-    options_class = CruelOptions
-    choices = {"first_click": FIRST_CLICK}
-    state_schema = CruelState
-    hidden_schema = CruelSecret
-    luck_free = True
-    secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
+class SeededDeals(Mode):
+    """A mode without a layout: its only secret is the seed its deals are drawn from."""
 
-    def new_state(self) -> dict[str, Any]:
-        return {"forced_guesses": 0}
+    hidden_schema: ClassVar[type | None] = CruelSecret
+    luck_free = True
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         # No layout: only the seed of the deals to come.
@@ -72,6 +64,19 @@ class Cruel(Mode):
             self.deal(game, rng)  # a game stored before deals were derived: seeded from now on
         key = f"{game.mode_secret()['deal_seed']}|{move.action}|{move.x}|{move.y}|{''.join(game.cells)}"
         return random.Random(hashlib.sha256(key.encode()).digest())
+
+
+class Cruel(SeededDeals):
+    name = "cruel"
+    title = "Cruel but fair"
+    summary = "Mines have no places: a guess you did not have to make is a mine; a forced one is safe."
+    options_class = CruelOptions
+    choices = {"first_click": FIRST_CLICK}
+    state_schema = CruelState
+    secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
+
+    def new_state(self) -> dict[str, Any]:
+        return {"forced_guesses": 0}
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
         game = turn.game

@@ -18,6 +18,7 @@ what both seats see.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -29,7 +30,7 @@ from app.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn
 from app.modes.base import Mode, options_of
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
-from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsView, flags_bomb
+from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsChoice, FlagsView, flags_bomb
 from solver.position import COVERED, describe
 
 SEATS = 2
@@ -105,15 +106,25 @@ class Flags(Mode):
         "computer": "The computer",
     }
     levels = LEVELS
+    # The rule of a turn, in the page's "This game" list.
+    turn_rule = "A mine is a point and another move; a number ends the turn."
+    variant_label = "Luck"
+    variant_word = "Dealt: the mines are placed at the start"
+    level_notes: ClassVar[dict[str, str]] = {
+        "easy": "opens a cell at random",
+        "normal": "takes the mines the numbers around prove, otherwise the likeliest mine unlikely to open an area",
+        "hard": "takes every proven mine, otherwise weighs each cell's chance of a mine against what its number "
+        "would show you",
+    }
     action_notes = {"bomb": f"the {BOMB_SIDE}x{BOMB_SIDE} area around x, y"}
     seat_notes = {
-        "opponent": "flags: Red is a friend on the same screen (the default), whoever opens the invitation link, "
+        "opponent": "Red is a friend on the same screen (the default), whoever opens the invitation link, "
         "or the computer",
-        "level": "flags against the computer: its level (normal by default)",
+        "level": "against the computer, its level (normal by default)",
     }
     options_class = FlagsOptions
     state_schema = FlagsState
-    hidden_schema = FlagsSecret
+    hidden_schema: ClassVar[type | None] = FlagsSecret
     actions: ClassVar[tuple[str, ...]] = ("reveal", "bomb")
 
     def preset_title(self, name: str) -> str:
@@ -171,9 +182,17 @@ class Flags(Mode):
         if changes.get("probabilities") and not seating.computers(game.seats):
             raise Refused(PRACTICE_ONLY)
 
+    # The computer's players by level, where its bomb would fall with what it is worth, and the worth
+    # for which the hard computer drops it (a square expected to hold that many mines).
+    computer_levels: ClassVar[Mapping[str, Callable[[FlagsView, random.Random], FlagsChoice]]] = FLAGS_LEVELS
+    computer_bomb_worth: ClassVar[float] = BOMB_WORTH
+
+    def computer_bomb(self, view: FlagsView, side: int) -> tuple[tuple[int, int], float] | None:
+        return flags_bomb(view, side)
+
     def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
         """The computer's move at its level, from the position both seats see, within the request's time;
-        the hard computer drops its bomb where a square is expected to hold BOMB_WORTH mines."""
+        the hard computer drops its bomb where a square is worth computer_bomb_worth mines."""
         view = FlagsView.of(game.position(), limits.deadline)
         state = game.state
         level = game.seats[1].level  # type: ignore[union-attr]
@@ -183,10 +202,10 @@ class Flags(Mode):
             and not state["bombs"][1]
             and state["scores"][1] < state["scores"][0]
         ):
-            target = flags_bomb(view, BOMB_SIDE)
-            if target is not None and target[1] >= BOMB_WORTH:
+            target = self.computer_bomb(view, BOMB_SIDE)
+            if target is not None and target[1] >= self.computer_bomb_worth:
                 return Move("bomb", *target[0], seat=1)
-        choice = FLAGS_LEVELS[level](view, rng)
+        choice = self.computer_levels[level](view, rng)
         return Move("reveal", *choice.cell, seat=1)
 
     def from_layout(
@@ -216,15 +235,16 @@ class Flags(Mode):
             raise Refused(f"it is {SEAT_NAMES[seat]}'s turn: wait for their move")
         index = game.index(move.x, move.y)
         changed = game.copy()
+        rng = self.move_rng(changed, move, rng)
         turn = Turn(changed, analyzer or Analyzer(game.position()), rng, limits or Limits(), now, move)
         if changed.started_at is None:
             changed.started_at = now
         if move.action == "reveal":
             check_revealable(game, index)
-            scored = self._uncover(turn, [index], seat)
+            scored = self.reveal(turn, index, seat)
             again = scored > 0
         else:
-            scored = self._uncover(turn, self._bomb_area(game, index, seat), seat)
+            scored = self.drop_bomb(turn, self._bomb_area(game, index, seat), seat)
             changed.state["bombs"][seat] = True
             again = False
         state = changed.state
@@ -279,13 +299,24 @@ class Flags(Mode):
         """Where the bomb's square starts along one side: centred on the cell, shifted back onto the board."""
         return max(0, min(centre - BOMB_SIDE // 2, side - BOMB_SIDE))
 
+    def reveal(self, turn: Turn, index: int, seat: int) -> int:
+        """Reveal one covered cell for `seat`; the mines found (a mine is a point and another move)."""
+        return self.uncover(turn, [index], seat, frozenset(turn.game.mode_secret()["layout"]))
+
+    def drop_bomb(self, turn: Turn, cells: list[int], seat: int) -> int:
+        """Uncover the covered cells of the bomb's square for `seat`; the mines found."""
+        return self.uncover(turn, cells, seat, frozenset(turn.game.mode_secret()["layout"]))
+
+    def final_layout(self, turn: Turn) -> list[int]:
+        """The mines a finished game shows."""
+        return turn.game.mode_secret()["layout"]
+
     @staticmethod
-    def _uncover(turn: Turn, cells: list[int], seat: int) -> int:
-        """Uncover the covered ones of `cells` under the layout: a mine scores for `seat`, a zero floods.
-        Returns the mines found."""
+    def uncover(turn: Turn, cells: list[int], seat: int, mines: frozenset[int]) -> int:
+        """Uncover the covered ones of `cells` under the layout `mines`: a mine scores for `seat`, a zero
+        floods. Returns the mines found."""
         game = turn.game
         board = game.board
-        mines = frozenset(game.mode_secret()["layout"])
         scored = 0
         for index in cells:
             if game.cells[index] != COVERED:
@@ -323,8 +354,9 @@ class Flags(Mode):
             return
         winner = 0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else None
         game.state["winner"] = winner
-        game.finish("won", turn.now, game.mode_secret()["layout"])
-        turn.outcome.changed.update(game.mode_secret()["layout"])
+        layout = self.final_layout(turn)
+        game.finish("won", turn.now, layout)
+        turn.outcome.changed.update(layout)
         turn.outcome.message = self.result_text(game, "")
 
     # ----- what the seats see -----------------------------------------------

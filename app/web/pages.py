@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.game import Game, Invalid, Move, board_size, rewound
-from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode
+from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode, variant_of
 from app.room_operations import RoomView
 from app.rooms import RoomNotFound
 from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
@@ -105,6 +105,10 @@ async def new_game_form(
     are now, as far as the mode has them, or the defaults."""
     if choice:
         mode, _, preset = choice.partition(" ")
+        # A row of the form may offer its mode's variants (cruel Flags in Flags'): the presets play the one chosen.
+        variant = (await request.form()).get(f"variant-{mode}")
+        if isinstance(variant, str) and variant:
+            mode = variant_of(mode, variant)
     # A refused form comes back filled in as it was sent (see app.web.errors).
     request.state.form = {"width": width, "height": height, "mines": mines, "unit": unit, "mode": mode}
     rules = get_mode(mode)

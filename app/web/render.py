@@ -33,6 +33,7 @@ def page_context(
         "max_side": MAX_BOARD_SIDE,
         "modes": list(MODES.values()),
         "modes_by_name": MODES,
+        "variants": {name: [mode for mode in MODES.values() if mode.variant_of == name] for name in MODES},
         "board_mode": BOARD_MODE,
         "room_kinds": list(KINDS.values()),
     }
@@ -72,6 +73,7 @@ def page_context(
     if game is not None:
         face = face_of(game.mode)
         context.update({f"{part}_part": face.template(game.mode, part) for part in PARTS})
+        context["face_class"] = face.css_class(game.mode)
         context.update(face.context(game, seating))
     if game is not None and seating is not None:
         mode = MODES[game.mode]

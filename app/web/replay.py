@@ -131,9 +131,14 @@ def grade_text(graded: Grade, step: Step, scores: bool) -> str:
     if kind == "too_complex":
         return "Too complex to grade in the time a grade may take."
     if kind == "noted":
+        if scores and move.action == "reveal":
+            return "No proven mine to take: an empty cell opened, and the turn passed."
         return NOTED.get(move.action, "Not a bet: nothing to grade.")
     if kind == "mistake" and not graded.guessed:
         return "Mistake: a flag on a cell that could be safe."
+    if kind == "mistake" and scores:
+        assert graded.example is not None
+        return f"Mistake: {describe(graded.example)} was a proven mine, left for the opponent."
     if kind == "mistake" and graded.chance is None:
         assert graded.example is not None
         return f"Mistake: a risky reveal while {describe(graded.example)} was proven safe (by the ringed numbers)."
@@ -141,8 +146,6 @@ def grade_text(graded: Grade, step: Step, scores: bool) -> str:
     chance, best = percent(graded.chance), percent(graded.best)
     if kind == "mistake":
         assert graded.example is not None
-        if scores:
-            return f"Mistake: {describe(graded.example)} was a proven mine, left for the opponent."
         count = " and the count of mines left" if graded.uses_count else ""
         return (
             f"Mistake: a {chance} chance of a mine while {describe(graded.example)} was proven safe "
@@ -204,6 +207,11 @@ def kept_accuracy(game: Game) -> str:
 def luck_text(review: Review, game: Game) -> str:
     """The luck the game took, in words: "1 in N" beside the best guesses' chance, or why there is none."""
     rules = get_mode(game.mode)
+    if rules.luck_free and rules.mines_score:
+        return (
+            "Luck takes no part in this mode: only a proven mine scores, and any other cell is empty. The summary "
+            "counts the proven mines each player took, and those they left to the other."
+        )
     if rules.luck_free:
         return (
             "Luck takes no part in this mode: a cell that could be safe is safe when you open it, "

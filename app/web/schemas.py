@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -78,6 +79,15 @@ def _joined(notes: list[str]) -> str | None:
     return "; ".join(notes) or None
 
 
+def _by_modes(notes: list[tuple[str, Hashable]]) -> list[tuple[str, Any]]:
+    """(modes, note) for notes said of modes, each note once with every mode it is said of ("flags and
+    cruel-flags": a variant shares its mode's notes)."""
+    modes: dict[Hashable, list[str]] = {}
+    for mode, note in notes:
+        modes.setdefault(note, []).append(mode)
+    return [(" and ".join(names), note) for note, names in modes.items()]
+
+
 # What the registered modes ask when a game is made, each once.
 CHOICES: dict[str, Choice] = {name: choice for mode in MODES.values() for name, choice in mode.choices.items()}
 SETTINGS_ASKED: dict[str, tuple[bool, str]] = {
@@ -116,7 +126,15 @@ def asked_fields(seats: bool) -> dict[str, Any]:
     if seated and seats:
         levels = tuple(dict.fromkeys(level for mode in seated for level in mode.levels))
         notes = {
-            name: _joined([mode.seat_notes[name] for mode in seated if name in mode.seat_notes]) for name in SEAT_FIELDS
+            name: _joined(
+                [
+                    f"{modes}: {note}"
+                    for modes, note in _by_modes(
+                        [(mode.name, mode.seat_notes[name]) for mode in seated if name in mode.seat_notes]
+                    )
+                ]
+            )
+            for name in SEAT_FIELDS
         }
         listed.append(
             (SEAT_FIELDS_ORDER, 0, "opponent", (Literal[OPPONENTS] | None, Field(None, description=notes["opponent"])))
@@ -130,11 +148,10 @@ def asked_fields(seats: bool) -> dict[str, Any]:
 def move_model() -> type[BaseModel]:
     """A move as the registered modes take them: every mode's actions, and what only some modes take."""
     actions = tuple(dict.fromkeys(action for mode in MODES.values() for action in mode.board_actions()))
-    notes = [
-        f'"{action}" in {mode.name} games only: {note}'
-        for mode in MODES.values()
-        for action, note in mode.action_notes.items()
+    said: list[tuple[str, Hashable]] = [
+        (mode.name, (action, note)) for mode in MODES.values() for action, note in mode.action_notes.items()
     ]
+    notes = [f'"{action}" in {modes} games only: {note}' for modes, (action, note) in _by_modes(said)]
     # Any to mypy: pydantic's stubs take only types it can check, and Literal[actions] is made at run time.
     fields: dict[str, Any] = dict(
         action=(Literal[actions], Field(description=_joined(notes))),

@@ -36,9 +36,18 @@ class Face:
     api_description: ClassVar[str] = ""
     api_after: ClassVar[str] = ""
 
+    def __init__(self, folder: str | None = None):
+        # Where the face's parts are, under modes/: its mode's own folder unless it wears another's face
+        # (cruel Flags wears Flags').
+        self.folder = folder
+
     def template(self, mode: str, part: str) -> str | None:
         """The template of one part of the page, when the face draws it."""
-        return f"modes/{mode}/{part}.html" if part in self.parts else None
+        return f"modes/{self.folder or mode}/{part}.html" if part in self.parts else None
+
+    def css_class(self, mode: str) -> str:
+        """The class of the top bar the face draws: its folder's, so one face's style fits every mode wearing it."""
+        return f"{self.folder or mode}-bar"
 
     def context(self, game: Game, seating: Any) -> dict[str, Any]:
         """What the face's templates read beyond the page's context (`seating`: a game of seats as the
@@ -97,4 +106,4 @@ class FaceLoader(BaseLoader):
 from app.web.faces.flags import FlagsFace  # noqa: E402
 from app.web.faces.help import HelpFace  # noqa: E402
 
-FACES: dict[str, Face] = {"flags": FlagsFace(), "help": HelpFace()}
+FACES: dict[str, Face] = {"flags": FlagsFace(), "cruel-flags": FlagsFace("flags"), "help": HelpFace()}

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from app.game import Game
-from app.modes import Flags
+from app.modes import Flags, get_mode
 from app.seats import computers, opponent_of
 from app.web.faces import Face
 
@@ -34,7 +34,15 @@ class FlagsFace(Face):
     def context(self, game: Game, seating: Any) -> dict[str, Any]:
         mover = game.state["turn"]
         acting = seating is not None and mover in seating.held
+        rules = get_mode(game.mode)
+        assert isinstance(rules, Flags)
+        _, level = opponent_of(game.seats)
         return {
+            "turn_rule": rules.turn_rule,
+            # What the computer does, in the game's rules beside the board.
+            "computer_note": (
+                f"The computer ({level}) {rules.level_notes[level]}." if level in rules.level_notes else ""
+            ),
             "computer_seats": computers(game.seats),
             # Offered to the player to move while they may drop it (the rules say when).
             "bomb_ready": game.status == "playing" and acting and Flags.bomb_refusal(game, mover) is None,
