@@ -788,7 +788,8 @@ class _Endgame:
 
     def _moves(self, layouts: tuple[int, ...], opened: frozenset[int]) -> list[int]:
         """The cells worth trying: every one that can be empty, but only one of those that would teach
-        nothing."""
+        nothing (empty in every layout, one number in all, and no flood: a number, or a zero with nothing
+        covered around it)."""
         self._spend(len(self.cells) * len(layouts))
         common, anywhere = -1, 0
         for layout in layouts:
@@ -804,7 +805,11 @@ class _Endgame:
                 continue  # a mine in every layout left: taken already
             value = self.value[cell]
             first = value[layouts[0]]
-            if not bit & anywhere and first and all(value[layout] == first for layout in layouts):
+            if (
+                not bit & anywhere
+                and all(value[layout] == first for layout in layouts)
+                and (first or not any(n in self.value and n not in opened for n in self.neighbours[cell]))
+            ):
                 if quiet is None:
                     quiet = cell
                 continue
