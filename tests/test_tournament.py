@@ -157,6 +157,9 @@ def test_kaboom_tournament_prints_games_sets_points_and_share() -> None:
     assert sum(1 for line in lines if " first: A " in line) == 12
     assert any(line.startswith("KöMaL points") for line in lines)
     assert any(line.startswith("games: A won") and "95 % interval" in line for line in lines)
+    # Each game is also said on stderr as it ends, the same line as the report's.
+    said = [line for line in result.stderr.splitlines() if " first: A " in line]
+    assert said == [line for line in lines if " first: A " in line]
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,19 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
                 records.append(record)
                 won = [sum(1 for r in records if r.winner == side) for side in (0, 1)]
                 progress.update(task, advance=1, score=f"A {won[0]} : {won[1]} B")
+                # A full schedule takes hours: each game is said as it ends, so a run stopped early still tells.
+                progress.console.print(game_line(record), markup=False, highlight=False, soft_wrap=True)
     report(records, programs, args, stdout)
+
+
+def game_line(record: GameRecord) -> str:
+    names = ("A", "B")
+    result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
+    fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault and record.winner is not None else ""
+    return (
+        f"{record.board.describe():<34} {names[record.first]} first: "
+        f"A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}"
+    )
 
 
 def report(
@@ -124,12 +136,7 @@ def report(
         return
     stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\nrules: {args.rules}\n\n")
     for record in records:
-        result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
-        fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault and record.winner is not None else ""
-        stdout.write(
-            f"{record.board.describe():<34} {names[record.first]} first: "
-            f"A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}\n"
-        )
+        stdout.write(game_line(record) + "\n")
     stdout.write("\nsets (a program wins a set with two thirds of its games; a draw counts half):\n")
     for set_result in results:
         winner = "drawn" if set_result.winner is None else f"won by {names[set_result.winner]}"
@@ -170,7 +177,7 @@ def add_parser(commands) -> None:
         description=(
             "Plays two move programs (commands that read a position on stdin and print 'X Y', as `kaboom move` does, "
             "started afresh for every move; or builtin:LEVEL for a level played in this process) against each other "
-            "in Minesweeper Flags: 20x20, 20x100 and 100x100 boards at 10 %% to 47.5 %% mines, each board twice so "
+            "in Minesweeper Flags: 20x20, 20x100 and 100x100 boards at 10 % to 47.5 % mines, each board twice so "
             "that each program starts once (48 boards, 96 games). An answer later than the limit, a failed program "
             "or an illegal move loses the game. Prints each game, the sets, the KöMaL points and A's share of the "
             "games."
