@@ -26,6 +26,12 @@ INFORMING_WORK = 4
 # about a second of one core (bench/generate.py --work --solver-work 4000000). A 100x100 board with 2,000
 # mines took at most 16 M, one with 2,500 more than 24 M 7 times in 10, one with 3,000 some 110-120 M.
 GENERATING_WORK = 6
+# Seconds a cardinality encoding takes to build per clause (pysat's totalizer, then its clauses handed to
+# Minisat), per clause totalizer_clauses estimates: 0.8-1.0 microseconds on a 2-core machine running two
+# other processes, about half that idle. The build cannot be interrupted, so one that a busy machine would
+# end past the deadline is refused before it starts: a 100x100 position's 7-million-clause totalizer took
+# 9 seconds of a 3-second `kaboom move` deadline.
+ENCODING_SECONDS_PER_CLAUSE = 1e-6
 
 
 class SatSolver(Protocol):
@@ -71,6 +77,13 @@ class Allowance:
         """Count work done (or about to be done) outside a solver call; raises once the allowance is gone."""
         self.spent += units
         self.check()
+
+    def charge_encoding(self, clauses: int) -> None:
+        """Pay for an encoding of about `clauses` clauses before building it: raises when it is past the work
+        allowance, or would end past the deadline."""
+        self.charge(clauses)
+        if self.deadline is not None and time.monotonic() + clauses * ENCODING_SECONDS_PER_CLAUSE > self.deadline:
+            raise OutOfTime
 
     def solve(self, solver: SatSolver, assumptions: list[int], cells: int) -> bool:
         """One SAT call on a formula over `cells` cells within the allowance: its answer, or OutOfWork/OutOfTime."""

@@ -135,7 +135,7 @@ class _Bound:
             if allowance is not None:
                 # Paid before it is built: over a huge frontier the encoding alone
                 # takes seconds and hundreds of megabytes.
-                allowance.charge(totalizer_clauses(self.size, max(needed)))
+                allowance.charge_encoding(totalizer_clauses(self.size, max(needed)))
             self.totalizer = ITotalizer(lits=literals, ubound=max(needed), top_id=top)
             self.top = self.totalizer.top_id
             solver.append_formula(self.totalizer.cnf.clauses)

@@ -2,12 +2,14 @@
 
 import random
 import re
+import time
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from solver import Analyzer, Budget, Inconsistent, Status, parse_position
+from solver import Analyzer, Budget, Inconsistent, Status, parse_position, sat
+from solver.limits import Allowance, OutOfTime, OutOfWork
 
 
 def statuses(text: str) -> list[str]:
@@ -106,6 +108,21 @@ def test_over_budget_probabilities_say_so_and_statuses_still_come():
     layout = analyzer.sample_layout(random.Random(1), budget=Budget(steps=5))
     assert not layout.uniform and len(layout.mines) == 10
     assert analyzer.probabilities(Budget()).cells is not None
+
+
+def test_a_count_encoding_that_would_end_past_the_deadline_is_refused_before_it_is_built(monkeypatch):
+    # Building a totalizer cannot be interrupted: a 100x100 position's took 9 s of a 3 s deadline.
+    built = []
+    monkeypatch.setattr(sat, "ITotalizer", lambda **arguments: built.append(arguments))
+    cells = list(range(6000))
+    questions = sat.CountQuestions({}, outside_mine=True, outside_safe=True)
+    allowance = Allowance(deadline=time.monotonic() + 1.0)
+    with pytest.raises(OutOfTime):
+        sat.settle_with_count(cells, [], mines_left=3000, outside=50, questions=questions, allowance=allowance)
+    assert not built and allowance.spent >= sat.totalizer_clauses(6000, 3000)
+    with pytest.raises(OutOfWork):
+        Allowance(work=1_000_000).charge_encoding(sat.totalizer_clauses(2000, 800))
+    Allowance(deadline=time.monotonic() + 3600).charge_encoding(1000)  # small ones are built as before
 
 
 def test_seeded_layouts_are_reproducible():
