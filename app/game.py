@@ -40,6 +40,9 @@ MARK_CYCLE = {"": FLAG, FLAG: QUESTION, QUESTION: ""}
 MARKS = {"flag": FLAG, "question": QUESTION, "none": ""}
 ACTIONS = ("reveal", "flag", "chord", "undo")
 STATUSES = ("playing", "won", "lost")
+# What may help a player beside the settings that help (Switches.helping): a hint or Show me, an undo, a move
+# or a choice of the bot's, the analysis or probabilities asked of the API.
+AIDS = ("hint", "undo", "bot", "analysis")
 
 
 class Refused(KaboomError):
@@ -302,6 +305,15 @@ class Game:
     # On a board several play (a co-op room), each seat's choice of the settings that are its `own`
     # (Switches.own: the overlays, how numbers show): one player's overlay is not another's.
     views: dict[int, dict[str, bool]] = field(default_factory=dict)
+    # The board of the day the game plays (app.daily: its ladder's key, "2026-11-26/cruel"); None for others.
+    daily: str | None = None
+    # What helped the player so far, whatever was taken back since (AIDS): a ladder ranks the games without.
+    aids: list[str] = field(default_factory=list)
+
+    def aided(self, aid: str) -> None:
+        """Note that `aid` (one of AIDS, or the name of a setting that helps) helped the player in this game."""
+        if aid not in self.aids:
+            self.aids = sorted([*self.aids, aid])
 
     @property
     def maker(self) -> str:
@@ -446,7 +458,7 @@ class Game:
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         data["seats"] = seating.to_json(self.seats)
         # Written only when there is something: most games never undo, finish, share or sit in a room.
-        for name in ("undone", "review", "share", "room", "opens_at"):
+        for name in ("undone", "review", "share", "room", "opens_at", "daily", "aids"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         if self.views:
@@ -586,6 +598,7 @@ def undo(game: Game) -> tuple[Game, Outcome]:
     new, outcome = rewound(game)
     new.undone = undone_steps(game)
     new.review = None
+    new.aided("undo")
     if game.status == "lost":
         new.deaths += 1
         outcome.message = f"Undone: that was death number {new.deaths}."
@@ -663,6 +676,8 @@ def set_options(game: Game, changes: dict[str, bool], seat: int | None = None) -
             new.views.setdefault(seat, {})[name] = value
         else:
             setattr(new.options, name, value)
+        if value and name in type(game.options).helping():
+            new.aided(name)
     new.version += 1
     return new
 
@@ -671,5 +686,6 @@ def count_hint(game: Game) -> Game:
     """Asking for a hint is recorded (the status line shows how many), but is not an action to undo."""
     new = game.copy()
     new.hints += 1
+    new.aided("hint")
     new.version += 1
     return new

@@ -35,6 +35,7 @@ from cachetools import LRUCache, TTLCache
 from app import allocator, modes
 from app.changes import ChangeFeed, StreamSlots
 from app.config import Settings
+from app.daily_operations import DailyOperations
 from app.errors import KaboomError
 from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
@@ -206,7 +207,7 @@ class MoveResult:
     bot: BotChoice | None = None  # the bot's move: the cell it chose, and why
 
 
-class GameService(RoomOperations):
+class GameService(RoomOperations, DailyOperations):
     def __init__(
         self,
         store: Store,
@@ -513,6 +514,9 @@ class GameService(RoomOperations):
             # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
             after.state["layout_seen"] = True
         self._grade_at_end(before, after)
+        if ended and after.daily is not None and after.share is None:
+            # A ladder links to each entry's replay: a board of the day is played in public.
+            after.share = new_share_key()
         self.store.save(game_id, player, after, before.version)
         if ended and (board or counts_in_records(after)):
             # The game's first end is its result (the store keeps only the first): a loss undone and
@@ -522,6 +526,8 @@ class GameService(RoomOperations):
             if place is not None:
                 result["room"] = place  # type: ignore[index]
             self.store.record_result(after.maker, game_id, result, board)
+        if ended and after.daily is not None:
+            self.enter_daily(game_id, after)
         if move.action == "undo" or move.action in modes.get_mode(before.mode).extra_actions:
             self.note_in_room(after, player, move.action)
         fresh = outcome.analyzer or Analyzer(after.position())
@@ -705,7 +711,8 @@ class GameService(RoomOperations):
         try:
             with analyzer.limits(limits.timed()):
                 cells, _ = self._counted(analyzer, limits)
-                return game, cells
+            game = self._note_aid(game_id, player, game, "analysis")
+            return game, cells
         except Interrupted:
             raise TooComplex from None
         finally:
@@ -723,11 +730,24 @@ class GameService(RoomOperations):
         analyzer = self._analyzer(game_id, game)
         try:
             with analyzer.limits(limits.timed()):
-                return analyzer.status_rows()
+                rows = analyzer.status_rows()
+            game = self._note_aid(game_id, player, game, "analysis")
+            return rows
         except Interrupted:
             raise TooComplex from None
         finally:
             self.analyzers.put(game_id, game, analyzer)
+
+    def _note_aid(self, game_id: str, player: str, game: Game, aid: str) -> Game:
+        """The game with `aid` kept among what helped in it (Game.aids), saved if it was not yet: a ladder ranks
+        games without aids. (A write meeting another's makes the runner work the operation out again.)"""
+        if game.status != "playing" or aid in game.aids:
+            return game
+        aided = game.copy()
+        aided.aided(aid)
+        aided.version += 1
+        self.store.save(game_id, player, aided, game.version)
+        return aided
 
     # ----- games of two: invitations, watching, presence, the computer's turns -------------
 

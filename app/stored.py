@@ -216,6 +216,12 @@ class _Review(TypedDict):
 # A seat's number as a JSON key (Game.views).
 SeatKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]?)$")]
 
+# A board of the day's ladder (Game.daily, app.daily): its date and mode.
+DailyKey = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}/[a-z][a-z-]{0,19}$")]
+
+# What helped a player (Game.aids): one of app.game.AIDS or the name of a setting.
+Aid = Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")]
+
 # A key of a link: a shared replay's, an invitation's, a room's.
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
 
@@ -251,6 +257,10 @@ class _State(_Recorded[ModeState]):
     room: NotRequired[_RoomLink]
     opens_at: NotRequired[Time]
     views: NotRequired[dict[SeatKey, dict[StrictStr, StrictBool]]]
+    daily: NotRequired[DailyKey]
+    aids: NotRequired[
+        Annotated[list[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")]], Field(max_length=40)]
+    ]
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -325,6 +335,8 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         room=state.get("room"),
         opens_at=state.get("opens_at"),
         views=views,
+        daily=state.get("daily"),
+        aids=state.get("aids", []),
     )
 
 

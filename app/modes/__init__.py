@@ -58,7 +58,10 @@ def new_game(
 
 def apply_move(game: Game, move: Move, **turn: Any) -> tuple[Game, Outcome]:
     """Apply a move by the rules of the game's mode; `turn` is Mode.apply's rng, now, analyzer and limits."""
-    return get_mode(game.mode).apply(game, move, **turn)
+    after, outcome = get_mode(game.mode).apply(game, move, **turn)
+    if move.bot:
+        after.aided("bot")
+    return after, outcome
 
 
 def hint(game: Game, analyzer: Analyzer) -> Hint:

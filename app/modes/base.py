@@ -131,12 +131,18 @@ class Mode:
             state=self.new_state(),
             seats=list(seats or []),
         )
+        for name in sorted(type(options).helping()):
+            if getattr(options, name):
+                game.aided(name)
         self.deal(game, rng, secret)
         return game
 
     # Settings that leave a board to skill alone when several people play it at once (a race): where they
     # start from unless the room asks otherwise.
     even_settings: ClassVar[dict[str, bool]] = {}
+    # The settings of the mode's board of the day (app.daily), on the Expert board; None: the mode has none.
+    daily: ClassVar[dict[str, bool] | None] = None
+    daily_title: ClassVar[str] = ""  # what the day's page calls that board
 
     def shared_board(
         self, width: int, height: int, mines: int, options: Switches, *, rng: random.Random, secret: bytes = b""
@@ -453,6 +459,8 @@ class Mode:
         return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
 
     def first_click_hint(self, game: Game) -> str:
+        if game.state.get("start") is not None:
+            return "Start on the marked cell: whoever starts there is dealt the same board"
         if getattr(game.options, "first_click_safe_only", False):
             return "Click anywhere: the first click is always safe"
         return "Click anywhere: the first click opens an area"

@@ -169,6 +169,8 @@ class Classic(Mode):
         game.hidden = {"layout_seed": layout_seed, "mines": None}
 
     board_ids = True
+    daily: ClassVar[dict[str, bool] | None] = {"no_guess": True}
+    daily_title: ClassVar[str] = "No-guess Expert"
     # A race on a board that needs no guess: nobody wins it by luck.
     even_settings: ClassVar[dict[str, bool]] = {"no_guess": True}
 

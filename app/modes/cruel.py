@@ -13,14 +13,14 @@ import hashlib
 import logging
 import random
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, NotRequired
 
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import Game, Hint, Move, Options, Turn, setting
+from app.game import Game, Hint, Move, Options, Switches, Turn, setting
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
-from app.stored import Count, schema
+from app.stored import Cell, Count, schema
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
 from solver.generate import opening_layout
 
@@ -38,6 +38,8 @@ class CruelOptions(Options):
 @schema
 class CruelState(TypedDict):
     forced_guesses: Count
+    # A board several play alike (a race's, the day's): a first click that deals everyone the same opening.
+    start: NotRequired[Cell]
 
 
 @schema
@@ -75,8 +77,20 @@ class Cruel(SeededDeals):
     state_schema = CruelState
     secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
 
+    daily: ClassVar[dict[str, bool] | None] = {}
+    daily_title: ClassVar[str] = "Cruel Expert"
+
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
+
+    def shared_board(
+        self, width: int, height: int, mines: int, options: Switches, *, rng: random.Random, secret: bytes = b""
+    ) -> Game:
+        """The deals' seed shared, and a first click marked: the same clicks deal the same cells, and players
+        who start on the mark start alike (any first click is safe, but each deals its own opening)."""
+        game = self.new_game(width, height, mines, options, rng=rng, secret=secret)
+        game.state["start"] = game.index(rng.randrange(game.width), rng.randrange(game.height))
+        return game
 
     def reveal_cell(self, turn: Turn, index: int) -> None:
         game = turn.game

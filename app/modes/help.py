@@ -39,6 +39,7 @@ class Help(Classic):
     action_notes = {"help": "granted when no covered cell is provably safe, a loss otherwise"}
     # Luck decides nothing here already (help is granted where a guess would be forced).
     even_settings: ClassVar[dict[str, bool]] = {}
+    daily: ClassVar[dict[str, bool] | None] = None  # Classic's board of the day is enough
 
     def new_state(self) -> dict[str, Any]:
         return {**super().new_state(), "help_granted": 0, "help_used": 0, "help_pending": False, "missed": []}

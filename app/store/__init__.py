@@ -6,7 +6,19 @@ import sqlite3
 import time
 
 from app.config import ConfigurationError, Settings
-from app.store.base import Changes, Clock, Conflict, Corrupt, Listing, NotFound, Store, StoreUnavailable, new_game_id
+from app.store.base import (
+    Changes,
+    Clock,
+    Conflict,
+    Corrupt,
+    LadderPage,
+    LadderRow,
+    Listing,
+    NotFound,
+    Store,
+    StoreUnavailable,
+    new_game_id,
+)
 from app.store.memory import MemoryStore
 from app.store.sqlite import SQLiteStore
 
@@ -38,6 +50,8 @@ __all__ = [
     "Clock",
     "Conflict",
     "Corrupt",
+    "LadderPage",
+    "LadderRow",
     "Listing",
     "MemoryStore",
     "NotFound",

@@ -38,6 +38,11 @@ set of tests run against each (tests/test_store.py):
   notes the board it showed; only the player's first game of a board to end
   is a result. `tallies_of` reads the tallies without the results, however
   many; results kept before tallies are counted once, when next needed.
+- `set_name` keeps the display name a player chose, `names_of` reads many at once.
+- Ladders (a board of the day's, by its key) keep each player's first entry only: `enter_ladder` refuses
+  a later one, atomically across processes. `ladder` ranks the entries by (group, time, the order they
+  were kept) and pages the top with the player's own place; `ladder_entries_of` lists a player's entries.
+  Damaged entries are left off the page, never raised.
 - A store that cannot be reached, or cannot write (a full or read-only disk),
   raises StoreUnavailable, and works again once the fault is gone, without a restart.
 Times (last update, expiry, rate windows) come from `clock`, so tests can
@@ -124,6 +129,62 @@ def new_game_id() -> str:
 def window_start(now: float, window: float) -> float:
     """The start of the fixed rate window `now` falls in."""
     return now - now % window
+
+
+# Ladder groups, the first ranked first: a clean win, an assisted win, anything else (a loss).
+LADDER_GROUPS = 3
+# The groups a ladder's top lists (the wins, clean or assisted): a loss shows as its player's own entry only.
+LADDER_LISTED_GROUPS = 2
+# The longest time an entry may take (about 35 years): the Redis store ranks group and time by one exact score.
+LADDER_MILLIS = 2**40
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One entry of a ladder, where it ranks."""
+
+    place: int  # 1-based place among all the ladder's entries in rank order (group, millis, order kept)
+    player: str
+    group: int
+    millis: int
+    entry: str  # the JSON text as kept
+
+
+@dataclass(frozen=True)
+class LadderPage:
+    """What a ladder's page shows (Store.ladder)."""
+
+    top: list[LadderRow]  # groups 0 and 1 only, at most `limit`, in rank order
+    own: LadderRow | None  # the player's, whatever its group; None without a player or an entry
+    counts: tuple[int, int, int]  # entries in groups 0, 1, 2
+
+
+def check_ladder_arguments(*, group: int = 0, millis: int = 0, limit: int = 1) -> None:
+    """Refuse what only a bug of the caller asks, the same for every store: ValueError naming it."""
+    for name, value in (("group", group), ("millis", millis), ("limit", limit)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"a ladder's {name} is a whole number, not {value!r}")
+    if not 0 <= group < LADDER_GROUPS:
+        raise ValueError(f"a ladder has groups 0 to {LADDER_GROUPS - 1}, not {group}")
+    if not 0 <= millis < LADDER_MILLIS:
+        raise ValueError(f"an entry's millis is from 0 to {LADDER_MILLIS - 1}, not {millis}")
+    if limit < 1:
+        raise ValueError(f"a ladder's page shows at least 1 entry, not {limit}")
+
+
+def ladder_row(place: int, player: Any, group: Any, millis: Any, entry: Any) -> LadderRow | None:
+    """A ladder's row as read back, or None when what the store holds does not read (damage, a write by
+    hand): the page leaves that row out rather than fail for every player."""
+    if not (
+        isinstance(player, str)
+        and type(group) is int
+        and 0 <= group < LADDER_GROUPS
+        and type(millis) is int
+        and 0 <= millis < LADDER_MILLIS
+        and isinstance(entry, str)
+    ):
+        return None
+    return LadderRow(place, player, group, millis, entry)
 
 
 # Decoded undo histories each worker keeps (a 100x100 game's reaches about 2 MiB).
@@ -294,6 +355,36 @@ class Store:
     def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
         """Games as stored now, without their history and without a seat check (None for one gone or
         damaged): what a room shows of its games (a race's scoreboard), never what a page draws of them."""
+        raise NotImplementedError
+
+    # ----- players' names and the boards of the day's ladders ---------------------------------------
+    # The store keeps what the app hands it: names checked by the caller, entries as JSON it never reads.
+
+    def set_name(self, player: str, name: str) -> None:
+        """Keep the display name a player chose (already checked by the caller); replaces the one before."""
+        raise NotImplementedError
+
+    def names_of(self, players: list[str]) -> dict[str, str]:
+        """The names these players chose; a player who chose none is absent."""
+        raise NotImplementedError
+
+    def enter_ladder(self, ladder: str, player: str, group: int, millis: int, entry: str) -> bool:
+        """Keep the player's entry (JSON text, app-level; the store does not read it) on a ladder (a board of the
+        day's, by its key), unless the player has one there already: the first kept counts, later ones are
+        refused (False). Entries rank by (group, millis, the order they were kept): group 0 a clean win,
+        1 an assisted win, 2 anything else (a loss); millis the time the game took. Atomic: two entries of the
+        same player arriving at once keep one; entries of different players arriving at once both get a place.
+        A group or a time out of range is the caller's bug: ValueError."""
+        raise NotImplementedError
+
+    def ladder(self, ladder: str, limit: int, player: str | None = None) -> LadderPage:
+        """The first `limit` entries of groups 0 and 1 in rank order, the player's own entry with its place (also
+        when it is beyond `limit`, or in group 2), and how many entries each group has. A `limit` below 1 is
+        the caller's bug (ValueError); an entry stored damaged is left off rather than failing the page."""
+        raise NotImplementedError
+
+    def ladder_entries_of(self, player: str) -> dict[str, str]:
+        """Every ladder the player has an entry on: ladder key -> entry JSON."""
         raise NotImplementedError
 
     def check(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from app.game import Game
@@ -12,13 +13,17 @@ from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
+    LADDER_LISTED_GROUPS,
     Clock,
     Conflict,
+    LadderPage,
     Listing,
     NotFound,
     Store,
+    check_ladder_arguments,
     creator,
     encode,
+    ladder_row,
     new_game_id,
     read_room,
     room_data,
@@ -36,6 +41,10 @@ class MemoryStore(Store):
         self._boards: dict[str, dict[str, str]] = {}  # player -> board id -> the game whose end first showed it
         self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
         self._rooms: dict[str, dict[str, Any]] = {}  # room id -> data, version, members, updated
+        self._names: dict[str, str] = {}  # player -> the display name they chose
+        # ladder key -> player -> (group, millis, the order kept, entry JSON), and player -> ladder key -> entry JSON
+        self._ladders: dict[str, dict[str, tuple[int, int, int, str]]] = {}
+        self._entered: dict[str, dict[str, str]] = {}
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -235,3 +244,40 @@ class MemoryStore(Store):
             rows = {game_id: self._games.get(game_id) for game_id in game_ids}
             stored = {game_id: (row["version"], row["data"]) if row else None for game_id, row in rows.items()}
         return {game_id: self._glance(*found) if found else None for game_id, found in stored.items()}
+
+    def set_name(self, player: str, name: str) -> None:
+        with self._changed:
+            self._names[player] = name
+
+    def names_of(self, players: list[str]) -> dict[str, str]:
+        with self._changed:
+            return {player: self._names[player] for player in players if player in self._names}
+
+    def enter_ladder(self, ladder: str, player: str, group: int, millis: int, entry: str) -> bool:
+        check_ladder_arguments(group=group, millis=millis)
+        with self._changed:
+            entries = self._ladders.setdefault(ladder, {})
+            if player in entries:
+                return False
+            # Entries are never taken away, so how many were kept before is this one's order.
+            entries[player] = (group, millis, len(entries), entry)
+            self._entered.setdefault(player, {})[ladder] = entry
+            return True
+
+    def ladder(self, ladder: str, limit: int, player: str | None = None) -> LadderPage:
+        check_ladder_arguments(limit=limit)
+        with self._changed:
+            stored = self._ladders.get(ladder, {})
+            ranked = sorted((group, millis, kept, who, entry) for who, (group, millis, kept, entry) in stored.items())
+        rows = [
+            ladder_row(place, who, group, millis, entry)
+            for place, (group, millis, _, who, entry) in enumerate(ranked, 1)
+        ]
+        top = [row for row in rows if row is not None and row.group < LADDER_LISTED_GROUPS][:limit]
+        own = next((row for row in rows if row is not None and row.player == player), None)
+        counts = Counter(group for group, *_ in ranked)
+        return LadderPage(top, own, (counts[0], counts[1], counts[2]))
+
+    def ladder_entries_of(self, player: str) -> dict[str, str]:
+        with self._changed:
+            return dict(self._entered.get(player, {}))

@@ -23,6 +23,14 @@ Keys, under `prefix`:
     room:<id>       hash: version, data, members (JSON list, as indexed), created, updated (its last save)
     rooms           sorted set: every room id by last activity (its saves and its games'), for expiry and order
     member:<player> set: the rooms the player is a member of
+    names           hash: player -> the display name they chose
+    ladder:<key>    hash: player -> their entry on that board of the day's ladder, as
+                    "<group>:<millis>:<seq>:<entry JSON>" (all an entry is: its ranking can be told from it)
+    ladder-rank:<key>  sorted set: "<seq, 12 digits>:<player>" by group * LADDER_MILLIS + millis: the ladder in
+                    rank order (equal scores go by member, so by seq: the order kept)
+    ladder-kept:<key>  the last seq the ladder gave (how many entries it has kept)
+    ladders:<player>   hash: ladder key -> the player's entry JSON
+    (one script writes an entry's four keys, so they never disagree: see ENTER_LADDER)
 
 Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
 """
@@ -55,17 +63,23 @@ from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (
     CHANGES_POLL_SECONDS,
     GAMES_LISTED,
+    LADDER_GROUPS,
+    LADDER_LISTED_GROUPS,
+    LADDER_MILLIS,
     LEASE_WAIT_SECONDS,
     Changes,
     Clock,
     Conflict,
     Corrupt,
+    LadderPage,
     Listing,
     NotFound,
     Store,
     StoreUnavailable,
+    check_ladder_arguments,
     creator,
     encode,
+    ladder_row,
     new_game_id,
     read_room,
     room_data,
@@ -189,6 +203,38 @@ def renewed(lease: Lock, every: float) -> Iterator[None]:
 RESULT_RETRY = EqualJitterBackoff(cap=0.05, base=0.001)
 
 
+# Keeps a ladder's entry. A script rather than WATCH/MULTI: whether the entry is the player's first, and the
+# number it gets, are known only inside Redis as it writes, and under WATCH every entry of a ladder would
+# collide with every other (they all write its counter). Redis runs a script whole, so a client that dies
+# midway leaves no half an entry; the types and the counter are checked before the first write, because a
+# script whose later write fails is not rolled back.
+#   KEYS: the ladder's entries (hash), its ranking (sorted set), its counter, the player's ladders (hash)
+#   ARGV: player, group, millis, entry, ladder key, score
+# Returns 1 (kept), 0 (the player had an entry there already), -1 (a key of another type, a counter that is
+# not a count).
+ENTER_LADDER = """
+    local kinds = {'hash', 'zset', 'string', 'hash'}
+    for i, kind in ipairs(kinds) do
+        local found = redis.call('TYPE', KEYS[i]).ok
+        if found ~= 'none' and found ~= kind then
+            return -1
+        end
+    end
+    local kept = tonumber(redis.call('GET', KEYS[3]) or '0')
+    if kept == nil or kept < 0 or kept ~= math.floor(kept) then
+        return -1
+    end
+    local seq = string.format('%d', kept + 1)
+    if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[3] .. ':' .. seq .. ':' .. ARGV[4]) == 0 then
+        return 0
+    end
+    redis.call('SET', KEYS[3], seq)
+    redis.call('ZADD', KEYS[2], ARGV[6], string.format('%012d', kept + 1) .. ':' .. ARGV[1])
+    redis.call('HSET', KEYS[4], ARGV[5], ARGV[4])
+    return 1
+"""
+
+
 class RedisStore(Store):
     shared_by_processes = True
 
@@ -217,6 +263,8 @@ class RedisStore(Store):
             self.redis.ping()
         except (redis.RedisError, ValueError, OSError) as error:
             raise ConfigurationError(f"cannot reach Redis at {without_password(url)}: {error}") from None
+        # Sent by its digest, and loaded again only when Redis does not know it (after a restart).
+        self._enter_ladder = self.redis.register_script(ENTER_LADDER)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -881,6 +929,88 @@ class RedisStore(Store):
                 pass
 
     @store_faults()
+    def set_name(self, player: str, name: str) -> None:
+        try:
+            self.redis.hset(self._key("names"), player, name)
+        except redis.ResponseError as error:
+            raise Corrupt(f"{self._key('names')}: not stored as a hash: {error}") from None
+
+    @store_faults()
+    def names_of(self, players: list[str]) -> dict[str, str]:
+        if not players:
+            return {}
+        try:
+            names = cast(list[bytes | None], self.redis.hmget(self._key("names"), players))
+        except redis.ResponseError:  # a key of another type: no names to show, and nothing is changed
+            return {}
+        return {
+            player: name.decode(errors="replace")
+            for player, name in zip(players, names, strict=True)
+            if name is not None
+        }
+
+    def _ladder_keys(self, ladder: str) -> tuple[str, str, str]:
+        """A ladder's entries (hash), its ranking (sorted set) and its counter."""
+        return self._key("ladder", ladder), self._key("ladder-rank", ladder), self._key("ladder-kept", ladder)
+
+    @store_faults()
+    def enter_ladder(self, ladder: str, player: str, group: int, millis: int, entry: str) -> bool:
+        check_ladder_arguments(group=group, millis=millis)
+        keys = [*self._ladder_keys(ladder), self._key("ladders", player)]
+        score = group * LADDER_MILLIS + millis
+        kept = self._enter_ladder(keys=keys, args=[player, group, millis, entry, ladder, score])
+        if kept == -1:
+            raise Corrupt(f"ladder {ladder}: its keys are not of their types, or its counter is not a count")
+        return kept == 1
+
+    @store_faults()
+    def ladder(self, ladder: str, limit: int, player: str | None = None) -> LadderPage:
+        check_ladder_arguments(limit=limit)
+        entries, ranking, _ = self._ladder_keys(ladder)
+        # Two round trips, each one MULTI: the top's members and the player's entry, then the top's entries, the
+        # player's place and the counts. An entry kept in between moves the place and the counts alike (they
+        # agree); the top is a moment older. Entries are never taken away, so every member listed has its entry.
+        with self.redis.pipeline() as pipe:
+            listed_below = LADDER_LISTED_GROUPS * LADDER_MILLIS
+            pipe.zrangebyscore(ranking, "-inf", f"({listed_below}", start=0, num=limit, withscores=True)
+            if player is not None:
+                pipe.hget(entries, player)
+            first = pipe.execute(raise_on_error=False)
+        # A key of another type answers an error in place of its reply: that part of the page stays empty, and
+        # a member or an entry that does not read leaves its row out.
+        ranked = [(place, _ranked(*member)) for place, member in enumerate(_replied(first[0], []), 1)]
+        top = [(place, found) for place, found in ranked if found is not None]
+        mine = _ladder_value(_replied(first[1], None)) if player is not None else None
+        players = [found[0] for _, found in top]
+        with self.redis.pipeline() as pipe:
+            for group in range(LADDER_GROUPS):
+                pipe.zcount(ranking, group * LADDER_MILLIS, f"({(group + 1) * LADDER_MILLIS}")
+            if mine is not None:
+                pipe.zrank(ranking, f"{mine[2]:012d}:{player}")
+            if players:
+                pipe.hmget(entries, players)
+            second = pipe.execute(raise_on_error=False)
+        counts = [count if isinstance(count, int) else 0 for count in second[:LADDER_GROUPS]]
+        rank = second[LADDER_GROUPS] if mine is not None else None
+        kept = _replied(second[-1], []) if players else []
+        rows = []
+        for (place, (who, group, millis)), value in zip(top, kept, strict=False):
+            stored = _ladder_value(value)
+            rows.append(ladder_row(place, who, group, millis, stored[3]) if stored is not None else None)
+        own = None
+        if mine is not None and isinstance(rank, int):  # no rank: its ranking lost it (damage)
+            own = ladder_row(rank + 1, player, mine[0], mine[1], mine[3])
+        return LadderPage([row for row in rows if row is not None], own, (counts[0], counts[1], counts[2]))
+
+    @store_faults()
+    def ladder_entries_of(self, player: str) -> dict[str, str]:
+        try:
+            stored = cast(dict[bytes, bytes], self.redis.hgetall(self._key("ladders", player)))
+        except redis.ResponseError:  # a key of another type: no entries to show, and nothing is changed
+            return {}
+        return {ladder.decode(errors="replace"): entry.decode(errors="replace") for ladder, entry in stored.items()}
+
+    @store_faults()
     def check(self) -> None:
         self.redis.ping()
 
@@ -1039,6 +1169,30 @@ def _moment(value: bytes) -> float:
         return float(value)
     except ValueError:
         return 0.0
+
+
+def _ranked(member: bytes, score: float) -> tuple[str, int, int] | None:
+    """A ladder ranking's member as (player, group, millis); None for one whose format is broken."""
+    seq, colon, player = member.decode(errors="replace").partition(":")
+    if not (colon and seq.isdecimal() and float(score).is_integer() and score >= 0):
+        return None
+    group, millis = divmod(int(score), LADDER_MILLIS)
+    return player, group, millis
+
+
+def _replied(reply: Any, otherwise: Any) -> Any:
+    """A pipeline's reply, or `otherwise` where it holds an error (a key of another type)."""
+    return otherwise if isinstance(reply, Exception) else reply
+
+
+def _ladder_value(value: bytes | None) -> tuple[int, int, int, str] | None:
+    """A ladder's stored entry as (group, millis, seq, entry JSON); None for none, or one that does not read."""
+    if value is None:
+        return None
+    parts = value.decode(errors="replace").split(":", 3)
+    if len(parts) != 4 or not all(part.isdecimal() for part in parts[:3]):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2]), parts[3]
 
 
 def without_password(url: str) -> str:

@@ -30,15 +30,19 @@ from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
+    LADDER_LISTED_GROUPS,
     LEASE_WAIT_SECONDS,
     Clock,
     Conflict,
+    LadderPage,
     Listing,
     NotFound,
     Store,
     StoreUnavailable,
+    check_ladder_arguments,
     creator,
     encode,
+    ladder_row,
     new_game_id,
     read_room,
     room_data,
@@ -241,6 +245,24 @@ class SQLiteStore(Store):
             until REAL NOT NULL,
             PRIMARY KEY (room_id, seat)
         ) WITHOUT ROWID;
+        -- The display name each player chose (checked by the app before it is kept).
+        CREATE TABLE IF NOT EXISTS names (
+            player TEXT PRIMARY KEY,
+            name TEXT NOT NULL
+        );
+        -- Each player's first entry on a board of the day's ladder (`data`: the app's JSON, never read here),
+        -- ranked by (grp, millis, seq); `seq` numbers a ladder's entries in the order they were kept.
+        CREATE TABLE IF NOT EXISTS ladders (
+            ladder TEXT NOT NULL,
+            player TEXT NOT NULL,
+            grp INTEGER NOT NULL,
+            millis INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (ladder, player)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS ladders_by_rank ON ladders (ladder, grp, millis, seq);
+        CREATE INDEX IF NOT EXISTS ladders_by_player ON ladders (player, ladder);
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -723,6 +745,70 @@ class SQLiteStore(Store):
                 rows = connection.execute(f"SELECT id, version, data FROM games WHERE id IN ({marks})", ids)
                 games.update((game_id, self._glance(version, data)) for game_id, version, data in rows)
         return games
+
+    def set_name(self, player: str, name: str) -> None:
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO names (player, name) VALUES (?, ?) "
+                "ON CONFLICT (player) DO UPDATE SET name = excluded.name",
+                (player, name),
+            )
+
+    def names_of(self, players: list[str]) -> dict[str, str]:
+        names: dict[str, str] = {}
+        with self._connection() as connection:
+            for start in range(0, len(players), VERSIONS_PER_QUERY):
+                some = players[start : start + VERSIONS_PER_QUERY]
+                marks = ", ".join("?" * len(some))
+                names.update(connection.execute(f"SELECT player, name FROM names WHERE player IN ({marks})", some))
+        return names
+
+    def enter_ladder(self, ladder: str, player: str, group: int, millis: int, entry: str) -> bool:
+        check_ladder_arguments(group=group, millis=millis)
+        # One statement in a write transaction: the entry's number is taken under the write lock every
+        # process shares, and a player's first entry stays as it was.
+        with self._transaction() as connection:
+            return bool(
+                connection.execute(
+                    "INSERT INTO ladders (ladder, player, grp, millis, seq, data) "
+                    "SELECT ?, ?, ?, ?, COALESCE(MAX(seq), 0) + 1, ? FROM ladders WHERE ladder = ? "
+                    "ON CONFLICT (ladder, player) DO NOTHING",
+                    (ladder, player, group, millis, entry, ladder),
+                ).rowcount
+            )
+
+    def ladder(self, ladder: str, limit: int, player: str | None = None) -> LadderPage:
+        check_ladder_arguments(limit=limit)
+        # One read transaction: the top, the counts and the player's place all see the same entries.
+        with self._snapshot() as connection:
+            # The listed groups rank before any other, so the top's places count from 1.
+            top = connection.execute(
+                "SELECT player, grp, millis, data FROM ladders WHERE ladder = ? AND grp < ? "
+                "ORDER BY grp, millis, seq LIMIT ?",
+                (ladder, LADDER_LISTED_GROUPS, limit),
+            ).fetchall()
+            counts = dict(
+                connection.execute("SELECT grp, COUNT(*) FROM ladders WHERE ladder = ? GROUP BY grp", (ladder,))
+            )
+            own = None
+            if player is not None:
+                mine = connection.execute(
+                    "SELECT grp, millis, seq, data FROM ladders WHERE ladder = ? AND player = ?", (ladder, player)
+                ).fetchone()
+                if mine is not None:
+                    before = connection.execute(
+                        "SELECT COUNT(*) FROM ladders WHERE ladder = ? AND (grp, millis, seq) < (?, ?, ?)",
+                        (ladder, *mine[:3]),
+                    ).fetchone()[0]
+                    own = ladder_row(before + 1, player, mine[0], mine[1], mine[3])
+        rows = [ladder_row(place, *row) for place, row in enumerate(top, 1)]
+        return LadderPage(
+            [row for row in rows if row is not None], own, (counts.get(0, 0), counts.get(1, 0), counts.get(2, 0))
+        )
+
+    def ladder_entries_of(self, player: str) -> dict[str, str]:
+        with self._connection() as connection:
+            return dict(connection.execute("SELECT ladder, data FROM ladders WHERE player = ?", (player,)))
 
     def check(self) -> None:
         # A real write, committed: a full or read-only disk fails it as it would fail a move.

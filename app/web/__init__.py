@@ -152,4 +152,6 @@ def create_app(
     app.include_router(api.router)
     app.include_router(api.records_router)
     app.include_router(api.rooms_router)
+    app.include_router(api.daily_router)
+    app.include_router(api.names_router)
     return app

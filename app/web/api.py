@@ -16,12 +16,16 @@ from app.web.schemas import (
     ERROR_RESPONSES,
     AnalysisOut,
     BotOut,
+    DailyOut,
     ErrorOut,
     GameListOut,
     GameOut,
     HintOut,
     JoinRoomIn,
+    LadderOut,
     MoveIn,
+    NameIn,
+    NameOut,
     NewGameIn,
     NewRoomIn,
     OptionsIn,
@@ -30,7 +34,9 @@ from app.web.schemas import (
     ReviewOut,
     RoomOut,
     ShareOut,
+    daily_out,
     game_out,
+    ladder_out,
     review_out,
     room_out,
 )
@@ -38,6 +44,8 @@ from app.web.schemas import (
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
 rooms_router = APIRouter(prefix="/api/rooms", tags=["rooms"], responses=ERROR_RESPONSES)
 records_router = APIRouter(prefix="/api/records", tags=["records"], responses=ERROR_RESPONSES)
+daily_router = APIRouter(prefix="/api/daily", tags=["boards of the day"], responses=ERROR_RESPONSES)
+names_router = APIRouter(prefix="/api/name", tags=["boards of the day"], responses=ERROR_RESPONSES)
 # What every route that starts a game answers.
 CREATES_A_GAME: dict = {
     "status_code": 201,
@@ -266,3 +274,36 @@ async def leave_room(room_id: str, player: Player, service: Service) -> Response
     """Leave a room; its games stay as they were played. The last to leave takes the room away."""
     await service.leave_room(room_id, player)
     return Response(status_code=204)
+
+
+# ----- boards of the day ----------------------------------------------------------------------------------
+
+
+@daily_router.get("", response_model=DailyOut)
+async def daily(player: Player, service: Service) -> DailyOut:
+    """Today's boards (UTC; they change at 00:00 UTC), the same for every player of the server: a cruel Expert
+    board and a no-guess classic Expert board, with the player's game of each still in play, their entry on
+    each ladder, their name and their streak of days won."""
+    return daily_out(await service.daily(player))
+
+
+@daily_router.post("/{date}/{mode}/games", **CREATES_A_GAME)
+async def play_daily(date: str, mode: str, player: Player, client: Client, service: Service) -> JSONResponse:
+    """Play today's board in `mode`: the player's game of it still in play, or a new one. The first of the
+    player's games of a board to end is their entry on its ladder; later ones are practice."""
+    game_id, game = await service.play_daily(player, client, f"{date}/{mode}")
+    return JSONResponse(game_out(game_id, game, service.clock()), status_code=201)
+
+
+@daily_router.get("/{date}/ladder", response_model=LadderOut)
+async def ladder(date: str, player: Player, service: Service) -> LadderOut:
+    """The ladders of a day's boards: clean wins by time (ties by who finished first), then wins with help,
+    marked; at most the best 100, and the line of the player asking wherever it stands."""
+    return ladder_out(await service.ladders(date, player))
+
+
+@names_router.put("", response_model=NameOut)
+async def set_name(body: NameIn, player: Player, client: Client, service: Service) -> NameOut:
+    """Choose the name the ladders show (1 to 24 letters of any script, digits, spaces, '-' and '_'; trimmed).
+    A player without one is shown as "anonymous" with a tag that stays the same."""
+    return NameOut(name=await service.set_name(player, client, body.name))

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from app.changes import StreamsFull, TooManyStreams
+from app.daily_operations import DailyLimited
 from app.errors import KaboomError
 from app.game import Busy, Invalid, Refused
 from app.room_operations import TooManyRooms
@@ -57,6 +58,7 @@ ANSWERS: dict[type[KaboomError], Answer] = {
         ),
     ),
     TooManyRooms: Answer(429, lambda error: error.message),
+    DailyLimited: Answer(429, lambda error: error.message),
     Corrupt: Answer(
         500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."
     ),

@@ -1,0 +1,246 @@
+"""The service's operations on boards of the day (app.daily): the day's boards with the player's part in them,
+a game of one, its ladder, the calendar of past days, and display names."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.daily import (
+    HISTORY_DAYS,
+    LADDER_LENGTH,
+    DailyBoard,
+    Entry,
+    anonymous_name,
+    board_named,
+    boards_of,
+    checked_name,
+    day_of,
+    days_won,
+    entry_of,
+    group_of,
+    millis_of,
+    parse_date,
+    read_entry,
+    streaks,
+)
+from app.errors import KaboomError
+from app.game import Game, Invalid
+from app.seats import Player
+from app.store import Store
+
+
+class DailyLimited(KaboomError):
+    """Too many new names or games of the day from one client address in the current window."""
+
+    @classmethod
+    def of(cls, what: str, limit: int, window: float) -> DailyLimited:
+        return cls(f"Too many {what} from your address: at most {limit} every {window:g} seconds. Wait a little.")
+
+
+@dataclass(frozen=True)
+class LadderLine:
+    place: int | None  # among the clean wins; None for a win with help (listed after, marked) or any other end
+    name: str
+    named: bool  # whether the player chose the name (an anonymous one is shown apart)
+    own: bool  # the viewer's line
+    entry: Entry
+    replay: str | None  # the replay's path, when the viewer may follow it
+
+
+@dataclass(frozen=True)
+class Ladder:
+    board: DailyBoard
+    lines: list[LadderLine]  # at most LADDER_LENGTH, best first
+    own: LadderLine | None  # the viewer's, also when it is not among `lines`
+    counts: tuple[int, int, int]  # clean wins, wins with help, other ends
+    unreadable: int  # entries that did not read back: left out
+
+
+@dataclass(frozen=True)
+class DayBoard:
+    board: DailyBoard
+    game_id: str | None  # the viewer's game of it still in play
+    entry: Entry | None  # the viewer's entry on its ladder
+
+
+@dataclass(frozen=True)
+class Day:
+    date: datetime.date
+    today: bool
+    boards: list[DayBoard]
+
+
+@dataclass(frozen=True)
+class Today:
+    day: Day
+    name: str | None  # the name the player chose
+    streak: int
+    best_streak: int
+
+
+@dataclass(frozen=True)
+class History:
+    today: datetime.date
+    days: list[Day]  # newest first, HISTORY_DAYS of them
+    streak: int
+    best_streak: int
+
+
+class DailyOperations:
+    """Mixed into GameService: its store, settings and clock serve boards of the day too."""
+
+    store: Store
+    clock: Callable[[], float]
+    settings: Any
+
+    @property
+    def board_secret(self) -> bytes:
+        raise NotImplementedError
+
+    async def offload(self, work: Callable[..., Any], *args: Any, limiter: Any = None) -> Any:
+        raise NotImplementedError
+
+    def today(self) -> datetime.date:
+        return day_of(self.clock())
+
+    # ----- names -----------------------------------------------------------------------------------------
+
+    async def name_of(self, player: str) -> str | None:
+        """The name the player chose; None while they have not."""
+        return (await self.offload(self.store.names_of, [player])).get(player)
+
+    async def set_name(self, player: str, client: str, name: Any) -> str:
+        """Keep the player's display name: Invalid when malformed, NameLimited past the client's pace."""
+        name = checked_name(name)
+        return await self.offload(self._set_name, player, client, name)
+
+    def _set_name(self, player: str, client: str, name: str) -> str:
+        limit, window = self.settings.create_limit, self.settings.create_window
+        if not self.store.allow(f"name:{client}", limit, window):
+            raise DailyLimited.of("name changes", limit, window)
+        self.store.set_name(player, name)
+        return name
+
+    def _names(self, players: list[str]) -> dict[str, tuple[str, bool]]:
+        chosen = self.store.names_of(players)
+        return {
+            player: (chosen[player], True) if player in chosen else (anonymous_name(player, self.board_secret), False)
+            for player in players
+        }
+
+    # ----- the day's boards ------------------------------------------------------------------------------
+
+    async def daily(self, player: str) -> Today:
+        """Today's boards with the player's game of each still in play and their entry on each ladder; their
+        name and streak."""
+        return await self.offload(self._daily, player)
+
+    def _daily(self, player: str) -> Today:
+        today = self.today()
+        entries = self.store.ladder_entries_of(player)
+        in_play = self._daily_games_in_play(player)
+        current, best = streaks(days_won(entries), today)
+        name = self.store.names_of([player]).get(player)
+        return Today(_day(today, today, entries, in_play), name, current, best)
+
+    def _daily_games_in_play(self, player: str) -> dict[str, str]:
+        """The player's games of boards of the day still in play, by ladder key (the newest of each)."""
+        found: dict[str, str] = {}
+        for listing in self.store.games_of(player):
+            game = listing.game
+            if game is not None and game.daily and game.status == "playing" and game.maker == player:
+                found.setdefault(game.daily, listing.game_id)
+        return found
+
+    async def play_daily(self, player: str, client: str, key: str) -> tuple[str, Game]:
+        """The player's game of today's board `key`: the one they have in play, or a new one (through the same
+        creation limit as any new game). Invalid for a board that is not today's: a past board's ladder is
+        closed, and its replays are open to all."""
+        board = board_named(key, self.today())
+        if board.date != self.today():
+            raise Invalid(
+                f"the board of {board.date.isoformat()} is closed: only today's boards are played for the ladder"
+            )
+        return await self.offload(self._play_daily, player, client, board)
+
+    def _play_daily(self, player: str, client: str, board: DailyBoard) -> tuple[str, Game]:
+        in_play = self._daily_games_in_play(player).get(board.key)
+        if in_play is not None:
+            # One game of a board at a time: a second could learn the board for the first to be quick on.
+            return in_play, self.store.load(in_play, player)
+        limit, window = self.settings.create_limit, self.settings.create_window
+        if not self.store.allow(f"create:{client}", limit, window):
+            raise DailyLimited.of("new games", limit, window)
+        game = board.game(self.board_secret)
+        game.seats = [Player(player)]
+        board_id = game.state.get("board_id")
+        if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
+            game.state["layout_seen"] = True  # as for any board played again from its id (app.records)
+        game_id = self.store.create(game, self.settings.games_per_player)
+        return game_id, game
+
+    def enter_daily(self, game_id: str, game: Game) -> None:
+        """A game of a board of the day that just ended: its maker's entry on the ladder, unless they have one
+        (their first finished game counts)."""
+        if game.daily is None:
+            return
+        entry = entry_of(game_id, game)
+        self.store.enter_ladder(game.daily, game.maker, group_of(entry), millis_of(entry), json.dumps(entry))
+
+    # ----- ladders and the calendar ----------------------------------------------------------------------
+
+    async def ladders(self, date: str, viewer: str) -> tuple[datetime.date, list[Ladder]]:
+        """The ladders of a day's boards (YYYY-MM-DD, no later than today; Invalid otherwise)."""
+        day = parse_date(date, self.today())
+        return day, await self.offload(lambda: [self._ladder(board, viewer) for board in boards_of(day)])
+
+    def _ladder(self, board: DailyBoard, viewer: str) -> Ladder:
+        page = self.store.ladder(board.key, LADDER_LENGTH, viewer)
+        rows = [*page.top, *([page.own] if page.own is not None else [])]
+        names = self._names(sorted({row.player for row in rows}))
+        # Replays show the board: while the day's ladder is open, only to those whose own entry is in.
+        replays_open = board.date < self.today() or page.own is not None
+        lines, unreadable = [], 0
+        own_line = None
+        for row in rows:
+            entry = read_entry(row.entry)
+            if entry is None:
+                unreadable += row is not page.own
+                continue
+            name, named = names[row.player]
+            line = LadderLine(
+                row.place if group_of(entry) == 0 else None,
+                name,
+                named,
+                row.player == viewer,
+                entry,
+                f"/replays/{entry['game_id']}/{entry['replay']}" if replays_open and entry["replay"] else None,
+            )
+            if row is page.own:
+                own_line = line
+            else:
+                lines.append(line)
+        return Ladder(board, lines, own_line, page.counts, unreadable)
+
+    async def history(self, player: str) -> History:
+        return await self.offload(self._history, player)
+
+    def _history(self, player: str) -> History:
+        today = self.today()
+        entries = self.store.ladder_entries_of(player)
+        in_play = self._daily_games_in_play(player)
+        days = [_day(today - datetime.timedelta(days=back), today, entries, in_play) for back in range(HISTORY_DAYS)]
+        current, best = streaks(days_won(entries), today)
+        return History(today, days, current, best)
+
+
+def _day(date: datetime.date, today: datetime.date, entries: dict[str, str], in_play: dict[str, str]) -> Day:
+    boards = [
+        DayBoard(board, in_play.get(board.key), read_entry(entries[board.key]) if board.key in entries else None)
+        for board in boards_of(date)
+    ]
+    return Day(date, date == today, boards)
