@@ -35,6 +35,8 @@ NAME_LENGTH = 24
 LADDER_LENGTH = 100
 # How far back the calendar of past days looks.
 HISTORY_DAYS = 56
+# What an entry's aids add to Game.aids: the player had seen the board's layout in another game.
+LAYOUT_SEEN = "layout_seen"
 CLEAN, ASSISTED, OTHER = 0, 1, 2  # the groups a ladder ranks entries in (app.store: enter_ladder)
 EPOCH = datetime.date(1970, 1, 1)
 
@@ -86,6 +88,16 @@ def board_named(key: str, today: datetime.date) -> DailyBoard:
         expected = ", ".join(board.mode for board in boards_of(date))
         raise Invalid(f"no board of the day in mode {mode!r}: expected one of {expected}")
     return DailyBoard(date, mode)
+
+
+def stored_board(key: str) -> DailyBoard | None:
+    """The board a game's Game.daily names, as kept; None for a key that names none (data from elsewhere)."""
+    date_text, _, mode = key.partition("/")
+    try:
+        date = datetime.date.fromisoformat(date_text)
+    except ValueError:
+        return None
+    return DailyBoard(date, mode) if mode in MODES and MODES[mode].daily is not None else None
 
 
 def parse_date(text: str, today: datetime.date) -> datetime.date:
@@ -165,10 +177,12 @@ def entry_of(game_id: str, game: Game) -> Entry:
     figures = fixed_layout_figures(game)
     accuracy = accuracy_of(game)
     won = game.status == "won"
+    # A board whose layout the player saw in another game that ended first (app.service marks it) is no test.
+    aids = [*game.aids, *([LAYOUT_SEEN] if game.state.get("layout_seen") else [])]
     return {
         "won": won,
-        "clean": won and not game.aids and game.deaths == 0 and game.hints == 0,
-        "aids": list(game.aids),
+        "clean": won and not aids and game.deaths == 0 and game.hints == 0,
+        "aids": aids,
         "deaths": game.deaths,
         "seconds": game.elapsed(game.finished_at or 0.0),
         "finished_at": game.finished_at or 0.0,

@@ -78,6 +78,7 @@ class Day:
 class Today:
     day: Day
     name: str | None  # the name the player chose
+    anonymous: str  # what the ladders call them without one
     streak: int
     best_streak: int
 
@@ -145,7 +146,8 @@ class DailyOperations:
         in_play = self._daily_games_in_play(player)
         current, best = streaks(days_won(entries), today)
         name = self.store.names_of([player]).get(player)
-        return Today(_day(today, today, entries, in_play), name, current, best)
+        anonymous = anonymous_name(player, self.board_secret)
+        return Today(_day(today, today, entries, in_play), name, anonymous, current, best)
 
     def _daily_games_in_play(self, player: str) -> dict[str, str]:
         """The player's games of boards of the day still in play, by ladder key (the newest of each)."""

@@ -1,15 +1,18 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
 mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, cruel Flags against the
-computer, and rooms (a co-op room of three, a race's lobby and a race under way). The README shows two.
+computer, rooms (a co-op room of three, a race's lobby and a race under way), and the boards of the day (the
+day's page with its ladders, the calendar, a board of the day in play). The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, cruel-flags, rooms
+    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, rooms, daily
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
 """
 
+import contextlib
+import datetime
 import sys
 import tempfile
 from pathlib import Path
@@ -17,14 +20,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import httpx  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from app.daily import DailyBoard, day_of  # noqa: E402
 from app.game import PRESETS  # noqa: E402
 from app.service import Deals  # noqa: E402
 from solver import Analyzer  # noqa: E402
 from solver.position import Position  # noqa: E402
+from tests.clock import FakeClock  # noqa: E402
 from tests.live import live_server  # noqa: E402
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
+from tests.test_daily import a_mine_of  # noqa: E402
+from tests.test_daily_pages import played, win_by_proof  # noqa: E402
 from tests.test_first_minutes import blue_behind  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
@@ -319,6 +327,66 @@ def bomb_aimed(page, database: Path, size: str) -> None:
     page.wait_for_selector("#grid .c.aim")
 
 
+def daily_server_with_ladders(stack) -> tuple[str, list[dict]]:
+    """A server whose clock stands on a day of boards, with a few players on the day's ladders: clean wins, one
+    helped by a hint, a loss; the pictured player has won the cruel board on that day and the two before, and
+    has the no-guess board in play. Its URL, and the pictured player's cookies."""
+    clock = FakeClock(datetime.datetime(2026, 11, 26, 9, tzinfo=datetime.UTC).timestamp())
+    url = stack.enter_context(
+        live_server(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "daily.sqlite3", clock=clock)
+    )
+
+    def player(name: str) -> httpx.Client:
+        client = stack.enter_context(httpx.Client(base_url=url, timeout=60))
+        assert client.put("/api/name", json={"name": name}).status_code == 200
+        return client
+
+    you = player("Zoë")
+    clock.advance(-2 * 86400)
+    for _ in range(2):
+        win_by_proof(you, clock, played(you, f"{day_of(clock())}/cruel"))
+        clock.advance(86400 - 600)
+    today = day_of(clock())
+    for name, pace, aid in (("Ada", 0.8, None), ("Grace", 0.7, "hint"), ("Edsger", 1.15, None), ("Zoë", 0.95, None)):
+        someone = you if name == "Zoë" else player(name)
+        game_id = played(someone, f"{today}/cruel")
+        if aid == "hint":
+            someone.post(f"/api/games/{game_id}/hint")
+        clock.advance(30)
+        win_by_proof(someone, clock, game_id, pace)
+    loser = player("李小龍")
+    game_id = played(loser, f"{today}/classic")
+    start = loser.get(f"/api/games/{game_id}").json()["start"]
+    loser.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": start[0], "y": start[1]})
+    mine = a_mine_of(DailyBoard(today, "classic"), clock)
+    loser.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": mine[0], "y": mine[1]})
+    game_id = played(you, f"{today}/classic")
+    start = you.get(f"/api/games/{game_id}").json()["start"]
+    you.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": start[0], "y": start[1]})
+    host = url.split("//", 1)[1].split(":", 1)[0]
+    cookies = [{"name": cookie.name, "value": cookie.value, "domain": host, "path": "/"} for cookie in you.cookies.jar]
+    return url, cookies
+
+
+def daily_pictures(browser, url: str, cookies: list[dict], size: str, scheme: str, options: dict) -> None:
+    """The day's boards with their ladders, the calendar, and a board of the day in play, as the pictured player
+    sees them."""
+    context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
+    context.add_cookies(cookies)
+    page = context.new_page()
+    page.goto("/daily")
+    page.screenshot(path=str(OUT / f"daily-{size}-{scheme}.png"), full_page=size == "phone")
+    page.goto("/daily#cruel")
+    page.screenshot(path=str(OUT / f"daily-ladder-{size}-{scheme}.png"))
+    page.goto("/daily/history")
+    page.screenshot(path=str(OUT / f"daily-calendar-{size}-{scheme}.png"))
+    page.goto("/daily")
+    page.click("#classic .daily-play a")
+    page.wait_for_selector("#grid")
+    page.screenshot(path=str(OUT / f"daily-game-{size}-{scheme}.png"))
+    context.close()
+
+
 def main(presets: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
     deals = Deals(seed=9)
@@ -334,14 +402,16 @@ def main(presets: list[str]) -> None:
             race_countdown=2,
         ) as url,
         sync_playwright() as playwright,
+        contextlib.ExitStack() as stack,
     ):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        daily = daily_server_with_ladders(stack) if "daily" in presets else None
         for size, options in SIZES.items():
             for scheme in ("light", "dark"):
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms")):
+                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms", "daily")):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -365,8 +435,10 @@ def main(presets: list[str]) -> None:
                     cruel_flags_pictures(browser, url, size, scheme, options, deals)
                 if "rooms" in presets:
                     room_pictures(browser, url, size, scheme, options, deals)
+                if daily is not None:
+                    daily_pictures(browser, *daily, size, scheme, options)
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms"])
+    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily"])

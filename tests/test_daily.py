@@ -28,7 +28,8 @@ from app.modes import apply_move, get_mode, new_game
 from app.modes.classic import BoardId
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
-from solver import Analyzer, Status
+from solver import Analyzer
+from solver.strategy import progress_cell
 from tests.clock import FakeClock
 from tests.live import live_server
 
@@ -231,7 +232,8 @@ def test_streaks_count_days_won_in_a_row_and_the_current_one_holds_until_a_day_i
 
 
 def cruel_win(service: GameService, player: str, key: str = "2026-11-26/cruel", **aids: bool):
-    """Play today's cruel board to a win, by proven-safe cells (a forced guess is safe by the rules)."""
+    """Play today's cruel board to a win as a cruel-but-fair player does (solver.strategy: a forced guess by the
+    numbers is safe by the rules)."""
     game_id, game = asyncio.run(service.play_daily(player, "client", key))
     first = game.cell(game.state["start"])
     game = asyncio.run(service.move(game_id, player, Move("reveal", *first))).after
@@ -240,12 +242,11 @@ def cruel_win(service: GameService, player: str, key: str = "2026-11-26/cruel", 
     for _ in range(game.width * game.height):
         if game.status != "playing":
             break
-        statuses = Analyzer(game.position()).classify()
-        safe = sorted(cell for cell, status in statuses.items() if status is Status.SAFE)
-        cell = safe[0] if safe else sorted(cell for cell, status in statuses.items() if status is Status.UNKNOWN)[0]
+        cell = progress_cell(Analyzer(game.position()))
+        assert cell is not None
         service.clock.advance(1.0)
         game = asyncio.run(service.move(game_id, player, Move("reveal", *cell))).after
-        assert game.status != "lost", f"{cell} lost, though {'proven safe' if safe else 'a forced guess'}"
+        assert game.status != "lost", f"{cell} lost, though a cruel-but-fair player's move"
     assert game.status == "won"
     return game_id, game
 
@@ -349,3 +350,33 @@ def test_every_aid_is_kept_in_the_game_whatever_is_taken_back_after():
     assert apply_move(game, Move("flag", *covered, bot=True), rng=random.Random(0), now=2.0)[0].aids == ["bot"]
     options = get_mode("classic").options(debug_overlay=True)
     assert new_game(9, 9, 10, "classic", options, rng=random.Random(0)).aids == ["debug_overlay"]
+
+
+def test_a_board_of_the_day_whose_layout_the_player_saw_in_another_game_is_no_clean_win(service):
+    """The no-guess board's id is on its game's page: played from it and lost, it shows the layout, whether the
+    game of the day was started before or after."""
+    today = datetime.date(2026, 11, 26)
+    board = DailyBoard(today, "classic")
+    board_id = board.game(service.board_secret).state["board_id"]
+    mine = a_mine_of(board, service.clock)
+    for player, daily_first in (("alice", True), ("bob", False)):
+        if daily_first:
+            daily_id, daily = asyncio.run(service.play_daily(player, "client", board.key))
+            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *daily.cell(daily.state["start"])))).after
+        seen_id, seen = asyncio.run(service.create(player, "client", "classic", 0, 0, 0, {}, board_id))
+        assert seen.daily is None  # a board played from its id is practice, whatever board it is
+        asyncio.run(service.move(seen_id, player, Move("reveal", *seen.cell(seen.state["start"]))))
+        assert asyncio.run(service.move(seen_id, player, Move("reveal", *mine))).after.status == "lost"
+        if not daily_first:
+            daily_id, daily = asyncio.run(service.play_daily(player, "client", board.key))
+            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *daily.cell(daily.state["start"])))).after
+        for _ in range(daily.width * daily.height):
+            if daily.status != "playing":
+                break
+            cell = progress_cell(Analyzer(daily.position()))
+            assert cell is not None
+            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *cell))).after
+        assert daily.status == "won" and daily.state.get("layout_seen")
+    _, (_, classic) = asyncio.run(service.ladders(today.isoformat(), "carol"))
+    assert classic.counts == (0, 2, 0)
+    assert all(line.place is None and line.entry["aids"] == ["layout_seen"] for line in classic.lines)

@@ -28,7 +28,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from app.config import Settings
 from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
-from app.web import api, errors, pages, rooms
+from app.web import api, daily, errors, pages, rooms
 from app.web.deps import STATIC, templates
 from app.web.guard import Guard, StrictJSON
 
@@ -149,6 +149,7 @@ def create_app(
     errors.install(app)
     app.include_router(pages.router)
     app.include_router(rooms.router)
+    app.include_router(daily.router)
     app.include_router(api.router)
     app.include_router(api.records_router)
     app.include_router(api.rooms_router)

@@ -144,6 +144,12 @@ async def handle(request: Request, error: Exception) -> Response:
         # The settings as stored come too: a box ticked for a refused change is unticked again.
         parts = ("panel", "settings", "grid") if stale else ("panel", "settings")
         return blocks(request, context, *parts, status_code=answer.htmx_status or answer.status)
+    again = getattr(request.state, "page_again", None)
+    if again is not None:  # a route that has a page of its own to say it on (app.web.daily)
+        try:
+            return await again(message, answer.status)
+        except KaboomError:
+            pass  # that page cannot be read either: the home page says it
     form = getattr(request.state, "form", None)
     return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
 

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from app.daily import stored_board
 from app.game import MAX_BOARD_SIDE, Game
 from app.modes import BOARD_MODE, MODES
 from app.review import Review
@@ -52,6 +53,8 @@ def page_context(
             board_data=mode.board_data(game),
             bot_offered=mode.bot_plays,
             board_id=mode.public_state(game).get("board_id"),
+            daily_board=stored_board(game.daily) if game.daily else None,
+            helping=options.helping(),
             missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
             look=Look(game, overlay),
             accuracy=kept_accuracy(game),

@@ -1,0 +1,217 @@
+"""The pages of the boards of the day: a day's boards with their ladders, the player's name, the calendar.
+
+They read what GET /api/daily and its ladder read (app.daily_operations); words about an entry are written
+here, for the pages alone.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.daily import DAILY_SIZE, LAYOUT_SEEN, Entry
+from app.daily_operations import Day, DayBoard, Ladder, LadderLine
+from app.game import AIDS
+from app.modes import get_mode
+from app.service import GameService
+from app.web.deps import Client, Player, Service
+from app.web.render import page, page_context
+from app.web.view import accuracy_text, clock_text
+
+router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+# What each aid of Game.aids is called on a ladder; a setting that helps goes by its label.
+AID_WORDS = {
+    **dict(zip(AIDS, ("hints", "undo", "the bot", "the analysis"), strict=True)),
+    LAYOUT_SEEN: "the board seen before",
+}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How the calendar shows a player's part in one board of a day."""
+
+    symbol: str
+    kind: str  # a CSS class: clean, helped, lost, playing, none
+    text: str  # what a screen reader says and the tip shows
+
+
+@dataclass(frozen=True)
+class Line:
+    """A ladder's line as the page shows it."""
+
+    place: str
+    name: str
+    named: bool
+    own: bool
+    time: str
+    rate: str
+    accuracy: str
+    helped: str  # "" for a clean win; the aids, or what ended it, otherwise
+    replay: str | None
+
+
+def line_of(line: LadderLine, mode: str) -> Line:
+    entry = line.entry
+    return Line(
+        place=str(line.place) if line.place is not None else "–",
+        name=line.name,
+        named=line.named,
+        own=line.own,
+        time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
+        rate=f"{entry['bbbv_per_second']:.2f}" if entry["won"] and entry["bbbv_per_second"] is not None else "–",
+        accuracy=accuracy_text(entry["accuracy"]),
+        helped="" if entry["clean"] else help_text(entry, mode),
+        replay=line.replay,
+    )
+
+
+def help_text(entry: Entry, mode: str) -> str:
+    """Why an entry is not a clean win, in words."""
+    options = type(get_mode(mode).options())
+    helped = [AID_WORDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
+    if entry["deaths"]:
+        helped.append(f"{entry['deaths']} mine{'s' if entry['deaths'] != 1 else ''} hit")
+    return ", ".join(helped) if helped else "help"
+
+
+def mark_of(part: DayBoard) -> Mark:
+    entry = part.entry
+    if entry is None:
+        if part.game_id is not None:
+            return Mark("▶", "playing", "in play")
+        return Mark("·", "none", "not played")
+    if entry["clean"]:
+        return Mark("★", "clean", f"won in {clock_text(entry['seconds'], tenths=True)}")
+    if entry["won"]:
+        return Mark("☆", "helped", f"won with help in {clock_text(entry['seconds'], tenths=True)}")
+    return Mark("✕", "lost", "lost")
+
+
+@dataclass(frozen=True)
+class CalendarDay:
+    day: Day
+    label: str  # the day of the month; with the month on the first shown and on a month's first day
+    marks: list[tuple[DayBoard, Mark]]
+
+
+def weeks_of(days: list[Day]) -> list[list[CalendarDay | None]]:
+    """The calendar's rows: weeks from Monday, oldest first, with gaps before the first day and after today."""
+    ordered = sorted(days, key=lambda day: day.date)
+    if not ordered:
+        return []
+    cells: list[CalendarDay | None] = [None] * ordered[0].date.weekday()
+    for day in ordered:
+        month = day is ordered[0] or day.date.day == 1
+        label = f"{day.date.day} {day.date.strftime('%b')}" if month else str(day.date.day)
+        cells.append(CalendarDay(day, label, [(part, mark_of(part)) for part in day.boards]))
+    cells += [None] * (-len(cells) % 7)
+    return [cells[start : start + 7] for start in range(0, len(cells), 7)]
+
+
+async def day_context(service: GameService, player: str, date: str | None, **extra: Any) -> dict:
+    """A day's page: its boards with their ladders and, on today's, the player's game of each, name and streak."""
+    today = service.today()
+    day, ladders = await service.ladders(date or today.isoformat(), player)
+    context = page_context(
+        None,
+        daily_page=True,
+        day=day,
+        today=day == today,
+        day_title=_day_title(day),
+        size=DAILY_SIZE,
+        before=(day - datetime.timedelta(days=1)).isoformat(),
+        after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
+        ladders=[_board_view(ladder) for ladder in ladders],
+        clock=clock_text,
+        **extra,
+    )
+    if day == today:
+        mine = await service.daily(player)
+        context.update(
+            parts={part.board.key: part for part in mine.day.boards},
+            name=mine.name,
+            anonymous=mine.anonymous,
+            streak=(mine.streak, mine.best_streak),
+        )
+    return context
+
+
+@dataclass(frozen=True)
+class BoardView:
+    ladder: Ladder
+    lines: list[Line]
+    own: Line | None  # the viewer's line when the ladder's lines leave it out
+
+
+def _board_view(ladder: Ladder) -> BoardView:
+    mode = ladder.board.mode
+    lines = [line_of(line, mode) for line in ladder.lines]
+    shown = any(line.own for line in ladder.lines)
+    own = line_of(ladder.own, mode) if ladder.own is not None and not shown else None
+    return BoardView(ladder, lines, own)
+
+
+def _day_title(day: datetime.date) -> str:
+    return f"{day.day} {day.strftime('%B %Y')}"
+
+
+def _refused_on(request: Request, service: GameService, player: str) -> None:
+    """A refused form comes back to today's page with the message, not to the home page."""
+
+    async def again(message: str, status: int) -> Response:
+        context = await day_context(service, player, None, message=message, refused=True)
+        return page(request, context, status_code=status)
+
+    request.state.page_again = again
+
+
+@router.get("/daily")
+async def today_page(request: Request, player: Player, service: Service) -> Response:
+    """Today's boards: play them, see their ladders, choose your name."""
+    return page(request, await day_context(service, player, None))
+
+
+@router.get("/daily/history")
+async def history_page(request: Request, player: Player, service: Service) -> Response:
+    """The calendar of the past weeks' boards with the player's results, and their streaks."""
+    history = await service.history(player)
+    return page(
+        request,
+        page_context(
+            None,
+            daily_page=True,
+            history=history,
+            weeks=weeks_of(history.days),
+            boards=[get_mode(part.board.mode).daily_title for part in history.days[0].boards],
+        ),
+    )
+
+
+@router.get("/daily/{date}")
+async def day_page(request: Request, date: str, player: Player, service: Service) -> Response:
+    """A day's boards and ladders; today's is the page above."""
+    return page(request, await day_context(service, player, date))
+
+
+@router.post("/daily/{date}/{mode}/games")
+async def play_form(
+    request: Request, date: str, mode: str, player: Player, client: Client, service: Service
+) -> Response:
+    """The player's game of today's board: the one in play, or a new one."""
+    _refused_on(request, service, player)
+    game_id, _ = await service.play_daily(player, client, f"{date}/{mode}")
+    return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+
+@router.post("/daily/name")
+async def name_form(
+    request: Request, player: Player, client: Client, service: Service, name: Annotated[str, Form()] = ""
+) -> Response:
+    _refused_on(request, service, player)
+    await service.set_name(player, client, name)
+    return RedirectResponse("/daily#you", status_code=303)
