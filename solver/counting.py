@@ -15,10 +15,12 @@ huge component), so every table is built under a Budget.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import add
 from typing import Generic
 
 from solver.sat import C, Constraint
@@ -57,19 +59,23 @@ class Budget:
 
 
 def _add_shifted(target: Poly, source: Poly, shift: int) -> None:
-    needed = len(source) + shift
-    if len(target) < needed:
-        target.extend([0] * (needed - len(target)))
-    for index, value in enumerate(source, start=shift):
-        target[index] += value
+    # The tables add up millions of these on a big board: slices and map keep the loop out of Python.
+    if not target:
+        target.extend([0] * shift)
+        target.extend(source)
+        return
+    end = shift + len(source)
+    if len(target) < end:
+        target.extend([0] * (end - len(target)))
+    target[shift:end] = map(add, target[shift:end], source)
 
 
 def convolve(left: Poly, right: Poly) -> Poly:
     result = [0] * (len(left) + len(right) - 1)
+    width = len(right)
     for i, a in enumerate(left):
         if a:
-            for j, b in enumerate(right):
-                result[i + j] += a * b
+            result[i : i + width] = [sum_ + a * b for sum_, b in zip(result[i : i + width], right, strict=True)]
     return result
 
 
@@ -100,17 +106,23 @@ def _cell_order(cells: Sequence[C], constraints: Sequence[Constraint[C]], budget
     # that the order sweeps the component instead of jumping around.
     touching: set[C] = set()
     remaining = set(cells)
+    # Each cell's constraints not yet opened, and those it would close (its last unplaced cell), kept up to
+    # date as cells are placed: a big component's order weighs thousands of candidates.
+    new = {cell: len(member_of[cell]) for cell in cells}
+    closing = dict.fromkeys(cells, 0)
+    for index, constraint in enumerate(constraints):
+        if unplaced_in[index] == 1:
+            for cell in constraint.cells:
+                closing[cell] += 1
+    names = {cell: repr(cell) for cell in cells}
+
+    def cost(cell: C) -> tuple[int, int, str]:
+        return (new[cell] - closing[cell], new[cell], names[cell])
+
     order = []
     while remaining:
         candidates = touching or remaining
         budget.spend(len(candidates))
-
-        def cost(cell: C) -> tuple[int, int, str]:
-            members = member_of[cell]
-            new = sum(1 for index in members if index not in opened)
-            closing = sum(1 for index in members if unplaced_in[index] == 1)
-            return (new - closing, new, repr(cell))
-
         cell = min(candidates, key=cost)
         order.append(cell)
         remaining.discard(cell)
@@ -119,7 +131,13 @@ def _cell_order(cells: Sequence[C], constraints: Sequence[Constraint[C]], budget
             if index not in opened:
                 opened.add(index)
                 touching.update(c for c in constraints[index].cells if c in remaining)
+                for member in constraints[index].cells:
+                    new[member] -= 1
             unplaced_in[index] -= 1
+            if unplaced_in[index] == 1:
+                for member in constraints[index].cells:
+                    if member in remaining:
+                        closing[member] += 1
     return order
 
 
@@ -139,6 +157,34 @@ class _Step:
         self.following = following
         # Budget units for one state: both values, each touching every open constraint.
         self.cost = 2 * (1 + len(closing) + len(following))
+
+    def successors(self, state: State) -> tuple[State | None, State | None]:
+        """apply(state, 0) and apply(state, 1) in one pass: the tables ask for both of every state."""
+        empty: list[int] | None = []
+        full: list[int] | None = []
+        for source, initial in self.closing:
+            residual = initial if source is None else state[source]
+            if residual != 0:
+                empty = None
+            if residual != 1:
+                full = None
+        for source, initial, contains, still_to_come in self.following:
+            if empty is None and full is None:
+                break
+            residual = initial if source is None else state[source]
+            if empty is not None:
+                if 0 <= residual <= still_to_come:
+                    empty.append(residual)
+                else:
+                    empty = None
+            if full is not None:
+                if contains:
+                    residual -= 1
+                if 0 <= residual <= still_to_come:
+                    full.append(residual)
+                else:
+                    full = None
+        return (None if empty is None else tuple(empty)), (None if full is None else tuple(full))
 
     def apply(self, state: State, mine: int) -> State | None:
         for source, initial in self.closing:
@@ -175,6 +221,23 @@ def _plan(order: Sequence[C], constraints: Sequence[Constraint[C]]) -> list[_Ste
     return steps
 
 
+def _spend_each(budget: Budget, charges: list[int]) -> None:
+    """Charges these one by one, as a loop doing their work would: all at once when they fit (the time is
+    looked at once), else one by one, so that the budget runs out at the same one."""
+    if not charges:
+        return
+    total = sum(charges)
+    if budget.used + total <= budget.steps:
+        budget.spend(total)
+        return
+    for charge in charges:
+        budget.spend(charge)
+
+
+# One lock for every table's tallies: they are counted once, and rarely by two threads at once.
+_TALLYING = threading.Lock()
+
+
 class ComponentCounts(Generic[C]):
     """Layouts of one component counted by mine count, with per-cell mine counts."""
 
@@ -183,27 +246,39 @@ class ComponentCounts(Generic[C]):
         self.order = _cell_order(cells, constraints, budget)
         self.steps = _plan(self.order, constraints)
         forward: list[dict[State, Poly]] = [{(): [1]}]
+        # moves[t]: every state before cell t, its layouts so far, and where it leads when the cell is empty and
+        # when it is a mine (None where it cannot), in forward[t]'s order.
+        moves: list[list[tuple[State, Poly, State | None, State | None]]] = []
         for step in self.steps:
             layer: dict[State, Poly] = {}
             budget.spend(len(forward[-1]) * step.cost)
+            leads = []
             for state, poly in forward[-1].items():
-                for mine in (0, 1):
-                    after = step.apply(state, mine)
-                    if after is not None:
-                        _add_shifted(layer.setdefault(after, []), poly, mine)
+                empty, full = step.successors(state)
+                if empty is not None:
+                    _add_shifted(layer.setdefault(empty, []), poly, 0)
+                if full is not None:
+                    _add_shifted(layer.setdefault(full, []), poly, 1)
+                leads.append((state, poly, empty, full))
             forward.append(layer)
+            moves.append(leads)
         # backward[t][state]: completions of cells t.. by their number of mines.
         backward: list[dict[State, Poly]] = [{} for _ in forward]
         backward[-1] = {state: [1] for state in forward[-1]}
+        can_be_empty = [False] * len(self.steps)  # cell t: some layout leaves it empty
+        # What counting the per-cell tallies costs, cell by cell: charged with the whole count below.
+        tally_charges: list[list[int]] = [[] for _ in self.steps]
         for t in range(len(self.steps) - 1, -1, -1):
             budget.spend(len(forward[t]) * self.steps[t].cost)
-            layer = backward[t]
-            for state in forward[t]:
+            layer, following, charges = backward[t], backward[t + 1], tally_charges[t]
+            for state, before, empty, full in moves[t]:
                 poly = []
-                for mine in (0, 1):
-                    after = self.steps[t].apply(state, mine)
-                    if after is not None and after in backward[t + 1]:
-                        _add_shifted(poly, backward[t + 1][after], mine)
+                if empty is not None and empty in following:
+                    _add_shifted(poly, following[empty], 0)
+                    can_be_empty[t] = True
+                if full is not None and full in following:
+                    _add_shifted(poly, following[full], 1)
+                    charges.append(len(before) * len(following[full]))
                 if any(poly):
                     layer[state] = poly
         self._backward = backward
@@ -212,16 +287,37 @@ class ComponentCounts(Generic[C]):
         last = max((k for k, count in enumerate(total) if count), default=-1)
         # by_mines[e]: layouts with low+e mines.
         self.by_mines: Poly = total[self.low : last + 1]
-        self.mine_by_mines: dict[C, Poly] = {}
+        self.always_mines = [cell for cell, empty in zip(self.order, can_be_empty, strict=True) if not empty]
+        # The per-cell tallies are charged now, as the whole count, but counted when first asked for: looking
+        # ahead asks mostly which cells are always mines.
+        _spend_each(budget, [charge for charges in tally_charges for charge in charges])
+        self._moves: list[list[tuple[State, Poly, State | None, State | None]]] | None = moves
+        self._mine_by_mines: dict[C, Poly] | None = None
+
+    @property
+    def mine_by_mines(self) -> dict[C, Poly]:
+        """Layouts with a mine on each cell, by mine count as by_mines."""
+        if self._mine_by_mines is None:
+            with _TALLYING:
+                if self._mine_by_mines is None:
+                    self._mine_by_mines = self._tally()
+                    self._moves = None
+        return self._mine_by_mines
+
+    def _tally(self) -> dict[C, Poly]:
+        moves, backward = self._moves, self._backward
+        assert moves is not None, "the tables were dropped before tallying"
+        last = self.low + len(self.by_mines) - 1
+        tallies: dict[C, Poly] = {}
         for t, cell in enumerate(self.order):
-            poly = []
-            for state, before in forward[t].items():
-                after = self.steps[t].apply(state, 1)
-                if after is not None and after in backward[t + 1]:
-                    budget.spend(len(before) * len(backward[t + 1][after]))
-                    _add_shifted(poly, convolve(before, backward[t + 1][after]), 1)
+            poly: Poly = []
+            following = backward[t + 1]
+            for _, before, _, full in moves[t]:
+                if full is not None and full in following:
+                    _add_shifted(poly, convolve(before, following[full]), 1)
             poly = poly[self.low : last + 1]
-            self.mine_by_mines[cell] = poly + [0] * (len(self.by_mines) - len(poly))
+            tallies[cell] = poly + [0] * (len(self.by_mines) - len(poly))
+        return tallies
 
     @property
     def width(self) -> int:

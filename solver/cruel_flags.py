@@ -28,7 +28,7 @@ from solver.flags import FlagsChoice, FlagsView
 from solver.limits import Allowance, Interrupted
 from solver.local import deduce
 from solver.lookahead import Frontier, FrontierPart
-from solver.position import COVERED, MINE, NUMBERS, Cell, neighbour_table, reading_order
+from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, neighbour_table, reading_order
 from solver.strategy import approximate_chances
 
 # Thinking time: the players stop this long before the view's deadline, and take no more than
@@ -287,8 +287,7 @@ def _density(view: FlagsView) -> float:
 
 def _part_certain(part: FrontierPart) -> int:
     """Cells of a component that are mines in every one of its layouts, whatever its mine count."""
-    by_mines = part.counts.by_mines
-    return sum(1 for tally in part.counts.mine_by_mines.values() if tally == by_mines)
+    return len(part.counts.always_mines)
 
 
 def _spread(bits: int, width: int) -> int:
@@ -324,8 +323,7 @@ class _Certain:
         found: set[int] = set()
         for part in frontier.parts:
             if self.part(part):
-                by_mines = part.counts.by_mines
-                found.update(cell for cell, tally in part.counts.mine_by_mines.items() if tally == by_mines)
+                found.update(part.counts.always_mines)
         return found
 
     def __call__(self, frontier: Frontier) -> int:
@@ -378,6 +376,9 @@ class _Certain:
 
 
 # ----- the middle game: what a reveal gives away ---------------------------------------------------------
+
+# What a cell is to an outside cell beside it, when outside cells alike stand for each other (_Judge.candidates).
+_NOTHING, _KNOWN_MINE, _OPEN_OUTSIDE, _BREAKS_ALIKE = range(4)
 
 
 @dataclass
@@ -443,11 +444,44 @@ class _Judge:
             gift += len(tight - {index})
         return zero * _flood_guess(self.outside_chance), gift + 0.01 * open_cells
 
+    def _neighbour_roles(self) -> list[int]:
+        """What each cell is to an outside cell beside it (_NOTHING, _KNOWN_MINE, _OPEN_OUTSIDE or _BREAKS_ALIKE),
+        as Frontier.around and a proven-safe covered neighbour make it: read once for the whole board."""
+        frontier = self.frontier
+        shown, proven_mines, proven_safe = frontier.symbols, frontier.mines, frontier.safe
+        roles = []
+        for n, symbol in enumerate(self.view.symbols):
+            if symbol == COVERED and n in proven_safe:
+                roles.append(_BREAKS_ALIKE)
+            elif shown[n] == MINE or n in proven_mines:
+                roles.append(_KNOWN_MINE)
+            elif shown[n] in (COVERED, FLAG) and n not in proven_safe:
+                roles.append(_OPEN_OUTSIDE if n in self.outside else _BREAKS_ALIKE)
+            else:
+                roles.append(_NOTHING)
+        return roles
+
+    def _outside_kind(self, index: int, roles: list[int]) -> tuple[int, int] | None:
+        """For an outside cell whose covered neighbours are all outside too, none proven safe: the mines known
+        around it and its undetermined neighbours (Frontier.around's), which make it alike any other such cell
+        of the same kind; None for any other cell."""
+        known = undetermined = 0
+        for n in self.neighbours[index]:
+            role = roles[n]
+            if role == _OPEN_OUTSIDE:
+                undetermined += 1
+            elif role == _KNOWN_MINE:
+                known += 1
+            elif role == _BREAKS_ALIKE:
+                return None
+        return known, undetermined
+
     def candidates(self) -> list[int]:
         """Every cell that can be empty, best first by the rough guess, taken in turn with the best by that
         guess without its floods (a flood near the numbers is often small, and the guess cannot tell);
         outside cells alike (all their covered neighbours outside too) stand for each other."""
         seen_kinds: set[tuple[int, int]] = set()
+        roles = self._neighbour_roles()
         cells: list[int] = []
         order = list(self.view.covered)
         self.rng.shuffle(order)
@@ -455,11 +489,8 @@ class _Judge:
             if index in self.mines:
                 continue
             if index in self.outside:
-                known, open_cells = self.frontier.around(index)
-                if open_cells <= self.outside and not any(
-                    n in self.frontier.safe for n in self.neighbours[index] if self.view.symbols[n] == COVERED
-                ):
-                    kind = (known, len(open_cells))
+                kind = self._outside_kind(index, roles)
+                if kind is not None:
                     if kind in seen_kinds:
                         continue
                     seen_kinds.add(kind)

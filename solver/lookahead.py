@@ -12,8 +12,11 @@ of them, and the endgame search can enumerate the layouts themselves.
 from __future__ import annotations
 
 import itertools
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from math import comb
 
 from solver.counting import Budget, Combination, ComponentCounts, convolve
@@ -38,7 +41,7 @@ class Frontier:
     mines: frozenset[int]  # covered cells proven mines
     safe: frozenset[int]  # covered cells proven safe
     parts: tuple[FrontierPart, ...]
-    outside: tuple[int, ...]  # undetermined cells next to no number
+    outside: tuple[int, ...]  # undetermined cells next to no number, in increasing order
     mines_left: int  # mines among the undetermined cells
 
     # ----- counting -------------------------------------------------------
@@ -87,7 +90,7 @@ class Frontier:
                     constraints.add(Constraint(cells, needed))
             rest = part.cells - fixed
             if rest:
-                ordered = sorted(constraints, key=lambda constraint: (sorted(constraint.cells), constraint.mines))
+                ordered = sorted(constraints, key=_constraint_order)
                 recounted = ComponentCounts(sorted(rest), ordered, budget)
                 if not recounted.by_mines:
                     return 0
@@ -149,6 +152,9 @@ class Frontier:
         for constraint in itertools.chain(
             (c for part in merged for c in part.constraints), [Constraint(open_cells, needed)]
         ):
+            if constraint.cells and index not in constraint.cells:  # most of a big component's: kept, not copied
+                constraints.add(constraint)
+                continue
             cells = constraint.cells - {index}
             if cells:
                 constraints.add(Constraint(cells, constraint.mines))
@@ -157,21 +163,19 @@ class Frontier:
         cells = frozenset().union(*(part.cells for part in merged), open_cells) - {index}
         parts = kept
         if cells:
-            ordered = sorted(constraints, key=lambda constraint: (sorted(constraint.cells), constraint.mines))
+            ordered = sorted(constraints, key=_constraint_order)
             counts = ComponentCounts(sorted(cells), ordered, budget)
             if not counts.by_mines:
                 return None
             parts = kept + (FrontierPart(cells, tuple(ordered), counts),)
-        symbols = list(self.symbols)
-        symbols[index] = str(value)
         after = Frontier(
             self.width,
             self.height,
-            tuple(symbols),
+            self.symbols[:index] + (str(value),) + self.symbols[index + 1 :],
             self.mines,
             self.safe,
             parts,
-            tuple(cell for cell in self.outside if cell not in touched),
+            _without(self.outside, touched),
             self.mines_left,
         )
         return after if after.layouts else None
@@ -202,6 +206,29 @@ class Frontier:
         return found
 
 
+def _constraint_order(constraint: Constraint[int]) -> tuple[list[int], int]:
+    return sorted(constraint.cells), constraint.mines
+
+
+def _without(cells: tuple[int, ...], removed: frozenset[int]) -> tuple[int, ...]:
+    """`cells` (in increasing order) less `removed`; `cells` itself when none of them is there. A 100x100
+    board's outside has thousands of cells and a reveal takes a handful at most, often none."""
+    places = []
+    for cell in removed:
+        place = bisect_left(cells, cell)
+        if place < len(cells) and cells[place] == cell:
+            places.append(place)
+    if not places:
+        return cells
+    kept: list[int] = []
+    start = 0
+    for place in sorted(places):
+        kept.extend(cells[start:place])
+        start = place + 1
+    kept.extend(cells[start:])
+    return tuple(kept)
+
+
 def _by_mines(counts: list[ComponentCounts[int]]) -> tuple[list[int], int]:
     """Layouts of these components together by their number of mines: counts from the least, and the least."""
     poly, low = [1], 0
@@ -211,9 +238,60 @@ def _by_mines(counts: list[ComponentCounts[int]]) -> tuple[list[int], int]:
     return poly, low
 
 
-# On a 100x100 board one C(outside, rest) has thousands of digits and costs about a millisecond, and
-# weighing 50/50s and reveals asks for the same few of them hundreds of times a move.
-_binomial = lru_cache(maxsize=1024)(comb)
+# ----- binomials, near each other -------------------------------------------------------------------------
+
+
+class _Binomials:
+    """C(n, k) for the outside, exactly. On a 100x100 board one has thousands of digits and math.comb takes
+    about half a millisecond; a move asks for a few hundred, each next to one asked before (the outside less
+    a few cells, the mines left less a few), and a neighbour is one multiplication and one division away."""
+
+    NEAR_K = 64  # how far along the row a neighbour is looked for
+    NEAR_N = 16  # and how many rows up or down, at the same k
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._known: OrderedDict[tuple[int, int], int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, n: int, k: int) -> int:
+        with self._lock:
+            value = self._known.get((n, k))
+            if value is None:
+                value = self._from_neighbour(n, k)
+                self._known[(n, k)] = value
+                if len(self._known) > self.limit:
+                    self._known.popitem(last=False)
+        return value
+
+    def _from_neighbour(self, n: int, k: int) -> int:
+        if not 0 <= k <= n:
+            return comb(n, k)
+        known = self._known
+        for distance in range(1, self.NEAR_K + 1):
+            for start in (k - distance, k + distance):
+                value = known.get((n, start))
+                if value is not None:
+                    # C(n, j + 1) = C(n, j) (n - j) / (j + 1), and back.
+                    for j in range(start, k):
+                        value = value * (n - j) // (j + 1)
+                    for j in range(start, k, -1):
+                        value = value * j // (n - j + 1)
+                    return value
+        for distance in range(1, self.NEAR_N + 1):
+            for row in (n - distance, n + distance):
+                value = known.get((row, k))
+                if value is not None and k <= min(row, n):
+                    # C(m + 1, k) = C(m, k) (m + 1) / (m + 1 - k), and back.
+                    for m in range(row, n):
+                        value = value * (m + 1) // (m + 1 - k)
+                    for m in range(row, n, -1):
+                        value = value * (m - k) // m
+                    return value
+        return comb(n, k)
+
+
+_binomial = _Binomials(8192)
 
 
 def _with_outside(poly: list[int], low: int, outside: int, mines_left: int) -> int:

@@ -16,6 +16,7 @@ from solver.cruel_flags import (
     CRUEL_FLAGS_LEVELS,
     CRUEL_FLAGS_PLAYERS,
     _Certain,
+    _Judge,
     cruel_flags_bomb,
     cruel_greedy,
     cruel_hard,
@@ -151,6 +152,28 @@ def test_the_mines_a_number_would_prove_are_counted_exactly() -> None:
 
 def view(rows: tuple[str, ...], mines: int, deadline: float | None = None) -> FlagsView:
     return FlagsView.of(Position(len(rows[0]), len(rows), mines, rows), deadline)
+
+
+def test_outside_cells_alike_are_told_apart_as_their_neighbours_say() -> None:
+    # Hard tries one outside cell of each kind (the mines known around it, its undetermined neighbours) whose
+    # covered neighbours are all outside and none proven safe; the board's roles are read once for speed, and
+    # must say what Frontier.around says cell by cell.
+    positions = [p for seed, mines in enumerate((30, 80, 150)) for p in cruel_positions(20, 20, mines, seed, 40)[5::7]]
+    positions += [sample_position(30, 30, 200, 60, 5)]
+    kinds = set()
+    for position in positions:
+        view = FlagsView.of(position)
+        frontier = view.analyzer().frontier(Budget())
+        judge = _Judge(view, frontier, time.monotonic() + 60, random.Random(0))
+        roles = judge._neighbour_roles()
+        for index in frontier.outside:
+            known, open_cells = frontier.around(index)
+            alike = open_cells <= judge.outside and not any(
+                n in frontier.safe for n in judge.neighbours[index] if view.symbols[n] == COVERED
+            )
+            assert judge._outside_kind(index, roles) == ((known, len(open_cells)) if alike else None)
+            kinds.add(judge._outside_kind(index, roles))
+    assert None in kinds and len(kinds) > 3
 
 
 def test_hard_answers_a_legal_cell_on_a_100x100_board_with_a_deadline() -> None:

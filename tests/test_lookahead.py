@@ -4,6 +4,7 @@ and the exact strategy's rules on hand-made positions: the 50/50 taken early, th
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from fractions import Fraction
 
@@ -13,8 +14,10 @@ from hypothesis import strategies as st
 
 import solver.strategy as strategy
 from solver import Analyzer, Inconsistent, Position
-from solver.lookahead import Frontier
+from solver.counting import Budget, ComponentCounts
+from solver.lookahead import Frontier, _Binomials, _without
 from solver.position import neighbour_table
+from solver.sat import Constraint
 from solver.strategy import Endgame, FiftyFifties, exact, unavoidable_pair
 from tests.reference import truth
 from tests.strategies import positions, render
@@ -300,3 +303,103 @@ def test_out_of_budget_the_strategy_still_guesses_a_sound_cell(monkeypatch, budg
 def test_the_strategy_is_the_same_for_the_same_seed(seed):
     rows = ["1.......", "........", "........", "........"]
     assert choose(rows, 8, seed) == choose(rows, 8, seed)
+
+
+# ----- what makes looking ahead cheap: the same answers as counting afresh ------------------------------
+
+
+@given(positions(max_side=5), st.data())
+def test_a_reveal_takes_the_cells_it_touches_out_of_the_outside_in_order(position, data):
+    frontier = frontier_of(position)
+    if frontier is None or not frontier.undetermined():
+        return
+    index = data.draw(st.sampled_from(frontier.undetermined()))
+    _, open_cells = frontier.around(index)
+    for value in frontier.values(index):
+        after = frontier.reveal(index, value, Budget())
+        if after is not None:
+            touched = open_cells | {index}
+            assert after.outside == tuple(cell for cell in frontier.outside if cell not in touched)
+
+
+@given(st.lists(st.integers(0, 60), unique=True), st.sets(st.integers(0, 60), max_size=9))
+def test_without_keeps_the_order_and_the_same_tuple_when_nothing_goes(cells, removed):
+    ordered = tuple(sorted(cells))
+    left = _without(ordered, frozenset(removed))
+    assert left == tuple(cell for cell in ordered if cell not in removed)
+    if not removed & set(cells):
+        assert left is ordered
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-3, 3)), max_size=40), st.integers(0, 2**32))
+def test_binomials_from_their_neighbours_are_exact(steps, seed):
+    # A walk over (n, k) as the look-ahead asks: the outside less a few cells, the mines left less a few;
+    # with a cache small enough that neighbours are dropped too.
+    binomials = _Binomials(limit=8)
+    rng = random.Random(seed)
+    n = rng.randint(200, 3000)
+    k = rng.randint(0, n)
+    for dn, dk in steps:
+        n = n - dn
+        k = min(max(0, k + dk), n)
+        assert binomials(n, k) == math.comb(n, k)
+    assert binomials(10, 11) == 0
+
+
+def component(seed: int) -> tuple[frozenset[int], list[Constraint[int]]]:
+    """A component of a seeded random board's numbers: its cells and its constraints, ordered."""
+    rng = random.Random(seed)
+    while True:
+        width, height = rng.randint(4, 7), rng.randint(3, 5)
+        cells = [(x, y) for y in range(height) for x in range(width)]
+        mines = set(rng.sample(cells, len(cells) // 3))
+        revealed = {cell for cell in cells if cell not in mines and rng.random() < 0.4}
+        frontier = frontier_of(render(width, height, len(mines), mines, revealed, set(), False))
+        if frontier is not None and frontier.parts:
+            part = max(frontier.parts, key=lambda part: len(part.cells))
+            return part.cells, list(part.constraints)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cells_always_mines_are_those_every_layout_fills_and_the_tallies_cost_the_same(seed):
+    cells, constraints = component(seed)
+    counts = ComponentCounts(sorted(cells), constraints, Budget())
+    assert counts.always_mines == [cell for cell, tally in counts.mine_by_mines.items() if tally == counts.by_mines]
+    layouts = [
+        layout for mines in range(counts.low, counts.low + len(counts.by_mines)) for layout in counts.layouts(mines)
+    ]
+    assert set(counts.always_mines) == set(cells).intersection(*layouts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_counting_order_is_the_greedy_one(seed):
+    # The order the tables are built in decides their size and so every budget: it must stay the greedy
+    # order, written here as plainly as possible.
+    cells, constraints = component(seed)
+    order = ComponentCounts(sorted(cells), constraints, Budget()).order
+    assert order == plain_greedy_order(sorted(cells), constraints)
+
+
+def plain_greedy_order(cells: list[int], constraints: list[Constraint[int]]) -> list[int]:
+    opened: set[int] = set()
+    placed: list[int] = []
+    touching: set[int] = set()
+    remaining = set(cells)
+    while remaining:
+        candidates = touching or remaining
+
+        def cost(cell: int) -> tuple[int, int, str]:
+            members = [i for i, constraint in enumerate(constraints) if cell in constraint.cells]
+            new = sum(1 for i in members if i not in opened)
+            closing = sum(1 for i in members if len(constraints[i].cells - set(placed)) == 1)
+            return (new - closing, new, repr(cell))
+
+        cell = min(candidates, key=cost)
+        placed.append(cell)
+        remaining.discard(cell)
+        touching.discard(cell)
+        for i, constraint in enumerate(constraints):
+            if cell in constraint.cells and i not in opened:
+                opened.add(i)
+                touching.update(c for c in constraint.cells if c in remaining)
+    return placed
