@@ -241,7 +241,9 @@ _TALLYING = threading.Lock()
 class ComponentCounts(Generic[C]):
     """Layouts of one component counted by mine count, with per-cell mine counts."""
 
-    def __init__(self, cells: Sequence[C], constraints: Sequence[Constraint[C]], budget: Budget):
+    def __init__(
+        self, cells: Sequence[C], constraints: Sequence[Constraint[C]], budget: Budget, tally_later: bool = False
+    ):
         constraints = list(constraints)
         self.order = _cell_order(cells, constraints, budget)
         self.steps = _plan(self.order, constraints)
@@ -288,11 +290,16 @@ class ComponentCounts(Generic[C]):
         # by_mines[e]: layouts with low+e mines.
         self.by_mines: Poly = total[self.low : last + 1]
         self.always_mines = [cell for cell, empty in zip(self.order, can_be_empty, strict=True) if not empty]
-        # The per-cell tallies are charged now, as the whole count, but counted when first asked for: looking
-        # ahead asks mostly which cells are always mines.
+        # The per-cell tallies are charged now, as the whole count; with tally_later they are counted when first
+        # asked for: looking ahead (solver.lookahead) asks mostly which cells are always mines.
         _spend_each(budget, [charge for charges in tally_charges for charge in charges])
         self._moves: list[list[tuple[State, Poly, State | None, State | None]]] | None = moves
         self._mine_by_mines: dict[C, Poly] | None = None
+        if not tally_later:
+            # A table kept (an analyzer's, which a server caches by its footprint) holds its tallies, not the
+            # forward pass they are counted from: that would double what it holds.
+            self._mine_by_mines = self._tally()
+            self._moves = None
 
     @property
     def mine_by_mines(self) -> dict[C, Poly]:

@@ -91,7 +91,7 @@ class Frontier:
             rest = part.cells - fixed
             if rest:
                 ordered = sorted(constraints, key=_constraint_order)
-                recounted = ComponentCounts(sorted(rest), ordered, budget)
+                recounted = ComponentCounts(sorted(rest), ordered, budget, tally_later=True)
                 if not recounted.by_mines:
                     return 0
                 counts.append(recounted)
@@ -164,7 +164,7 @@ class Frontier:
         parts = kept
         if cells:
             ordered = sorted(constraints, key=_constraint_order)
-            counts = ComponentCounts(sorted(cells), ordered, budget)
+            counts = ComponentCounts(sorted(cells), ordered, budget, tally_later=True)
             if not counts.by_mines:
                 return None
             parts = kept + (FrontierPart(cells, tuple(ordered), counts),)

@@ -363,7 +363,11 @@ def component(seed: int) -> tuple[frozenset[int], list[Constraint[int]]]:
 @pytest.mark.parametrize("seed", range(6))
 def test_the_cells_always_mines_are_those_every_layout_fills_and_the_tallies_cost_the_same(seed):
     cells, constraints = component(seed)
-    counts = ComponentCounts(sorted(cells), constraints, Budget())
+    now, later = Budget(), Budget()
+    counts = ComponentCounts(sorted(cells), constraints, now)
+    # Tallied when first asked (the look-ahead's tables), they are the same and were charged the same, up front.
+    deferred = ComponentCounts(sorted(cells), constraints, later, tally_later=True)
+    assert later.used == now.used and deferred.mine_by_mines == counts.mine_by_mines and later.used == now.used
     assert counts.always_mines == [cell for cell, tally in counts.mine_by_mines.items() if tally == counts.by_mines]
     layouts = [
         layout for mines in range(counts.low, counts.low + len(counts.by_mines)) for layout in counts.layouts(mines)
