@@ -56,11 +56,16 @@ class DailyBoard:
     def title(self) -> str:
         return get_mode(self.mode).daily_title
 
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """Width, height and mines (read when asked: a test may play smaller boards of the day)."""
+        return DAILY_SIZE
+
     def game(self, secret: bytes) -> Game:
         """The board as a new game nobody is seated at: the same on every host holding the server's key."""
         rules = get_mode(self.mode)
         assert rules.daily is not None, f"{self.mode} has no board of the day"
-        width, height, mines = DAILY_SIZE
+        width, height, mines = self.size
         seed = hmac.new(secret, f"kaboom daily|{self.key}".encode(), hashlib.sha256).digest()
         game = rules.shared_board(
             width, height, mines, rules.options(**rules.daily), rng=random.Random(seed), secret=secret

@@ -64,6 +64,13 @@ def server(database, deals, request):
 
 
 @pytest.fixture
+def small_dailies(monkeypatch):
+    """Boards of the day on Beginner boards (app.daily.DailyBoard.size): a ladder's rules are the same on any
+    size, and an Expert board played to its end move by move costs seconds a game."""
+    monkeypatch.setattr("app.daily.DAILY_SIZE", (9, 9, 10))
+
+
+@pytest.fixture
 def seeded(deals, deal_seed):
     """Every deal of the test comes from its seed, so a run can be repeated and any seed tried."""
     deals.reseed(deal_seed)

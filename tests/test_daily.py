@@ -251,7 +251,9 @@ def cruel_win(service: GameService, player: str, key: str = "2026-11-26/cruel", 
     return game_id, game
 
 
-def test_a_clean_win_ranks_by_time_a_helped_one_after_marked_and_only_the_first_finished_game_counts(service):
+def test_a_clean_win_ranks_by_time_a_helped_one_after_marked_and_only_the_first_finished_game_counts(
+    service, small_dailies
+):
     asyncio.run(service.set_name("alice", "client", "Alice"))
     service.clock.advance(10)
     _, slow = cruel_win(service, "alice")
@@ -352,7 +354,7 @@ def test_every_aid_is_kept_in_the_game_whatever_is_taken_back_after():
     assert new_game(9, 9, 10, "classic", options, rng=random.Random(0)).aids == ["debug_overlay"]
 
 
-def test_a_board_of_the_day_whose_layout_the_player_saw_in_another_game_is_no_clean_win(service):
+def test_a_board_of_the_day_whose_layout_the_player_saw_in_another_game_is_no_clean_win(service, small_dailies):
     """The no-guess board's id is on its game's page: played from it and lost, it shows the layout, whether the
     game of the day was started before or after."""
     today = datetime.date(2026, 11, 26)

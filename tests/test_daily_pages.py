@@ -23,6 +23,9 @@ from tests.clock import FakeClock
 from tests.live import live_server
 from tests.test_daily import KEY, MIDNIGHT, a_mine_of, cruel_win, secrets_of, service_on
 
+# Beginner boards of the day (conftest.py), for every test here: what they test holds on any size.
+pytestmark = pytest.mark.usefixtures("small_dailies")
+
 TODAY = "2026-11-26"
 
 
@@ -114,7 +117,8 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         assert "Boards of the day" in page and "26 November 2026" in page
         for key in (f"{TODAY}/cruel", f"{TODAY}/classic"):
             assert f'action="/daily/{key}/games"' in page
-        assert "Cruel Expert" in page and "No-guess Expert" in page and "30×16 · 99 mines" in page
+        width, height, mines = DailyBoard(datetime.date(2026, 11, 26), "cruel").size
+        assert "Cruel Expert" in page and "No-guess Expert" in page and f"{width}×{height} · {mines} mines" in page
         # A malformed name: said on the day's page, escaped, and nothing kept.
         refused = ada.post("/daily/name", data={"name": "<b>me</b>"})
         assert refused.status_code == 422 and "Boards of the day" in refused.text

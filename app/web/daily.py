@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.daily import DAILY_SIZE, LAYOUT_SEEN, Entry
+from app.daily import LAYOUT_SEEN, Entry
 from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.game import AIDS
 from app.modes import get_mode
@@ -123,7 +123,6 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
         day=day,
         today=day == today,
         day_title=_day_title(day),
-        size=DAILY_SIZE,
         before=(day - datetime.timedelta(days=1)).isoformat(),
         after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
         ladders=[_board_view(ladder) for ladder in ladders],

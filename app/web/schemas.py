@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from app.daily import DAILY_SIZE
 from app.game import MAX_BOARD_SIDE, Choice, Game
 from app.modes import DEFAULT_MODE, MODES, get_mode
 from app.records import Record, accuracy_of, fixed_layout_figures
@@ -866,9 +865,9 @@ def daily_out(today: Any) -> DailyOut:
                 date=board.date.isoformat(),
                 mode=board.mode,
                 title=board.title,
-                width=DAILY_SIZE[0],
-                height=DAILY_SIZE[1],
-                mines=DAILY_SIZE[2],
+                width=board.size[0],
+                height=board.size[1],
+                mines=board.size[2],
                 game_id=part.game_id,
                 entry=DailyEntryOut.of(part.entry) if part.entry is not None else None,
                 play=f"/api/daily/{board.key}/games" if day.today else None,
