@@ -162,11 +162,30 @@ def test_kaboom_tournament_prints_games_sets_points_and_share() -> None:
     assert said == [line for line in lines if " first: A " in line]
 
 
+def test_kaboom_tournament_plays_only_the_games_asked_by_their_numbers() -> None:
+    """A stopped run goes on with --games: the numbers are those each game's line showed in the whole schedule."""
+    whole = kaboom_tournament("builtin:easy", "builtin:easy", "--quick", "--seed", "5")
+    part = kaboom_tournament("builtin:easy", "builtin:easy", "--quick", "--seed", "5", "--games", "4-6", "--json")
+    assert whole.returncode == 0 and part.returncode == 0, whole.stderr + part.stderr
+    lines = [line for line in whole.stdout.splitlines() if " first: A " in line]
+    assert [line.split(".", 1)[0].strip() for line in lines] == [str(number) for number in range(1, 13)]
+    games = json.loads(part.stdout)["games"]
+    assert [game["number"] for game in games] == [4, 5, 6]
+    for game, line in zip(games, lines[3:6], strict=True):
+        assert line.startswith(f"{game['number']:>3}. {game['board']}") and f"{game['first']} first" in line
+        assert f"A {game['scores'][0]:>4} – {game['scores'][1]:<4} B" in line  # the same game, the same play
+    assert len(json.loads(part.stdout)["sets"]) == 1 and json.loads(part.stdout)["sets"][0]["games"] == 3
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["builtin:nobody", "builtin:easy"], "unknown built-in player 'nobody'"),
         (["builtin:easy", "builtin:easy", "--sizes", "30x16"], "none of the sizes 30x16"),
+        (["builtin:easy", "builtin:easy", "--quick", "--games", "10-13"], "has 12 games: --games 10-13 goes past"),
+        (["builtin:easy", "builtin:easy", "--games", "0-3"], "numbered from 1"),
+        (["builtin:easy", "builtin:easy", "--games", "5-2"], "numbered from 1"),
+        (["builtin:easy", "builtin:easy", "--games", "three"], "expected a game's number or a range"),
     ],
 )
 def test_kaboom_tournament_refuses_bad_programs_and_sizes(args: list[str], message: str) -> None:

@@ -45,8 +45,17 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
             f"none of the sizes {', '.join(f'{w}x{h}' for w, h in args.sizes)} "
             f"is in the {'quick ' if args.quick else ''}schedule"
         )
+    numbered = list(enumerate(games(boards), start=1))
+    if args.games is not None:
+        first_game, last_game = args.games
+        if last_game > len(numbered):
+            raise BadInput(
+                f"the schedule chosen has {len(numbered)} games: --games {first_game}-{last_game} goes past its end"
+            )
+        numbered = numbered[first_game - 1 : last_game]
+    numbers = [number for number, _ in numbered]
     jobs = [
-        (board, programs, first, args.seed, args.uncover_all, args.limit, args.rules) for board, first in games(boards)
+        (board, programs, first, args.seed, args.uncover_all, args.limit, args.rules) for _, (board, first) in numbered
     ]
     records: list[GameRecord] = []
     console = Console(file=sys.stderr)
@@ -64,23 +73,29 @@ def tournament(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
                 records.append(record)
                 won = [sum(1 for r in records if r.winner == side) for side in (0, 1)]
                 progress.update(task, advance=1, score=f"A {won[0]} : {won[1]} B")
-                # A full schedule takes hours: each game is said as it ends, so a run stopped early still tells.
-                progress.console.print(game_line(record), markup=False, highlight=False, soft_wrap=True)
-    report(records, programs, args, stdout)
+                # A full schedule takes hours: each game is said as it ends, with its number in the schedule, so
+                # a run stopped early still tells, and --games plays the rest.
+                line = game_line(record, numbers[len(records) - 1])
+                progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+    report(records, numbers, programs, args, stdout)
 
 
-def game_line(record: GameRecord) -> str:
+def game_line(record: GameRecord, number: int) -> str:
     names = ("A", "B")
     result = "a draw" if record.winner is None else f"{names[record.winner]} wins"
     fault = f" ({names[1 - record.winner]} {record.fault})" if record.fault and record.winner is not None else ""
     return (
-        f"{record.board.describe():<34} {names[record.first]} first: "
+        f"{number:>3}. {record.board.describe():<34} {names[record.first]} first: "
         f"A {record.scores[0]:>4} – {record.scores[1]:<4} B  {result}{fault}"
     )
 
 
 def report(
-    records: list[GameRecord], programs: tuple[Program, Program], args: argparse.Namespace, stdout: TextIO
+    records: list[GameRecord],
+    numbers: list[int],
+    programs: tuple[Program, Program],
+    args: argparse.Namespace,
+    stdout: TextIO,
 ) -> None:
     names = ("A", "B")
     results = sets(records)
@@ -100,13 +115,14 @@ def report(
                 "rules": args.rules,
                 "games": [
                     {
+                        "number": number,
                         "board": record.board.describe(),
                         "first": names[record.first],
                         "scores": record.scores,
                         "winner": None if record.winner is None else names[record.winner],
                         "fault": record.fault or None,
                     }
-                    for record in records
+                    for number, record in zip(numbers, records, strict=True)
                 ],
                 "sets": [
                     {
@@ -135,8 +151,8 @@ def report(
         stdout.write("\n")
         return
     stdout.write(f"A: {programs[0].name}\nB: {programs[1].name}\nrules: {args.rules}\n\n")
-    for record in records:
-        stdout.write(game_line(record) + "\n")
+    for number, record in zip(numbers, records, strict=True):
+        stdout.write(game_line(record, number) + "\n")
     stdout.write("\nsets (a program wins a set with two thirds of its games; a draw counts half):\n")
     for set_result in results:
         winner = "drawn" if set_result.winner is None else f"won by {names[set_result.winner]}"
@@ -170,6 +186,18 @@ def sizes_argument(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(sizes)
 
 
+def games_argument(text: str) -> tuple[int, int]:
+    """N or N-M: games of the schedule by their numbers, from 1."""
+    first, dash, last = text.strip().partition("-")
+    if not first.isdigit() or (dash and not last.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a game's number or a range N-M, got {text!r}")
+    low = int(first)
+    high = int(last) if dash else low
+    if not 1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"games are numbered from 1, the first no later than the last: got {text!r}")
+    return low, high
+
+
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "tournament",
@@ -193,6 +221,13 @@ def add_parser(commands) -> None:
         type=sizes_argument,
         metavar="WxH,...",
         help="play only these sets of the schedule, e.g. 20x20,20x100",
+    )
+    parser.add_argument(
+        "--games",
+        type=games_argument,
+        metavar="N-M",
+        help="play only these games of the schedule chosen, by the numbers each game's line shows (to go on "
+        "with a run that was stopped, or to share a schedule among machines); sets count the games played",
     )
     parser.add_argument("--jobs", type=positive, default=1, help="games played at once (default %(default)s)")
     parser.add_argument(
