@@ -20,7 +20,7 @@ from app.modes import get_mode
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
-from app.web.view import accuracy_text, clock_text
+from app.web.view import accuracy_text, clock_text, day_text
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -122,7 +122,7 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
         daily_page=True,
         day=day,
         today=day == today,
-        day_title=_day_title(day),
+        day_title=day_text(day, year=True),
         before=(day - datetime.timedelta(days=1)).isoformat(),
         after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
         ladders=[_board_view(ladder) for ladder in ladders],
@@ -153,10 +153,6 @@ def _board_view(ladder: Ladder) -> BoardView:
     shown = any(line.own for line in ladder.lines)
     own = line_of(ladder.own, mode) if ladder.own is not None and not shown else None
     return BoardView(ladder, lines, own)
-
-
-def _day_title(day: datetime.date) -> str:
-    return f"{day.day} {day.strftime('%B %Y')}"
 
 
 def _refused_on(request: Request, service: GameService, player: str) -> None:

@@ -15,7 +15,7 @@ from app.server import address_key
 from app.service import GameService
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
-from app.web.view import accuracy_text
+from app.web.view import accuracy_text, day_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -26,6 +26,7 @@ templates = Jinja2Blocks(directory=TEMPLATES)
 templates.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), FaceLoader()])
 # An accuracy as every page shows it: "94 %", or "–" for none.
 templates.env.filters["accuracy"] = accuracy_text
+templates.env.filters["day"] = day_text
 
 
 def player_id(request: Request) -> str:

@@ -6,6 +6,7 @@ Cell markup stays small (an id, a class, a label): an Expert board is about
 
 from __future__ import annotations
 
+import datetime
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -445,6 +446,11 @@ def percent(chance: Fraction | float) -> str:
 
 ACCURACY_TITLE = "The share of its moves that bet on something that were proven or the best guess"
 NOT_GRADED_TITLE = "Too long to grade when it ended: its replay grades it"
+
+
+def day_text(date: datetime.date, year: bool = False) -> str:
+    """ "26 November", or "26 November 2026": a day as the pages of the boards of the day name it."""
+    return f"{date.day} {date.strftime('%B %Y' if year else '%B')}"
 
 
 def accuracy_text(value: Fraction | float | None) -> str:
