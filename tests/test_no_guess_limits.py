@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 import html
 import random
-from concurrent.futures import Future
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
 
 import httpx
 import pytest
@@ -25,6 +28,8 @@ from solver import Allowance, Limits, OutOfWork
 from solver.generate import no_guess_layout
 from tests.clock import FakeClock
 from tests.live import live_server
+
+DEADLINE = 60.0  # the longest any wait here may take
 
 HTMX = {"HX-Request": "true"}
 REFUSAL = "No no-guess board of this size and density could be made within the server's limit"
@@ -192,7 +197,9 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
                 async with httpx.AsyncClient(transport=transport, base_url="http://kaboom", timeout=120) as client:
                     await requests(client)
 
-    app = create_app(Settings(database=tmp_path / "games.sqlite3"))
+    # A deadline no busy machine reaches: this is a test of where the work runs (a busy machine made the
+    # no-guess deal past the default 2 s and refused it).
+    app = create_app(Settings(database=tmp_path / "games.sqlite3", solver_seconds=120))
     lane = app.state.service.runner.lane
     assert lane is not None and lane._pool is None
 
@@ -229,3 +236,31 @@ def test_a_slow_game_does_not_wait_for_the_lane_to_load(tmp_path):
         assert lane._pool is None
     finally:
         lane.close()
+
+
+class _SlowToLoad(Lane):
+    """A lane whose process never finishes loading."""
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=get_context("spawn"), initializer=time.sleep, initargs=(3600,)
+            )
+        return self._pool
+
+
+def test_a_lane_still_loading_is_stopped_at_once(tmp_path):
+    """A stopping server does not wait for its lane's process to load (at the lane's low priority on a busy
+    machine, loading kept the server up 8 s): the process is ended and close() returns."""
+    lane = _SlowToLoad(Settings(database=tmp_path / "games.sqlite3"))
+    lane.start()
+    assert lane._pool is not None
+    (process,) = lane._pool._processes.values()
+    assert not lane.ready(timeout=0.2)
+    closing = threading.Thread(target=lane.close, daemon=True)
+    closing.start()
+    closing.join(DEADLINE)
+    assert not closing.is_alive(), f"close() still waited for the loading process after {DEADLINE} s"
+    process.join(DEADLINE)
+    assert process.exitcode is not None
+    assert lane._pool is None and not lane.ready()
