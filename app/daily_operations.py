@@ -32,6 +32,12 @@ from app.game import Game, Invalid
 from app.seats import Player
 from app.store import Store
 
+# A ladder links to each entry's replay (app.service shares it at the game's end).
+LADDER_REPLAY_STAYS = (
+    "this game is your entry on its board of the day's ladder, which links to its replay: "
+    "a board of the day is played in public, so the link stays"
+)
+
 
 class DailyLimited(KaboomError):
     """Too many new names or games of the day from one client address in the current window."""
@@ -192,6 +198,19 @@ class DailyOperations:
             return
         entry = entry_of(game_id, game)
         self.store.enter_ladder(game.daily, game.maker, group_of(entry), millis_of(entry), json.dumps(entry))
+
+    async def on_ladder(self, game_id: str, game: Game) -> bool:
+        """Whether the game is its maker's entry on the ladder of its board of the day, which links to its replay."""
+        if game.daily is None:
+            return False
+        return await self.offload(self.is_ladder_entry, game_id, game)
+
+    def is_ladder_entry(self, game_id: str, game: Game) -> bool:
+        if game.daily is None:
+            return False
+        text = self.store.ladder_entries_of(game.maker).get(game.daily)
+        entry = read_entry(text) if text is not None else None
+        return entry is not None and entry["game_id"] == game_id
 
     # ----- ladders and the calendar ----------------------------------------------------------------------
 

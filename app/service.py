@@ -35,7 +35,7 @@ from cachetools import LRUCache, TTLCache
 from app import allocator, modes
 from app.changes import ChangeFeed, StreamSlots
 from app.config import Settings
-from app.daily_operations import DailyOperations
+from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
 from app.errors import KaboomError
 from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Outcome, Refused, count_hint, set_options
 from app.lane import Lane
@@ -615,6 +615,8 @@ class GameService(RoomOperations, DailyOperations):
             raise Refused("the game is still in play: its replay can be shared once it has ended")
         if (game.share is not None) == shared:
             return game
+        if not shared and self.is_ladder_entry(game_id, game):
+            raise Refused(LADDER_REPLAY_STAYS)
         new = game.copy()
         new.share = new_share_key() if shared else None
         new.version += 1

@@ -23,9 +23,10 @@ from app.daily import (
     days_won,
     streaks,
 )
-from app.game import Invalid, Move, count_hint, set_options, undo
+from app.game import Invalid, Move, Refused, count_hint, set_options, undo
 from app.modes import apply_move, get_mode, new_game
 from app.modes.classic import BoardId
+from app.seats import replay_watcher
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from solver import Analyzer
@@ -276,6 +277,24 @@ def test_a_clean_win_ranks_by_time_a_helped_one_after_marked_and_only_the_first_
     )
     assert cruel.own.replay is not None and cruel.own.replay.startswith("/replays/")
     assert cruel.counts == (1, 1, 0)
+
+
+def test_an_entrys_replay_stays_shared_and_a_practice_games_link_may_be_withdrawn(service, small_dailies):
+    """The ladder links to each entry's replay: withdrawing it would leave a dead link there, so it is refused and
+    nothing changes; a later game of the board is practice, shared at its end too, and may be withdrawn."""
+    entry_id, entry = cruel_win(service, "alice")
+    assert entry.share is not None
+    with pytest.raises(Refused, match="a board of the day is played in public, so the link stays"):
+        asyncio.run(service.share(entry_id, "alice", False))
+    assert service.store.load(entry_id, "alice").share == entry.share
+    practice_id, practice = cruel_win(service, "alice")
+    assert practice.share is not None
+    assert asyncio.run(service.on_ladder(entry_id, entry)) and not asyncio.run(service.on_ladder(practice_id, practice))
+    assert asyncio.run(service.share(practice_id, "alice", False)).share is None
+    ((cruel, _),) = [asyncio.run(service.ladders("2026-11-26", "alice"))[1]]
+    assert cruel.own is not None and cruel.own.replay == f"/replays/{entry_id}/{entry.share}"
+    shown, _ = asyncio.run(service.review(entry_id, replay_watcher(entry.share)))
+    assert shown.status == "won"
 
 
 # ----- the API ---------------------------------------------------------------------------------------------

@@ -174,3 +174,26 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         for path in ("/daily/2026-11-28", "/daily/yesterday"):
             answer = bob.get(path)
             assert answer.status_code == 422 and ("still to come" in answer.text or "not a date" in answer.text)
+
+
+def test_the_replay_page_of_an_entry_keeps_its_link_and_says_why(tmp_path):
+    """The owner's replay page offers no Withdraw for an entry on a ladder (the ladder links to it) and says so; the
+    API refuses the withdrawal with its message; a practice game of the board keeps its Withdraw."""
+    clock = FakeClock(MIDNIGHT + 7200)
+    with live_server(tmp_path / "games.sqlite3", clock=clock, secret_key=KEY) as url:
+        with httpx.Client(base_url=url, timeout=30) as ada:
+            entry_id = played(ada, f"{TODAY}/cruel")
+            win_by_proof(ada, clock, entry_id)
+            replay = ada.get(f"/games/{entry_id}/replay").text
+            share = replay.split('id="share"', 1)[1].split("</section>", 1)[0]
+            assert "Withdraw the link" not in share and "so the link stays" in share
+            assert f'href="/daily/{TODAY}#cruel"' in share
+            refused = ada.delete(f"/api/games/{entry_id}/share")
+            assert refused.status_code == 409 and "so the link stays" in refused.json()["detail"]
+            link = re.search(r'id="share-link" type="text" readonly value="([^"]+)"', share)
+            assert link is not None and ada.get(link.group(1)).status_code == 200
+            practice_id = played(ada, f"{TODAY}/cruel")
+            assert practice_id != entry_id
+            win_by_proof(ada, clock, practice_id)
+            assert "Withdraw the link" in ada.get(f"/games/{practice_id}/replay").text
+            assert ada.delete(f"/api/games/{practice_id}/share").status_code == 204

@@ -194,7 +194,8 @@ async def share_replay(game_id: str, request: Request, player: Player, service: 
 
 @router.delete("/{game_id}/share", status_code=204)
 async def withdraw_replay(game_id: str, player: Player, service: Service) -> Response:
-    """Withdraw the replay's link: it opens nothing from now on (a new share makes a new link)."""
+    """Withdraw the replay's link: it opens nothing from now on (a new share makes a new link). Refused (409)
+    for the player's entry on a board of the day's ladder, which links to its replay."""
     await service.share(game_id, player, False)
     return Response(status_code=204)
 

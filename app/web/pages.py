@@ -562,7 +562,9 @@ async def replay_page(request: Request, game_id: str, player: Player, service: S
     game, graded = await service.review(game_id, player)
     share = str(request.url_for("shared_replay", game_id=game_id, key=game.share)) if game.share else None
     owner = player == game.maker
-    return page(request, replay_context(game_id, game, graded, service.clock(), owner=owner, share=share))
+    on_ladder = owner and await service.on_ladder(game_id, game)
+    context = replay_context(game_id, game, graded, service.clock(), owner=owner, share=share, on_ladder=on_ladder)
+    return page(request, context)
 
 
 @router.get("/replays/{game_id}/{key}")

@@ -121,10 +121,12 @@ def replay_context(
     owner: bool = False,
     share: str | None = None,
     key: str | None = None,
+    on_ladder: bool = False,
 ) -> dict:
     """The page's context for a finished game's replay: the header's, and the replay (app.web.replay)."""
     context = page_context(None, now=now)
-    context["replay"] = replay_view(game_id, game, review, now, owner=owner, share=share, key=key)
+    ladder = stored_board(game.daily) if on_ladder and game.daily else None
+    context["replay"] = replay_view(game_id, game, review, now, owner=owner, share=share, key=key, ladder=ladder)
     return context
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from app.daily import DailyBoard
 from app.game import Game
 from app.modes import get_mode
 from app.records import accuracy_of
@@ -265,6 +266,7 @@ class ReplayView:
     base: str  # the replay's own path (its overlay is below it)
     owner: bool  # the game's maker: may share and withdraw
     share: str | None  # the shared link, while shared
+    ladder: DailyBoard | None = None  # the board of the day whose ladder links to it (its maker's entry): it stays
     margin: str = MARGIN_TEXT
 
 
@@ -273,7 +275,15 @@ MOMENTS = ("best", "inaccuracy", "mistake", "too_complex")
 
 
 def replay_view(
-    game_id: str, game: Game, review: Review, now: float, *, owner: bool, share: str | None, key: str | None
+    game_id: str,
+    game: Game,
+    review: Review,
+    now: float,
+    *,
+    owner: bool,
+    share: str | None,
+    key: str | None,
+    ladder: DailyBoard | None = None,
 ) -> ReplayView:
     rules = get_mode(game.mode)
     start, played = frames(game, review)
@@ -298,4 +308,5 @@ def replay_view(
         base=f"/replays/{game_id}/{key}" if key else f"/games/{game_id}/replay",
         owner=owner,
         share=share,
+        ladder=ladder,
     )
