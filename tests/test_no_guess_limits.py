@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import html
 import random
+import signal
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -264,3 +265,16 @@ def test_a_lane_still_loading_is_stopped_at_once(tmp_path):
     process.join(DEADLINE)
     assert process.exitcode is not None
     assert lane._pool is None and not lane.ready()
+
+
+def test_a_lane_at_rest_is_ended_at_once(tmp_path):
+    """With no operation in it, the lane's process is ended, not asked to wind down (at its low priority on a busy
+    machine that took seconds)."""
+    lane = Lane(Settings(database=tmp_path / "games.sqlite3"))
+    lane.start()
+    assert lane.ready(timeout=DEADLINE)
+    assert lane._pool is not None
+    (process,) = lane._pool._processes.values()
+    lane.close()
+    process.join(DEADLINE)
+    assert process.exitcode == -signal.SIGTERM
