@@ -194,9 +194,7 @@ def cruel_easy(view: FlagsView, rng: random.Random) -> FlagsChoice:
     found = deduce(view.width, view.height, view.symbols)
     if found.mines:
         return _take(view, min(found.mines))
-    mines = set(found.mines)
-    pool = [index for index in view.covered if index not in mines] or view.covered
-    return FlagsChoice(view.cell(rng.choice(pool)), None, "a cell at random")
+    return FlagsChoice(view.cell(rng.choice(view.covered)), None, "a cell at random")
 
 
 def cruel_normal(view: FlagsView, rng: random.Random) -> FlagsChoice:
@@ -206,12 +204,10 @@ def cruel_normal(view: FlagsView, rng: random.Random) -> FlagsChoice:
     read = _read(view, _guard(view, started), count=False)
     if read.mines:
         return _take(view, read.mines[0])
-    mines = set(read.mines)
-    chances = approximate_chances(view.width, view.height, view.symbols, view.mines, mines)
+    chances = approximate_chances(view.width, view.height, view.symbols, view.mines, set())
     best = min(
-        (index for index in view.covered if index not in mines),
+        view.covered,
         key=lambda index: (round(chances.get(index, 0.0), 6), _covered_neighbours(view, index), index),
-        default=view.covered[0],
     )
     return FlagsChoice(view.cell(best), chances.get(best), "the safest-looking cell")
 
@@ -249,9 +245,8 @@ def _quiet_estimate(view: FlagsView, rng: random.Random, reason: str) -> FlagsCh
     found = deduce(view.width, view.height, view.symbols)
     if found.mines:
         return _take(view, min(found.mines))
-    mines, safe = set(found.mines), set(found.safe)
-    chances = approximate_chances(view.width, view.height, view.symbols, view.mines, mines)
-    chances.update(dict.fromkeys(safe, 0.0))
+    chances = approximate_chances(view.width, view.height, view.symbols, view.mines, set())
+    chances.update(dict.fromkeys(found.safe, 0.0))
     neighbours = neighbour_table(view.width, view.height)
     density = _density(view)
 
@@ -261,7 +256,7 @@ def _quiet_estimate(view: FlagsView, rng: random.Random, reason: str) -> FlagsCh
         covered = 0
         for n in neighbours[index]:
             symbol = view.symbols[n]
-            if symbol == MINE or n in mines:
+            if symbol == MINE:
                 zero = 0.0
             elif symbol == COVERED:
                 covered += 1
@@ -271,8 +266,7 @@ def _quiet_estimate(view: FlagsView, rng: random.Random, reason: str) -> FlagsCh
         flood = zero * _flood_guess(density)
         return (flood + full * covered, covered, rng.random())
 
-    pool = [index for index in view.covered if index not in mines] or view.covered
-    best = min(pool, key=estimate)
+    best = min(view.covered, key=estimate)
     return FlagsChoice(view.cell(best), chances.get(best), reason)
 
 

@@ -198,6 +198,16 @@ def test_hard_opens_the_cell_that_tells_nothing_rather_than_half_a_pair() -> Non
     assert choice.cell == (7, 0)
 
 
+def test_with_no_time_to_count_hard_takes_what_a_number_shows_and_opens_the_quietest_cell() -> None:
+    # A deadline already past leaves only the local rules and the estimate: the cell proven safe beside the
+    # found mines cannot be a zero and shows nothing new, a cell of a pair shows its partner half the time.
+    past = time.monotonic()
+    choice = cruel_hard(view(PAIRS_AND_A_QUIET_CELL, 8, deadline=past), random.Random(0))
+    assert (choice.cell, choice.reason) == ((7, 0), "the quietest-looking cell (the position was too big to count)")
+    plain_mine = cruel_hard(view(("..1",), 1, deadline=past), random.Random(0))
+    assert (plain_mine.cell, plain_mine.mine_probability) == ((1, 0), 1.0)
+
+
 def test_hard_leaves_the_opponent_to_open_the_last_pair() -> None:
     # Three pairs and one quiet cell: whoever opens a pair hands its other cell over. Opening the quiet cell
     # leaves the opponent the first and the last pair (+1 for the mover); opening a pair now loses a mine.
