@@ -387,6 +387,24 @@ class Store:
         """Every ladder the player has an entry on: ladder key -> entry JSON."""
         raise NotImplementedError
 
+    # ----- claims -------------------------------------------------------------------------------------------
+    # One value per key, set only over the value the caller read (compare and set): what must hold for all
+    # processes and hosts at once (a player's one game of a board of the day in play, a race's board sealed
+    # while it runs, a name's look held by one player). Keys and values are the app's; the store never reads them.
+
+    def claim(self, key: str, value: str, expected: str | None = None) -> bool:
+        """Set `key` to `value` if it holds `expected` now (None: if it holds nothing), atomically across
+        processes and hosts; whether it was set. `value` is never empty."""
+        raise NotImplementedError
+
+    def claimed(self, key: str) -> str | None:
+        """What `key` holds; None for nothing."""
+        raise NotImplementedError
+
+    def release(self, key: str, value: str) -> None:
+        """Let go of `key` if it holds `value` (another value stays, as the claim it is)."""
+        raise NotImplementedError
+
     def check(self) -> None:
         """Raise StoreUnavailable when games could not be read or saved right now (for /healthz)."""
 

@@ -45,6 +45,7 @@ class MemoryStore(Store):
         # ladder key -> player -> (group, millis, the order kept, entry JSON), and player -> ladder key -> entry JSON
         self._ladders: dict[str, dict[str, tuple[int, int, int, str]]] = {}
         self._entered: dict[str, dict[str, str]] = {}
+        self._claims: dict[str, str] = {}
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -281,3 +282,19 @@ class MemoryStore(Store):
     def ladder_entries_of(self, player: str) -> dict[str, str]:
         with self._changed:
             return dict(self._entered.get(player, {}))
+
+    def claim(self, key: str, value: str, expected: str | None = None) -> bool:
+        with self._changed:
+            if self._claims.get(key) != expected:
+                return False
+            self._claims[key] = value
+            return True
+
+    def claimed(self, key: str) -> str | None:
+        with self._changed:
+            return self._claims.get(key)
+
+    def release(self, key: str, value: str) -> None:
+        with self._changed:
+            if self._claims.get(key) == value:
+                del self._claims[key]

@@ -234,6 +234,29 @@ ENTER_LADDER = """
     return 1
 """
 
+# Store.claim and Store.release: compare and set (and delete), whole inside Redis. A claim's key holding another
+# type of value is treated as held by something else: the claim fails and nothing is written.
+#   KEYS: the claim's key;  ARGV: the new value, the value expected ('' for none)
+CLAIM = """
+    local found = redis.call('TYPE', KEYS[1]).ok
+    if found ~= 'none' and found ~= 'string' then
+        return 0
+    end
+    local current = redis.call('GET', KEYS[1]) or ''
+    if current ~= ARGV[2] then
+        return 0
+    end
+    redis.call('SET', KEYS[1], ARGV[1])
+    return 1
+"""
+#   KEYS: the claim's key;  ARGV: the value it must hold to be let go
+RELEASE = """
+    if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+        redis.call('DEL', KEYS[1])
+    end
+    return 1
+"""
+
 
 class RedisStore(Store):
     shared_by_processes = True
@@ -265,6 +288,8 @@ class RedisStore(Store):
             raise ConfigurationError(f"cannot reach Redis at {without_password(url)}: {error}") from None
         # Sent by its digest, and loaded again only when Redis does not know it (after a restart).
         self._enter_ladder = self.redis.register_script(ENTER_LADDER)
+        self._claim = self.redis.register_script(CLAIM)
+        self._release = self.redis.register_script(RELEASE)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -1009,6 +1034,22 @@ class RedisStore(Store):
         except redis.ResponseError:  # a key of another type: no entries to show, and nothing is changed
             return {}
         return {ladder.decode(errors="replace"): entry.decode(errors="replace") for ladder, entry in stored.items()}
+
+    @store_faults()
+    def claim(self, key: str, value: str, expected: str | None = None) -> bool:
+        return bool(self._claim(keys=[self._key("claim", key)], args=[value, expected or ""]))
+
+    @store_faults()
+    def claimed(self, key: str) -> str | None:
+        try:
+            value = cast(bytes | None, self.redis.get(self._key("claim", key)))
+        except redis.ResponseError:  # a key of another type: held by nothing this store wrote
+            return None
+        return None if value is None else value.decode(errors="replace")
+
+    @store_faults()
+    def release(self, key: str, value: str) -> None:
+        self._release(keys=[self._key("claim", key)], args=[value])
 
     @store_faults()
     def check(self) -> None:

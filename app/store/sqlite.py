@@ -263,6 +263,11 @@ class SQLiteStore(Store):
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS ladders_by_rank ON ladders (ladder, grp, millis, seq);
         CREATE INDEX IF NOT EXISTS ladders_by_player ON ladders (player, ladder);
+        -- Compare-and-set claims (Store.claim): one value per key, the app's words, never read here.
+        CREATE TABLE IF NOT EXISTS claims (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -809,6 +814,27 @@ class SQLiteStore(Store):
     def ladder_entries_of(self, player: str) -> dict[str, str]:
         with self._connection() as connection:
             return dict(connection.execute("SELECT ladder, data FROM ladders WHERE player = ?", (player,)))
+
+    def claim(self, key: str, value: str, expected: str | None = None) -> bool:
+        # Read and written under the write lock every process shares.
+        with self._transaction() as connection:
+            row = connection.execute("SELECT value FROM claims WHERE key = ?", (key,)).fetchone()
+            if (row[0] if row else None) != expected:
+                return False
+            connection.execute(
+                "INSERT INTO claims (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+            return True
+
+    def claimed(self, key: str) -> str | None:
+        with self._connection() as connection:
+            row = connection.execute("SELECT value FROM claims WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def release(self, key: str, value: str) -> None:
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM claims WHERE key = ? AND value = ?", (key, value))
 
     def check(self) -> None:
         # A real write, committed: a full or read-only disk fails it as it would fail a move.
