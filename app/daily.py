@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from app.game import PRESETS, Game, Invalid
+from app.game import LAYOUT_SEEN, PRESETS, Game, Invalid
 from app.modes import MODES, get_mode
 from app.records import Accuracy, Seconds, accuracy_of, fixed_layout_figures
 from app.stored import Key, schema
@@ -35,8 +35,6 @@ NAME_LENGTH = 24
 LADDER_LENGTH = 100
 # How far back the calendar of past days looks.
 HISTORY_DAYS = 56
-# What an entry's aids add to Game.aids: the player had seen the board's layout in another game.
-LAYOUT_SEEN = "layout_seen"
 CLEAN, ASSISTED, OTHER = 0, 1, 2  # the groups a ladder ranks entries in (app.store: enter_ladder)
 EPOCH = datetime.date(1970, 1, 1)
 
@@ -182,8 +180,9 @@ def entry_of(game_id: str, game: Game) -> Entry:
     figures = fixed_layout_figures(game)
     accuracy = accuracy_of(game)
     won = game.status == "won"
-    # A board whose layout the player saw in another game that ended first (app.service marks it) is no test.
-    aids = [*game.aids, *([LAYOUT_SEEN] if game.state.get("layout_seen") else [])]
+    # A board whose layout the player saw in another game (app.service marks it) is no test; games kept before
+    # that mark was an aid have it in their state alone.
+    aids = sorted({*game.aids, *([LAYOUT_SEEN] if game.state.get("layout_seen") else [])})
     return {
         "won": won,
         "clean": won and not aids and game.deaths == 0 and game.hints == 0,

@@ -28,7 +28,7 @@ from app.daily import (
     streaks,
 )
 from app.errors import KaboomError
-from app.game import Game, Invalid
+from app.game import LAYOUT_SEEN, Game, Invalid
 from app.seats import Player
 from app.store import Store
 
@@ -188,6 +188,7 @@ class DailyOperations:
         board_id = game.state.get("board_id")
         if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
             game.state["layout_seen"] = True  # as for any board played again from its id (app.records)
+            game.aided(LAYOUT_SEEN)
         game_id = self.store.create(game, self.settings.games_per_player)
         return game_id, game
 

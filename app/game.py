@@ -40,9 +40,18 @@ MARK_CYCLE = {"": FLAG, FLAG: QUESTION, QUESTION: ""}
 MARKS = {"flag": FLAG, "question": QUESTION, "none": ""}
 ACTIONS = ("reveal", "flag", "chord", "undo")
 STATUSES = ("playing", "won", "lost")
-# What may help a player beside the settings that help (Switches.helping): a hint or Show me, an undo, a move
-# or a choice of the bot's, the analysis or probabilities asked of the API.
-AIDS = ("hint", "undo", "bot", "analysis")
+# Every aid (DESIGN.md §1.8): whatever tells a player about covered cells beyond what their own play shows, or
+# takes back what it cost them. The one list: each is kept in Game.aids once it helped, whatever is taken back
+# after, and a game with any is no clean win on a ladder. Beside these, every setting that helps
+# (Switches.helping: the overlays, the assists) is an aid by its own name. Each with what a ladder calls it.
+LAYOUT_SEEN = "layout_seen"
+AIDS = {
+    "hint": "hints",  # a hint or Show me (its proof)
+    "undo": "undo",  # an undo, and with it any death (a loss taken back)
+    "bot": "the bot",  # a move of the bot's (Play for me), or its advice (What would the bot do?)
+    "analysis": "the analysis",  # the API's analysis or probabilities
+    LAYOUT_SEEN: "the board seen before",  # another game of the same board, before or after
+}
 
 
 class Refused(KaboomError):

@@ -37,7 +37,20 @@ from app.changes import ChangeFeed, StreamSlots
 from app.config import Settings
 from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
 from app.errors import KaboomError
-from app.game import BotChoice, Busy, Game, Hint, Invalid, LossReview, Move, Outcome, Refused, count_hint, set_options
+from app.game import (
+    LAYOUT_SEEN,
+    BotChoice,
+    Busy,
+    Game,
+    Hint,
+    Invalid,
+    LossReview,
+    Move,
+    Outcome,
+    Refused,
+    count_hint,
+    set_options,
+)
 from app.lane import Lane
 from app.records import Records, counts_in_records, result_of, tallied
 from app.review import Review, frame_at, kept_review, review, steps_in
@@ -327,6 +340,7 @@ class GameService(RoomOperations, DailyOperations):
             if await self.offload(self.store.board_seen_in, player, game.state["board_id"]) is not None:
                 # Known from the start: the page says so all along (app.records.counts_in_records).
                 game.state["layout_seen"] = True
+                game.aided(LAYOUT_SEEN)
         rules.seat(game, player, opponent, level)
         limit, window = self.settings.create_limit, self.settings.create_window
         if not await self.offload(self.store.allow, f"create:{client}", limit, window):
@@ -513,6 +527,7 @@ class GameService(RoomOperations, DailyOperations):
             # Another game of this board ended first, since this one started: no result, and the page says
             # why. (Two ending at the same moment are told apart by the store alone, and the page may not say.)
             after.state["layout_seen"] = True
+            after.aided(LAYOUT_SEEN)
         self._grade_at_end(before, after)
         if ended and after.daily is not None and after.share is None:
             # A ladder links to each entry's replay: a board of the day is played in public.
@@ -677,7 +692,10 @@ class GameService(RoomOperations, DailyOperations):
         self._bot_off_cheap_threads(game_id, game)
         analyzer = self._analyzer(game_id, game)
         try:
-            return game, self._choose(game_id, game, analyzer, limits)
+            choice = self._choose(game_id, game, analyzer, limits)
+            # The advice names a cell it may have proven safe, as Show me does: an aid, once it is given.
+            game = self._note_aid(game_id, player, game, "bot")
+            return game, choice
         finally:
             self.analyzers.put(game_id, game, analyzer)
 
@@ -690,9 +708,9 @@ class GameService(RoomOperations, DailyOperations):
 
     @staticmethod
     def _choose(game_id: str, game: Game, analyzer: Analyzer, limits: Limits) -> BotChoice:
-        # Seeded by the game and its version, so that asking again names the same cell, and the move that
-        # follows opens the cell that was named.
-        rng = random.Random(f"{game_id}:{game.version}")
+        # Seeded by the game and the actions played, so that asking again names the same cell, and the move
+        # that follows opens the cell that was named (the version moves with what asking itself notes: Game.aids).
+        rng = random.Random(f"{game_id}:{len(game.history)}")
         try:
             with analyzer.limits(limits.timed()):
                 return modes.bot_choice(game, analyzer, rng)

@@ -82,7 +82,7 @@ def test_a_guess_has_the_chance_the_solver_counts(client, database):
 TIED = ["o*......", "........", "..*.*.*.", "*.*.*...", "........", ".*.*.*.*", "........", "*......."]
 
 
-def test_asking_again_names_the_same_cell_and_changes_nothing(client, database):
+def test_asking_again_names_the_same_cell_and_changes_nothing_but_the_aids(client, database):
     fresh = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, "mode": "classic"}).json()["id"]
     # Before the first click the rules make every cell safe; the bot's first click is a tie of its own.
     for game_id, safe in [(fresh, True), (on_layout(client, database, TIED), False)]:
@@ -90,10 +90,12 @@ def test_asking_again_names_the_same_cell_and_changes_nothing(client, database):
         answers = [suggestion(client, game_id) for _ in range(3)]
         assert answers[0]["safe"] is safe and answers == [answers[0]] * 3
         after = read(client, game_id)
-        assert (after["version"], after["board"], after["hints"]) == (
-            before["version"],
+        # The advice is an aid, kept once (one version); the board and the hints stay as they were.
+        assert (after["version"], after["board"], after["hints"], after["aids"]) == (
+            before["version"] + 1,
             before["board"],
             before["hints"],
+            ["bot"],
         )
         # The move that follows opens the cell named.
         x, y = answers[0]["x"], answers[0]["y"]
@@ -103,8 +105,8 @@ def test_asking_again_names_the_same_cell_and_changes_nothing(client, database):
 @pytest.mark.parametrize("mode", ["classic", "help"])
 def test_the_bot_move_opens_the_named_cell_as_a_move(client, database, mode):
     game_id = on_layout(client, database, PROVABLE, mode)
-    before = read(client, game_id)
     choice = suggestion(client, game_id)
+    before = read(client, game_id)
     response = client.post(f"/api/games/{game_id}/bot")
     assert response.status_code == 200, response.text
     after = response.json()
@@ -191,7 +193,9 @@ def test_the_pages_show_the_bots_cell_and_play_it_as_a_click(client, database):
     assert f'data-cell="{cell}"' in client.get(f"/games/{game_id}/bot").text
     # The step of Play for me answers as a click on that cell does, in a twin game.
     twin = on_layout(client, database, PROVABLE)
+    assert suggestion(client, twin) == choice  # asked too: the advice is an aid, kept in both games alike
     version = str(read(client, game_id)["version"])
+    assert read(client, twin)["version"] == int(version)
     stepped = client.post(f"/games/{game_id}/bot", data={"version": version}, headers=HTMX)
     clicked = client.post(
         f"/games/{twin}/moves",

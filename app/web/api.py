@@ -154,7 +154,8 @@ async def hint(game_id: str, player: Player, service: Service) -> HintOut:
 @router.get("/{game_id}/bot", response_model=BotOut)
 async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
     """Classic and help games: the cell the bot would open next, from what the player sees (never from the
-    layout); asking again names the same cell until the game changes. Asking changes nothing."""
+    layout); asking again names the same cell until the game changes. Asking changes nothing on the board, but
+    the advice is an aid: the game keeps "bot" among its `aids` (no clean win on a board of the day)."""
     _, choice = await service.bot_choice(game_id, player)
     x, y = choice.cell
     return BotOut(

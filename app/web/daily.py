@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.daily import LAYOUT_SEEN, Entry
+from app.daily import Entry
 from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.game import AIDS
 from app.modes import get_mode
@@ -23,12 +23,6 @@ from app.web.render import page, page_context
 from app.web.view import accuracy_text, clock_text, day_text
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
-
-# What each aid of Game.aids is called on a ladder; a setting that helps goes by its label.
-AID_WORDS = {
-    **dict(zip(AIDS, ("hints", "undo", "the bot", "the analysis"), strict=True)),
-    LAYOUT_SEEN: "the board seen before",
-}
 
 
 @dataclass(frozen=True)
@@ -73,7 +67,7 @@ def line_of(line: LadderLine, mode: str) -> Line:
 def help_text(entry: Entry, mode: str) -> str:
     """Why an entry is not a clean win, in words."""
     options = type(get_mode(mode).options())
-    helped = [AID_WORDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
+    helped = [AIDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
     if entry["deaths"]:
         helped.append(f"{entry['deaths']} mine{'s' if entry['deaths'] != 1 else ''} hit")
     return ", ".join(helped) if helped else "help"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from app.game import MAX_BOARD_SIDE, Choice, Game
+from app.game import AIDS, MAX_BOARD_SIDE, Choice, Game
 from app.modes import DEFAULT_MODE, MODES, get_mode
 from app.records import Record, accuracy_of, fixed_layout_figures
 from app.review import BEST_GUESS_MARGIN, Review
@@ -393,6 +393,16 @@ GAME_FIELDS: dict[str, Any] = dict(
             "the records",
         ),
     ),
+    aids=(
+        list[str],
+        Field(
+            default_factory=list,
+            description="what helped the player in this game so far, whatever was taken back since: "
+            + ", ".join(f"{name!r} ({words})" for name, words in AIDS.items())
+            + ", or the name of a setting that helps (an overlay, an assist); a game with any is no clean win on "
+            "a board of the day's ladder",
+        ),
+    ),
 )
 
 
@@ -592,6 +602,7 @@ def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
         board_id=public.get("board_id"),
         start=list(game.cell(public["start"])) if public.get("start") is not None and game.started_at is None else None,
         bot_moves=public.get("bot_moves", 0),
+        aids=game.aids,
         **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or (), strict=False)),
     ).model_dump(mode="json")
     for name in GameOut.model_fields.keys() - GAME_FIELDS.keys():
