@@ -14,10 +14,8 @@ import pytest
 from app.daily import DailyBoard
 from app.game import AIDS, Move
 from app.web import api, daily, pages, rooms
-from solver import Analyzer
-from solver.strategy import progress_cell
 from tests.live import put_layout
-from tests.test_daily import MIDNIGHT, service  # noqa: F401  (the fixture: a service on memory and on SQLite)
+from tests.test_daily import MIDNIGHT, played_out, service  # noqa: F401  (service: on memory and on SQLite)
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -131,13 +129,7 @@ def test_the_bots_advice_on_a_board_of_the_day_takes_its_clean_mark(service, sma
             game, choice = asyncio.run(service.bot_choice(game_id, player))
             assert choice.safe and game.aids == ["bot"]
             game = asyncio.run(service.move(game_id, player, Move("reveal", *choice.cell))).after
-        for _ in range(game.width * game.height):
-            if game.status != "playing":
-                break
-            cell = progress_cell(Analyzer(game.position()))
-            assert cell is not None
-            game = asyncio.run(service.move(game_id, player, Move("reveal", *cell))).after
-        assert game.status == "won"
+        assert played_out(service, game_id, player, game).status == "won"
     _, (_, classic) = asyncio.run(service.ladders(board.date.isoformat(), "carol"))
     assert classic.counts == (1, 1, 0)
     lines = {line.entry["aids"] and "ann" or "bob": line for line in classic.lines}

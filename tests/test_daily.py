@@ -23,7 +23,7 @@ from app.daily import (
     days_won,
     streaks,
 )
-from app.game import Invalid, Move, Refused, count_hint, set_options, undo
+from app.game import Game, Invalid, Move, Refused, count_hint, set_options, undo
 from app.modes import apply_move, get_mode, new_game
 from app.modes.classic import BoardId
 from app.seats import replay_watcher
@@ -355,6 +355,18 @@ def a_mine_of(board: DailyBoard, clock) -> tuple[int, int]:
     return game.cell(min(mines))
 
 
+def played_out(service: GameService, game_id: str, player: str, game: Game) -> Game:
+    """The game played on to its end, each move the cell the solver thinks best from what the player sees (a
+    no-guess board of the day is won so)."""
+    for _ in range(game.width * game.height):
+        if game.status != "playing":
+            break
+        cell = progress_cell(Analyzer(game.position()))
+        assert cell is not None
+        game = asyncio.run(service.move(game_id, player, Move("reveal", *cell))).after
+    return game
+
+
 def test_every_aid_is_kept_in_the_game_whatever_is_taken_back_after():
     game = new_game(9, 9, 10, "classic", rng=random.Random(0))
     assert game.aids == []
@@ -391,12 +403,7 @@ def test_a_board_of_the_day_whose_layout_the_player_saw_in_another_game_is_no_cl
         if not daily_first:
             daily_id, daily = asyncio.run(service.play_daily(player, "client", board.key))
             daily = asyncio.run(service.move(daily_id, player, Move("reveal", *daily.cell(daily.state["start"])))).after
-        for _ in range(daily.width * daily.height):
-            if daily.status != "playing":
-                break
-            cell = progress_cell(Analyzer(daily.position()))
-            assert cell is not None
-            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *cell))).after
+        daily = played_out(service, daily_id, player, daily)
         assert daily.status == "won" and daily.state.get("layout_seen")
     _, (_, classic) = asyncio.run(service.ladders(today.isoformat(), "carol"))
     assert classic.counts == (0, 2, 0)

@@ -3,6 +3,8 @@ hosts, what a player's one game of a board of the day, a race's sealed board and
 
 from __future__ import annotations
 
+from functools import partial
+
 from tests.test_store_ladders import at_once
 
 
@@ -26,13 +28,12 @@ def test_a_claim_is_set_only_over_the_value_read_and_let_go_only_by_its_holder(b
 
 def test_of_claims_made_at_once_from_several_processes_one_wins(backend):
     stores = [backend.store, *(backend.reopened() for _ in range(3))]
-    for round_ in range(3):
-        key = f"race:{round_}"
-        won = at_once(*(lambda store=store, n=n: store.claim(key, f"v{n}") for n, store in enumerate(stores * 2)))
+    for key in ("race:1", "race:2", "race:3"):
+        won = at_once(*(partial(store.claim, key, f"v{n}") for n, store in enumerate(stores * 2)))
         assert won.count(True) == 1, won
         winner = f"v{won.index(True)}"
         assert [store.claimed(key) for store in stores] == [winner] * len(stores)
-        moved = at_once(*(lambda store=store, n=n: store.claim(key, f"w{n}", winner) for n, store in enumerate(stores)))
+        moved = at_once(*(partial(store.claim, key, f"w{n}", winner) for n, store in enumerate(stores)))
         assert moved.count(True) == 1, moved
 
 
