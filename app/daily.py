@@ -69,6 +69,7 @@ class DailyBoard:
             width, height, mines, rules.options(**rules.daily), rng=random.Random(seed), secret=secret
         )
         game.daily = self.key
+        game.sealed = True
         return game
 
 

@@ -29,13 +29,24 @@ from app.daily import (
 )
 from app.errors import KaboomError
 from app.game import LAYOUT_SEEN, Game, Invalid
+from app.modes import get_mode
 from app.seats import Player
-from app.store import Store
+from app.store import Conflict, Corrupt, NotFound, Store
 
 # A ladder links to each entry's replay (app.service shares it at the game's end).
 LADDER_REPLAY_STAYS = (
     "this game is your entry on its board of the day's ladder, which links to its replay: "
     "a board of the day is played in public, so the link stays"
+)
+
+
+# Requests for a player's game of a board of the day that lose this many claims in a row give up (each loses
+# only to another request of the same player's that made the game it answers).
+CLAIM_ATTEMPTS = 5
+# Why a board of the day is played from nowhere but its own game until the player's entry is in.
+DAILY_SEALED = (
+    "this is a board of the day: play it from Today, where your first game of it is your entry on its ladder; "
+    "other games of it can be made once your entry is in"
 )
 
 
@@ -176,21 +187,66 @@ class DailyOperations:
         return await self.offload(self._play_daily, player, client, board)
 
     def _play_daily(self, player: str, client: str, board: DailyBoard) -> tuple[str, Game]:
-        in_play = self._daily_games_in_play(player).get(board.key)
-        if in_play is not None:
-            # One game of a board at a time: a second could learn the board for the first to be quick on.
-            return in_play, self.store.load(in_play, player)
-        limit, window = self.settings.create_limit, self.settings.create_window
-        if not self.store.allow(f"create:{client}", limit, window):
-            raise DailyLimited.of("new games", limit, window)
-        game = board.game(self.board_secret)
-        game.seats = [Player(player)]
-        board_id = game.state.get("board_id")
-        if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
-            game.state["layout_seen"] = True  # as for any board played again from its id (app.records)
-            game.aided(LAYOUT_SEEN)
-        game_id = self.store.create(game, self.settings.games_per_player)
-        return game_id, game
+        # One game of a board at a time, for every process and host at once: a second could learn the board for
+        # the first to be quick on. The player's game of it is a claim (Store.claim); a new game is kept only if
+        # its claim wins over the game read, and another request's game that won is the one answered.
+        key = f"daily-game:{board.key}:{player}"
+        for _ in range(CLAIM_ATTEMPTS):
+            claimed = self.store.claimed(key)
+            current = claimed or self._daily_games_in_play(player).get(board.key)  # one kept before claims
+            game = self._still_in_play(current, player)
+            if game is not None and current is not None:
+                if claimed is not None or self.store.claim(key, current):
+                    return current, game
+                continue  # another request's game won the claim meanwhile: that one is the player's
+
+            limit, window = self.settings.create_limit, self.settings.create_window
+            if not self.store.allow(f"create:{client}", limit, window):
+                raise DailyLimited.of("new games", limit, window)
+            game = board.game(self.board_secret)
+            game.seats = [Player(player)]
+            board_id = get_mode(game.mode).board_id(game)
+            if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
+                game.state["layout_seen"] = True  # as for any board played again from its id (app.records)
+                game.aided(LAYOUT_SEEN)
+            if claimed is not None and board.key not in self.store.ladder_entries_of(player):
+                # An earlier game of the board, deleted or expired before it ended, showed some of it.
+                game.aided(LAYOUT_SEEN)
+            try:
+                game_id = self.store.create(game, self.settings.games_per_player)
+            except Conflict:
+                continue  # the player's list changed under the write: another request's game, most likely
+            # Claimed by this request, or by another that found it listed first (one kept before claims).
+            if self.store.claim(key, game_id, expected=claimed) or self.store.claimed(key) == game_id:
+                return game_id, game
+            self.store.delete(game_id, player)
+        raise Conflict(key)
+
+    def _still_in_play(self, game_id: str | None, player: str) -> Game | None:
+        if game_id is None:
+            return None
+        try:
+            game = self.store.load(game_id, player)
+        except (NotFound, Corrupt):
+            return None
+        return game if game.status == "playing" else None
+
+    def daily_seal(self, player: str, board_id: str) -> str | None:
+        """Why the player may not make another game of `board_id` now: it is the board of a day whose entry of
+        theirs is not in yet (today's, or yesterday's while their game of it plays on). None when they may."""
+        today = self.today()
+        entries = self.store.ladder_entries_of(player)
+        for date in (today, today - datetime.timedelta(days=1)):
+            for board in boards_of(date):
+                if board.key in entries or get_mode(board.mode).board_id(board.game(self.board_secret)) != board_id:
+                    continue
+                if date == today or board.key in self._daily_games_in_play(player):
+                    return DAILY_SEALED
+        return None
+
+    def becomes_entry(self, game: Game) -> bool:
+        """Whether the game, ending now, is its maker's entry on its board of the day's ladder (their first end)."""
+        return game.daily is not None and game.daily not in self.store.ladder_entries_of(game.maker)
 
     def enter_daily(self, game_id: str, game: Game) -> None:
         """A game of a board of the day that just ended: its maker's entry on the ladder, unless they have one

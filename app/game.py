@@ -318,6 +318,9 @@ class Game:
     daily: str | None = None
     # What helped the player so far, whatever was taken back since (AIDS): a ladder ranks the games without.
     aids: list[str] = field(default_factory=list)
+    # Players compete on this board (a race's, a board of the day's): nothing that would let another game of it
+    # be made (its id) is shown while this one is played.
+    sealed: bool = False
 
     def aided(self, aid: str) -> None:
         """Note that `aid` (one of AIDS, or the name of a setting that helps) helped the player in this game."""
@@ -467,7 +470,7 @@ class Game:
         data["marks"] = {str(index): mark for index, mark in self.marks.items()}
         data["seats"] = seating.to_json(self.seats)
         # Written only when there is something: most games never undo, finish, share or sit in a room.
-        for name in ("undone", "review", "share", "room", "opens_at", "daily", "aids"):
+        for name in ("undone", "review", "share", "room", "opens_at", "daily", "aids", "sealed"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         if self.views:

@@ -25,6 +25,12 @@ from app.store import Conflict, NotFound, Store
 
 # Times a write beside another operation (a note in the room's log during a move) tries before it gives up.
 SIDE_WRITE_ATTEMPTS = 5
+# The claim (Store.claim) of a board id its room's players compete on: the room, and the round it is sealed for.
+SEALED_BOARD = "sealed-board:"
+BOARD_CONTESTED = (
+    "this board is being raced: no other game of it can be made until the race is over, "
+    "so that nobody learns its mines from a practice copy"
+)
 
 
 class TooManyRooms(KaboomError):
@@ -75,7 +81,15 @@ class ServiceGames(RoomGames):
         self.countdown = service.settings.race_countdown
         self.peeked: dict[str, int] = {}  # the games peeked at, and the versions they had
 
-    def make(self, room: Room, room_id: str, seatings: list[list[str]], *, opens_at: float | None = None) -> list[str]:
+    def make(
+        self,
+        room: Room,
+        room_id: str,
+        seatings: list[list[str]],
+        *,
+        opens_at: float | None = None,
+        sealed: str | None = None,
+    ) -> list[str]:
         rules = modes.get_mode(room.mode)
         # Several games of one board must deal alike whatever their first clicks (a race's); one game
         # shared by all is an ordinary new game, its first click the opening it always is.
@@ -88,12 +102,17 @@ class ServiceGames(RoomGames):
             rng=self.service.deals.next(),
             secret=self.service.board_secret,
         )
+        board_id = rules.board_id(board)
+        if sealed is not None and board_id is not None:
+            # Before any game of it exists: whoever finds the id finds it sealed (RoomOperations.race_seal).
+            self.store.claim(SEALED_BOARD + board_id, f"{room_id}/{sealed}")
         made = []
         for players in seatings:
             game = board.copy()
             game.seats = [Player(player) for player in players]
             game.room = room_link(room, room_id, players)
             game.opens_at = opens_at
+            game.sealed = sealed is not None
             made.append(self.store.create(game, self.service.settings.games_per_player))
         return made
 
@@ -179,6 +198,11 @@ class RoomOperations:
             raise Invalid("width, height and mines are required")
         width, height, mines = board_size(width, height, mines)
         asked = {**(rules.even_settings if rooms.even else {}), **settings}
+        for setting, (value, why) in rooms.fixed_settings.items():
+            if setting in rules.options_class.names():
+                if asked.get(setting, value) != value:
+                    raise Invalid(why)
+                asked[setting] = value
         options = rules.options(**asked)  # refuses an unknown setting, naming it
         helping = [name for name in options.helping() if getattr(options, name)]
         if helping and not rooms.assists:
@@ -339,6 +363,20 @@ class RoomOperations:
         if not any(row.game == game_id for row in standings):
             raise NotFound(game_id)
         return game
+
+    def race_seal(self, player: str, board_id: str) -> str | None:
+        """Why no game of `board_id` may be made now (a room's players compete on it); None when it may."""
+        sealed = self.store.claimed(SEALED_BOARD + board_id)
+        if sealed is None:
+            return None
+        room_id, _, round_ = sealed.rpartition("/")
+        try:
+            room = self.store.load_room(room_id)
+        except KaboomError:
+            return None  # the room is gone, with its race
+        if get_kind(room.kind).contested(room, ServiceGames(self), self.clock()) != round_:
+            return None
+        return BOARD_CONTESTED
 
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the

@@ -131,6 +131,15 @@ def check_assists(game: Game, what: str) -> None:
         raise Refused(f"no {what} in a {kind}: everyone plays on what they can see")
 
 
+def check_room_settings(game: Game, changes: dict[str, bool]) -> None:
+    """Refuse a change of a setting the game's room fixes (undo in a race)."""
+    if game.room is None:
+        return
+    for setting, (value, why) in get_kind(game.room["kind"]).fixed_settings.items():
+        if changes.get(setting, value) != value:
+            raise Refused(why)
+
+
 class AnalyzerCache:
     """Live analyzers of recently played games, so a click costs only its change.
 
@@ -337,7 +346,10 @@ class GameService(RoomOperations, DailyOperations):
             game = rules.new_game(width, height, mines, options, rng=self.deals.next(), secret=self.board_secret)
         else:
             game = rules.from_board(board_id, options, self.board_secret)
-            if await self.offload(self.store.board_seen_in, player, game.state["board_id"]) is not None:
+            board = rules.board_id(game)
+            assert board is not None  # a game made from a board id has it
+            await self.offload(self._check_seals, player, board)
+            if await self.offload(self.store.board_seen_in, player, board) is not None:
                 # Known from the start: the page says so all along (app.records.counts_in_records).
                 game.state["layout_seen"] = True
                 game.aided(LAYOUT_SEEN)
@@ -348,10 +360,18 @@ class GameService(RoomOperations, DailyOperations):
         game_id = await self.offload(self.store.create, game, self.settings.games_per_player)
         return game_id, game
 
+    def _check_seals(self, player: str, board_id: str) -> None:
+        """Refuse another game of a board players compete on (a race's while it runs; a board of the day's until
+        the player's entry is in): it would show them its layout. Each feature says why its own boards are sealed."""
+        for seal in (self.race_seal, self.daily_seal):
+            refusal = seal(player, board_id)
+            if refusal is not None:
+                raise Refused(refusal)
+
     async def restart(self, game_id: str, player: str, client: str) -> tuple[str, Game]:
         """The same board again, as a new game of the same mode with the same settings."""
         game = await self.load(game_id, player)
-        board_id = game.state.get("board_id")
+        board_id = modes.get_mode(game.mode).board_id(game)
         if board_id is None:
             raise Refused("this board is dealt at the first click: make it, then the board can be played again")
         return await self.create(
@@ -521,7 +541,7 @@ class GameService(RoomOperations, DailyOperations):
             self.analyzers.put(game_id, before, analyzer)
             raise
         ended = before.status == "playing" and after.status != "playing" and len(after.seats) == 1
-        board = after.state.get("board_id") if ended else None
+        board = modes.get_mode(after.mode).board_id(after) if ended else None
         seen_in = self.store.board_seen_in(after.maker, board) if board and not after.state.get("layout_seen") else None
         if seen_in not in (None, game_id):
             # Another game of this board ended first, since this one started: no result, and the page says
@@ -532,6 +552,9 @@ class GameService(RoomOperations, DailyOperations):
         if ended and after.daily is not None and after.share is None:
             # A ladder links to each entry's replay: a board of the day is played in public.
             after.share = new_share_key()
+        if ended and self.becomes_entry(after):
+            # The entry is this end, and its replay the ladder links: an undo would take both back.
+            after.options.undo = False
         self.store.save(game_id, player, after, before.version)
         if ended and (board or counts_in_records(after)):
             # The game's first end is its result (the store keeps only the first): a loss undone and
@@ -645,6 +668,7 @@ class GameService(RoomOperations, DailyOperations):
     def _set_options(self, game_id: str, player: str, changes: dict[str, bool]) -> Game:
         before = self.store.load(game_id, player)
         modes.get_mode(before.mode).check_options(before, changes)
+        check_room_settings(before, changes)
         helping = [name for name in type(before.options).helping() if changes.get(name)]
         if helping:
             check_assists(before, type(before.options).label(helping[0]).lower())

@@ -261,6 +261,7 @@ class _State(_Recorded[ModeState]):
     aids: NotRequired[
         Annotated[list[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")]], Field(max_length=40)]
     ]
+    sealed: NotRequired[StrictBool]
 
 
 def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Game:
@@ -337,6 +338,7 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         views=views,
         daily=state.get("daily"),
         aids=state.get("aids", []),
+        sealed=state.get("sealed", False),
     )
 
 

@@ -153,12 +153,16 @@ def test_a_board_id_deals_the_same_layout_for_anyone_and_marks_its_first_click()
     assert shared.hidden["mines"] is None and shared.state["start"] == shared.index(5, 7)
     assert CLASSIC.first_click_hint(shared) == "Start at column 6, row 8: this board's first click"
     assert first_click(shared, 5, 7).hidden["mines"] == original.hidden["mines"]
-    # Wherever the first click lands, the id's layout is the one dealt (and its settings, not the game's).
+    # The id's settings deal it, not the game's; a first click anywhere but the marked cell is refused, saying
+    # where the board opens (elsewhere it could be a mine: the layout is the id's).
     shared.options.no_guess = True
+    assert first_click(shared, 5, 7).hidden["mines"] == original.hidden["mines"]
     x, y = next(
         original.cell(i) for i, s in enumerate(original.cells) if s == "." and i not in original.hidden["mines"]
     )
-    assert first_click(shared, x, y).hidden["mines"] == original.hidden["mines"]
+    with pytest.raises(Refused, match="opens at its outlined cell, column 6, row 8"):
+        first_click(shared, x, y)
+    assert shared.started_at is None and shared.hidden["mines"] is None
 
 
 def test_a_board_id_tells_nothing_of_its_layout_without_the_servers_key():

@@ -324,6 +324,11 @@ def test_the_api_gives_the_days_boards_plays_one_ranks_it_and_names_the_player(t
             game = created.json()
             assert alice.post(board["play"]).json()["id"] == game["id"]  # the game in play again
             mine = a_mine_of(DailyBoard(datetime.date(2026, 11, 26), "classic"), clock)
+            opened = alice.post(
+                f"/api/games/{game['id']}/moves",
+                json={"action": "reveal", "x": game["start"][0], "y": game["start"][1]},
+            )
+            assert opened.status_code == 200, opened.text
             lost = alice.post(f"/api/games/{game['id']}/moves", json={"action": "reveal", "x": mine[0], "y": mine[1]})
             assert lost.json()["status"] == "lost"
             mine_day = alice.get("/api/daily").json()
@@ -383,28 +388,3 @@ def test_every_aid_is_kept_in_the_game_whatever_is_taken_back_after():
     assert apply_move(game, Move("flag", *covered, bot=True), rng=random.Random(0), now=2.0)[0].aids == ["bot"]
     options = get_mode("classic").options(debug_overlay=True)
     assert new_game(9, 9, 10, "classic", options, rng=random.Random(0)).aids == ["debug_overlay"]
-
-
-def test_a_board_of_the_day_whose_layout_the_player_saw_in_another_game_is_no_clean_win(service, small_dailies):
-    """The no-guess board's id is on its game's page: played from it and lost, it shows the layout, whether the
-    game of the day was started before or after."""
-    today = datetime.date(2026, 11, 26)
-    board = DailyBoard(today, "classic")
-    board_id = board.game(service.board_secret).state["board_id"]
-    mine = a_mine_of(board, service.clock)
-    for player, daily_first in (("alice", True), ("bob", False)):
-        if daily_first:
-            daily_id, daily = asyncio.run(service.play_daily(player, "client", board.key))
-            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *daily.cell(daily.state["start"])))).after
-        seen_id, seen = asyncio.run(service.create(player, "client", "classic", 0, 0, 0, {}, board_id))
-        assert seen.daily is None  # a board played from its id is practice, whatever board it is
-        asyncio.run(service.move(seen_id, player, Move("reveal", *seen.cell(seen.state["start"]))))
-        assert asyncio.run(service.move(seen_id, player, Move("reveal", *mine))).after.status == "lost"
-        if not daily_first:
-            daily_id, daily = asyncio.run(service.play_daily(player, "client", board.key))
-            daily = asyncio.run(service.move(daily_id, player, Move("reveal", *daily.cell(daily.state["start"])))).after
-        daily = played_out(service, daily_id, player, daily)
-        assert daily.status == "won" and daily.state.get("layout_seen")
-    _, (_, classic) = asyncio.run(service.ladders(today.isoformat(), "carol"))
-    assert classic.counts == (0, 2, 0)
-    assert all(line.place is None and line.entry["aids"] == ["layout_seen"] for line in classic.lines)

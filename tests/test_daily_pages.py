@@ -134,6 +134,10 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         assert 'id="daily-line"' in game_page and f'href="/daily/{TODAY}#classic"' in game_page
         assert "covered, start here" in game_page
         mine = a_mine_of(DailyBoard(datetime.date(2026, 11, 26), "classic"), clock)
+        start = ada.get(f"/api/games/{game_id}").json()["start"]
+        assert ada.post(
+            f"/api/games/{game_id}/moves", json={"action": "reveal", "x": start[0], "y": start[1]}
+        ).is_success
         lost = ada.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": mine[0], "y": mine[1]}).json()
         assert lost["status"] == "lost"
         # Bob wins the cruel board cleanly; Ada, who has not finished it, sees his line but not its replay.

@@ -315,18 +315,24 @@ def layout_of(service: GameService, game_id: str, player: str = "alice") -> froz
     return get_mode(game.mode).layout(game, game.state["start"], board.safe_only, board.no_guess)
 
 
+async def started(service: GameService, game_id: str):
+    """The game from its board id's first click, which opens it (a first click elsewhere is refused)."""
+    game = service.store.load(game_id, "alice")
+    if game.started_at is None:
+        game = (await service.move(game_id, "alice", Move("reveal", *game.cell(game.state["start"])))).after
+    return game
+
+
 async def lose(service: GameService, game_id: str) -> None:
-    # Wherever the first click is, a board id's layout is dealt for the id's own first click: a mine loses.
     mine = min(layout_of(service, game_id))
-    after = (
-        await service.move(game_id, "alice", Move("reveal", *service.store.load(game_id, "alice").cell(mine)))
-    ).after
+    game = await started(service, game_id)
+    after = (await service.move(game_id, "alice", Move("reveal", *game.cell(mine)))).after
     assert after.status == "lost"
 
 
 async def win(service: GameService, game_id: str):
     mines = layout_of(service, game_id)
-    game = service.store.load(game_id, "alice")
+    game = await started(service, game_id)
     while game.status == "playing":
         safe = next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in mines)
         game = (await service.move(game_id, "alice", Move("reveal", *game.cell(safe)))).after
@@ -396,9 +402,10 @@ def test_the_game_that_showed_a_board_stays_its_result_after_an_undo(service, cl
 
 def test_each_player_sees_a_board_for_themselves(service, clock):
     async def play():
-        shown, _ = await service.create("bob", "client", "classic", 0, 0, 0, {}, BOARD)
+        shown, game = await service.create("bob", "client", "classic", 0, 0, 0, {}, BOARD)
         mine = min(layout_of(service, shown, "bob"))
-        await service.move(shown, "bob", Move("reveal", *service.store.load(shown, "bob").cell(mine)))
+        await service.move(shown, "bob", Move("reveal", *game.cell(game.state["start"])))
+        assert (await service.move(shown, "bob", Move("reveal", *game.cell(mine)))).after.status == "lost"
         game_id, game = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         assert not game.state.get("layout_seen")
         await win(service, game_id)

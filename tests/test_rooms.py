@@ -193,7 +193,7 @@ def test_a_seats_own_settings_are_kept_apart_stored_and_checked_when_read() -> N
 def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_ranks_the_first_to_clear(server, clock):
     ann, bob, cy = client(server), client(server), client(server)
     race = new_room(ann, "race", "Ann")
-    assert race["settings"] == {"no_guess": True} and race["phase"] == "lobby" and race["game"] is None
+    assert race["settings"] == {"no_guess": True, "undo": False} and race["phase"] == "lobby" and race["game"] is None
     assert "Send the link: you can start once someone has joined." in ann.get(f"/rooms/{race['id']}").text
     join(bob, race, "Bob")
     assert "Waiting for Ann to start the race." in bob.get(f"/rooms/{race['id']}").text

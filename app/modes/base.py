@@ -320,6 +320,10 @@ class Mode:
         modes have them."""
         raise Invalid(f"{self.title} games have no fixed layout to play from a board id")
 
+    def board_id(self, game: Game) -> str | None:
+        """The id of the game's board, once it has one, whether or not the player may see it (public_state)."""
+        return None
+
     def options(self, **settings: bool) -> Switches:
         """This mode's settings from names; an unknown name is refused with the names there are."""
         return self.options_class(**self.options_class.checked(settings))

@@ -223,8 +223,15 @@ class Classic(Mode):
         game = turn.game
         if game.started_at is None:
             # The first click (again, after undoing it: the same click deals the same layout). A board
-            # played from its id is dealt for the id's first click wherever the player starts.
+            # played from its id is dealt for the id's first click, which opens it; a first click anywhere
+            # else could be a mine, so it is refused, and every game of the board (a race's) starts alike.
             start = game.state.get("start")
+            if start is not None and index != start:
+                x, y = game.cell(start)
+                raise Refused(
+                    f"this board opens at its outlined cell, column {x + 1}, row {y + 1}: start there "
+                    "(a first click anywhere else could be a mine)"
+                )
             if start is None or game.mode_secret()["mines"] is None:  # a layout given whole (the bot's) stands
                 if start is None and game.state.get("board_seed"):
                     game.state["board_id"] = str(self._board(game, index))
@@ -405,10 +412,15 @@ class Classic(Mode):
         cell = next((cell for cell in choice.cells if game.marks.get(game.index(*cell)) != FLAG), choice.cells[0])
         return BotChoice(cell, safe=True, mine_probability=0.0)
 
+    def board_id(self, game: Game) -> str | None:
+        return game.state.get("board_id")
+
     def public_state(self, game: Game) -> dict[str, Any]:
-        # The board seed says nothing without the server's key; the id waits for the first click.
+        # The board seed says nothing without the server's key; the id waits for the first click. A board others
+        # compete on keeps its id until the game ends: with it, another game of the board would show the layout.
+        sealed = game.sealed and game.status == "playing"
         return {
-            "board_id": game.state.get("board_id"),
+            "board_id": None if sealed else self.board_id(game),
             "start": game.state.get("start"),
             "bot_moves": game.state.get("bot_moves", 0),
         }

@@ -187,9 +187,19 @@ class RoomGames:
     # Seconds between a start and the boards opening: everyone sees the board open at the same moment.
     countdown: float = 3.0
 
-    def make(self, room: Room, room_id: str, seatings: list[list[str]], *, opens_at: float | None = None) -> list[str]:
+    def make(
+        self,
+        room: Room,
+        room_id: str,
+        seatings: list[list[str]],
+        *,
+        opens_at: float | None = None,
+        sealed: str | None = None,
+    ) -> list[str]:
         """New games of the room's board, one per seating (the players seated in it, in order), every one
-        dealing the same cells for the same clicks; their ids, in order."""
+        dealing the same cells for the same clicks; their ids, in order. `sealed`, the kind's name for the
+        round: the players compete on the board, so no other game of it may be made while the kind says that
+        round is contested (RoomKind.contested), and its games show nothing that would make one (Game.sealed)."""
         raise NotImplementedError
 
     def seat(self, room: Room, game_id: str, player: str) -> None:
@@ -216,6 +226,9 @@ class RoomKind:
     even: ClassVar[bool] = False
     # Whether its games take hints, Show me, the overlays, the assists and the bot (not where players compete).
     assists: ClassVar[bool] = True
+    # Settings its games are played with whatever the room asks, each with why (a mode without the setting
+    # has nothing to fix).
+    fixed_settings: ClassVar[dict[str, tuple[bool, str]]] = {}
 
     def new_state(self) -> dict[str, Any]:
         return {}
@@ -258,6 +271,11 @@ class RoomKind:
     def may_start(self, room: Room, viewer: str, over: bool, standings: list[Standing]) -> bool:
         """Whether `viewer` may start the room now (a race from its lobby, or its rematch)."""
         return False
+
+    def contested(self, room: Room, games: RoomGames, now: float) -> str | None:
+        """The round whose board the players still compete on (its name, as its games were made `sealed`):
+        until it is over no other game of that board is made, for anyone. None when no round is."""
+        return None
 
 
 # ----- stored -----------------------------------------------------------------------------------------

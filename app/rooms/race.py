@@ -37,6 +37,8 @@ class Race(RoomKind):
     state_schema = RaceState
     even = True
     assists = False  # a race is run on what each racer can see
+    # A mine ends a racer's run: undo would buy the layout (lose, see every mine, take it back) for a death.
+    fixed_settings = {"undo": (False, "a race is played without undo: a mine ends a racer's run")}
 
     def new_state(self) -> dict[str, Any]:
         return {"round": 0, "phase": "lobby", "starts_at": None, "games": {}}
@@ -64,7 +66,8 @@ class Race(RoomKind):
                 raise Refused("the race is on: a rematch once someone has cleared the board, or everyone is out")
         racers = room.players()
         opens_at = now + games.countdown
-        made = games.make(room, room_id, [[racer] for racer in racers], opens_at=opens_at)
+        sealed = str(room.state["round"] + 1)
+        made = games.make(room, room_id, [[racer] for racer in racers], opens_at=opens_at, sealed=sealed)
         room.state.update(
             round=room.state["round"] + 1,
             phase="racing",
@@ -121,6 +124,12 @@ class Race(RoomKind):
             row.rank = rank
         rows.sort(key=lambda row: (not row.racing, row.rank or len(rows) + 1, -row.opened, row.deaths, row.member))
         return rows, over
+
+    def contested(self, room: Room, games: RoomGames, now: float) -> str | None:
+        if room.state["phase"] != "racing":
+            return None
+        _, over = self.standings(room, room.creator, frozenset(), games, now)
+        return None if over else str(room.state["round"])
 
     @staticmethod
     def _settled(game: Game) -> bool:
