@@ -7,7 +7,7 @@ is the kind's (app/rooms/): nothing here names one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from app.game import Game, Invalid, board_size
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
 from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, checked_name, new_invite
 from app.runner import Runner, operation
-from app.seats import Player, held_by, watcher
+from app.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.store import Conflict, NotFound, Store
 
 # Times a write beside another operation (a note in the room's log during a move) tries before it gives up.
@@ -110,24 +110,55 @@ class ServiceGames(RoomGames):
         for players in seatings:
             game = board.copy()
             game.seats = [Player(player) for player in players]
-            game.room = room_link(room, room_id, players)
+            game.room = room_link(room, room_id, game.seats)
             game.opens_at = opens_at
             game.sealed = sealed is not None
             made.append(self.store.create(game, self.service.settings.games_per_player))
         return made
 
     def seat(self, room: Room, game_id: str, player: str) -> None:
+        def seated(game: Game) -> Game | None:
+            if held_by(game.seats, player):
+                return None
+            left = [number for number, seat in enumerate(game.seats) if left_by(seat) is not None]
+            theirs = next((number for number in left if left_by(game.seats[number]) == player), None)
+            new = game.copy()
+            number = theirs if theirs is not None else left[0] if left else None
+            if number is None:
+                new.seats.append(Player(player))
+            else:
+                new.seats[number] = Player(player)
+                if theirs is None:
+                    new.views.pop(number, None)  # another member's own settings go with them
+            return new
+
+        self._reseated(room, game_id, seated)
+
+    def vacate(self, room: Room, game_id: str, player: str) -> None:
+        def vacated_by(game: Game) -> Game | None:
+            held = held_by(game.seats, player)
+            if not held:
+                return None
+            new = game.copy()
+            for number in held:
+                new.seats[number] = vacated(player)
+            return new
+
+        self._reseated(room, game_id, vacated_by)
+
+    def _reseated(self, room: Room, game_id: str, change: Callable[[Game], Game | None]) -> None:
+        """The game's seats changed as `change` says (None: nothing to change), its room link with them; a write
+        beside the room's own, tried again over a move made meanwhile."""
         link = watcher(room.invite)
         for _ in range(SIDE_WRITE_ATTEMPTS):
             game = self.store.load(game_id, link)
-            if held_by(game.seats, player):
+            new = change(game)
+            if new is None:
                 return
-            seated = game.copy()
-            seated.seats.append(Player(player))
-            seated.room = room_link(room, game.room["id"] if game.room else "", [seat.id for seat in seated.seats])  # type: ignore[union-attr]
-            seated.version += 1
+            new.room = room_link(room, game.room["id"] if game.room else "", new.seats, game.room)
+            new.version += 1
             try:
-                self.store.save(game_id, link, seated, game.version)
+                self.store.save(game_id, link, new, game.version)
             except Conflict:
                 continue
             self.service.forget(game_id)
@@ -140,15 +171,21 @@ class ServiceGames(RoomGames):
         return games
 
 
-def room_link(room: Room, room_id: str, players: list[str]) -> dict[str, str]:
-    """What a game of the room knows of it (Game.room): its id and kind, its link's key, and each seat's colour."""
+def room_link(
+    room: Room, room_id: str, seats: Sequence[Seat], before: dict[str, str] | None = None
+) -> dict[str, str]:
+    """What a game of the room knows of it (Game.room): its id and kind, its link's key, and each seat's colour
+    (a seat its member left keeps the colour its moves were made in, as `before` has it)."""
     colours = {member.player: member.colour for member in room.members}
-    return {
-        "id": room_id,
-        "kind": room.kind,
-        "invite": room.invite,
-        "colours": "".join(str(colours.get(player, 0)) for player in players),
-    }
+    kept = (before or {}).get("colours", "")
+    shades = []
+    for number, seat in enumerate(seats):
+        player = occupant(seat)
+        if player in colours:
+            shades.append(str(colours[player]))
+        else:
+            shades.append(kept[number] if number < len(kept) else "0")
+    return {"id": room_id, "kind": room.kind, "invite": room.invite, "colours": "".join(shades)}
 
 
 class RoomOperations:
@@ -275,6 +312,7 @@ class RoomOperations:
         left = room.copy()
         left.note(player, "left", self.clock())
         left.members = [member for member in room.members if member.player != player]
+        get_kind(room.kind).left(left, room_id, player, ServiceGames(self), self.clock())
         self._noted(room_id, room, left)
 
     async def start_room(self, room_id: str, player: str) -> Room:

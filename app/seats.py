@@ -18,6 +18,9 @@ from typing import Any
 _LINK = "link:"
 # Whoever holds a finished game's shared replay link opens the game with this one: to see its replay only.
 _REPLAY = "replay:"
+# A seat whose player left the room the game is played in: it keeps the moves made from it (whose move each
+# was) and opens the game to nobody, so its player no longer moves; coming back, they take it again.
+_LEFT = "left:"
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,16 @@ def held_by(seats: Sequence[Seat], player: str) -> frozenset[int]:
 def watcher(key: str) -> str:
     """The credential of whoever holds an invitation's link: it opens the game to watch (and to take the seat)."""
     return _LINK + key
+
+
+def vacated(player: str) -> Player:
+    """The seat `player` held, once they left the game's room."""
+    return Player(_LEFT + player)
+
+
+def left_by(seat: Seat) -> str | None:
+    """The player who left `seat` (see `vacated`); None for a seat anyone holds, or that is no player's."""
+    return seat.id[len(_LEFT) :] if isinstance(seat, Player) and seat.id.startswith(_LEFT) else None
 
 
 def replay_watcher(key: str) -> str:

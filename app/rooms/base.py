@@ -203,7 +203,13 @@ class RoomGames:
         raise NotImplementedError
 
     def seat(self, room: Room, game_id: str, player: str) -> None:
-        """Seat `player` in a game of the room (a co-op member who joined after it began)."""
+        """Seat `player` in a game of the room (a co-op member who joined after it began): the seat they left,
+        if they come back, else one another member left, else a new one; the game's seats are never more than
+        the room's places."""
+        raise NotImplementedError
+
+    def vacate(self, room: Room, game_id: str, player: str) -> None:
+        """`player` left the room: their seat in the game keeps its moves, and moves no more."""
         raise NotImplementedError
 
     def peek(self, game_ids: list[str]) -> dict[str, Game | None]:
@@ -238,6 +244,10 @@ class RoomKind:
 
     def joined(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         """`player` was just added to the room's members (the room is saved after)."""
+
+    def left(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
+        """`player` was just taken off the room's members (the room is saved after): they move on none of its
+        games from now on (RoomGames.vacate), until they join again."""
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         """`player` asks the room to start (a race, or its rematch); Refused where it cannot."""

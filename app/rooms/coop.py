@@ -32,6 +32,9 @@ class Coop(RoomKind):
     def joined(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         games.seat(room, room.state["game"], player)
 
+    def left(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
+        games.vacate(room, room.state["game"], player)
+
     def game_for(self, room: Room, viewer: str) -> str | None:
         return room.state["game"]
 

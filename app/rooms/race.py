@@ -46,6 +46,14 @@ class Race(RoomKind):
     def game_for(self, room: Room, viewer: str) -> str | None:
         return room.state["games"].get(viewer)
 
+    def joined(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
+        if player in room.state["games"]:
+            games.seat(room, room.state["games"][player], player)  # a racer back in the round they left
+
+    def left(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
+        if player in room.state["games"]:
+            games.vacate(room, room.state["games"][player], player)
+
     def round(self, room: Room) -> tuple[str | None, int | None, float | None]:
         return room.state["phase"], room.state["round"], room.state["starts_at"]
 
@@ -96,7 +104,8 @@ class Race(RoomKind):
     def standings(
         self, room: Room, viewer: str, present: frozenset[int], games: RoomGames, now: float
     ) -> tuple[list[Standing], bool]:
-        racing: dict[str, str] = room.state["games"]
+        # The round's racers still in the room: one who left is out of it, and the round waits on them no more.
+        racing = {player: game for player, game in room.state["games"].items() if room.seat_of(player) is not None}
         peeked = games.peek(sorted(racing.values())) if racing else {}
         rows = [standing(number, member, present) for number, member in enumerate(room.members)]
         played = {player: peeked.get(game_id) for player, game_id in racing.items()}

@@ -458,8 +458,9 @@ class SQLiteStore(Store):
                 ),
             )
             # A one-player game's credentials change only while it is over (its replay shared or withdrawn,
-            # or taken back into play by undo): the other moves write no seat.
-            if len(game.seats) > 1 or was_finished or game.status != "playing":
+            # or taken back into play by undo) or in a room (its racer left, or came back): the other moves
+            # write no seat.
+            if len(game.seats) > 1 or game.room is not None or was_finished or game.status != "playing":
                 self._seat(connection, game_id, game)
             if game.room:
                 # A room is active while its games are played: it expires only once they are idle too.

@@ -264,12 +264,28 @@ async def room_events(
             return
 
 
+async def room_member(room_id: str, player: Player, service: Service) -> str:
+    """A member of the room (RoomNotFound, a 404, otherwise): checked before a stream starts, as a stream's
+    answer is sent before its first event."""
+    await service.room_view(room_id, player)
+    return player
+
+
+async def room_link_holder(request: Request, room_id: str, key: str, service: Service) -> str:
+    """Whoever holds the room's link (its credential), checked before a stream starts."""
+    await service.room_view(room_id, watcher(key), request.session.get("player"))
+    return watcher(key)
+
+
 @router.get("/rooms/{room_id}/events", response_class=EventSourceResponse)
 async def member_room_events(
-    room_id: str, player: Player, service: Service, _slot: Annotated[None, Depends(stream_slot)], shown: str = ""
+    room_id: str,
+    viewer: Annotated[str, Depends(room_member)],
+    _slot: Annotated[None, Depends(stream_slot)],
+    service: Service,
+    shown: str = "",
 ) -> AsyncIterator[ServerSentEvent]:
-    await service.room_view(room_id, player)  # a 404 before the stream starts
-    async for event in room_events(room_id, player, None, service, shown):
+    async for event in room_events(room_id, viewer, None, service, shown):
         yield event
 
 
@@ -277,14 +293,12 @@ async def member_room_events(
 async def watcher_room_events(
     request: Request,
     room_id: str,
-    key: str,
-    service: Service,
+    viewer: Annotated[str, Depends(room_link_holder)],
     _slot: Annotated[None, Depends(stream_slot)],
+    service: Service,
     shown: str = "",
 ) -> AsyncIterator[ServerSentEvent]:
-    player = request.session.get("player")
-    await service.room_view(room_id, watcher(key), player)
-    async for event in room_events(room_id, watcher(key), player, service, shown):
+    async for event in room_events(room_id, viewer, request.session.get("player"), service, shown):
         yield event
 
 
