@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from app.game import Game
 from app.modes import get_mode
 from app.modes.classic import BoardId
 from app.seats import left_by
@@ -18,24 +19,24 @@ from tests.test_rooms import COUNTDOWN, client, join, move, new_room, ok
 server = test_rooms.server  # the same live server for each test: rooms on a real uvicorn and SQLite
 
 
-def seats_of(database, game_id: str) -> list:
+def stored(database, game_id: str) -> Game:
+    """The game as the server's SQLite file holds it, secret and all."""
     store = SQLiteStore(database)
     try:
         game = store.peek([game_id])[game_id]
     finally:
         store.close()
     assert game is not None
-    return game.seats
+    return game
+
+
+def seats_of(database, game_id: str) -> list:
+    return stored(database, game_id).seats
 
 
 def a_mine(database, game_id: str) -> tuple[int, int]:
     """A mine of a race's board: its layout follows from the board's id and the server's key."""
-    store = SQLiteStore(database)
-    try:
-        game = store.peek([game_id])[game_id]
-    finally:
-        store.close()
-    assert game is not None
+    game = stored(database, game_id)
     rules = get_mode(game.mode)
     board = BoardId.parse(rules.board_id(game) or "")
     return game.cell(min(rules.layout(game, game.state["start"], board.safe_only, board.no_guess)))
