@@ -6,7 +6,7 @@ every host sharing the key makes the same board, and nobody can work it out befo
 clean wins (nothing of Game.aids, no death) by time, then wins with help, marked; a player's first finished
 game of a board is their entry (the store keeps the first), later ones are practice.
 
-Names: a player may choose the name the ladders show (`checked_name`); one who has not is "anonymous" with
+Names: a player may choose the name the ladders show (app.names); one who has not is "anonymous" with
 a short tag that is the same wherever they appear, and tells nothing of their id.
 """
 
@@ -17,20 +17,19 @@ import hashlib
 import hmac
 import json
 import random
-import unicodedata
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from app.game import LAYOUT_SEEN, PRESETS, Game, Invalid
 from app.modes import MODES, get_mode
+from app.names import ANONYMOUS
 from app.records import Accuracy, Seconds, accuracy_of, fixed_layout_figures
 from app.stored import Key, schema
 
 DAILY_SIZE = PRESETS["expert"]
-NAME_LENGTH = 24
 # A ladder page shows at most this many entries, and the player's own wherever it stands.
 LADDER_LENGTH = 100
 # How far back the calendar of past days looks.
@@ -122,35 +121,10 @@ def parse_date(text: str, today: datetime.date) -> datetime.date:
 # ----- names -------------------------------------------------------------------------------------------
 
 
-def checked_name(name: Any) -> str:
-    """A display name as others will see it: trimmed, 1 to NAME_LENGTH characters, each a letter of any script
-    (with its accents), a digit, a space, '-' or '_'. Invalid, with what is wrong, otherwise."""
-    if not isinstance(name, str):
-        raise Invalid("a name is text")
-    name = unicodedata.normalize("NFC", name).strip(" ")
-    if not name:
-        raise Invalid("a name needs at least one character")
-    if len(name) > NAME_LENGTH:
-        raise Invalid(f"a name has at most {NAME_LENGTH} characters, not {len(name)}")
-    for at, character in enumerate(name):
-        category = unicodedata.category(character)
-        allowed = (
-            category.startswith("L")
-            or category == "Nd"
-            or character in " -_"
-            # A combining mark (an accent, a vowel sign) belongs to the letter before it.
-            or (category.startswith("M") and at > 0 and unicodedata.category(name[at - 1])[0] in "LM")
-        )
-        if not allowed:
-            shown = character if character.isprintable() and not character.isspace() else f"U+{ord(character):04X}"
-            raise Invalid(f"a name holds letters, digits, spaces, '-' and '_' only, not {shown!r}")
-    return name
-
-
 def anonymous_name(player: str, secret: bytes) -> str:
     """What a player without a name is called: the same tag wherever they appear; the id stays secret."""
     tag = hmac.new(secret, f"kaboom anonymous|{player}".encode(), hashlib.sha256).hexdigest()[:4]
-    return f"anonymous {tag}"
+    return f"{ANONYMOUS} {tag}"
 
 
 # ----- ladder entries ----------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from app.daily import (
     anonymous_name,
     board_named,
     boards_of,
-    checked_name,
     day_of,
     days_won,
     entry_of,
@@ -28,8 +27,9 @@ from app.daily import (
     streaks,
 )
 from app.errors import KaboomError
-from app.game import LAYOUT_SEEN, Game, Invalid
+from app.game import LAYOUT_SEEN, Game, Invalid, Refused
 from app.modes import get_mode
+from app.names import NAME_TAKEN, checked_name, name_claim
 from app.seats import Player
 from app.store import Conflict, Corrupt, NotFound, Store
 
@@ -140,7 +140,16 @@ class DailyOperations:
         limit, window = self.settings.create_limit, self.settings.create_window
         if not self.store.allow(f"name:{client}", limit, window):
             raise DailyLimited.of("name changes", limit, window)
+        # One player at a time goes by a look (Alice, alice, Аlice): taken before the name is kept, and the look
+        # of the name before let go after, so that a request failing between leaves the player holding both.
+        claim = name_claim(name)
+        holder = self.store.claimed(claim)
+        if holder != player and (holder is not None or not self.store.claim(claim, player)):
+            raise Refused(NAME_TAKEN)
+        before = self.store.names_of([player]).get(player)
         self.store.set_name(player, name)
+        if before is not None and name_claim(before) != claim:
+            self.store.release(name_claim(before), player)
         return name
 
     def _names(self, players: list[str]) -> dict[str, tuple[str, bool]]:

@@ -16,9 +16,10 @@ import anyio
 from app import modes
 from app.config import Settings
 from app.errors import KaboomError
-from app.game import Game, Invalid, board_size
+from app.game import Game, Invalid, Refused, board_size
+from app.names import NAME_TAKEN, checked_name, name_claim, name_key
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
-from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, checked_name, new_invite
+from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, new_invite
 from app.runner import Runner, operation
 from app.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.store import Conflict, NotFound, Store
@@ -260,7 +261,7 @@ class RoomOperations:
         kept_name, kept_colour = self._kept_name(player)
         colour = colour if colour is not None else kept_colour
         shade = colour if colour is not None and 0 <= colour < MAX_PLAYERS else 0
-        room.members = [Member(player, checked_name(name or kept_name), shade)]
+        room.members = [Member(player, self._member_name(room, player, name or kept_name), shade)]
         room.created_at = self.clock()
         room_id = self.store.create_room(room)
         made = room.copy()
@@ -273,6 +274,24 @@ class RoomOperations:
             made.version += 1
             self.store.save_room(room_id, made, room.version)
         return room_id, made
+
+    def _member_name(self, room: Room, player: str, name: str) -> str:
+        """The name `player` goes by among the room's members, as the rules of names have it (app.names): none
+        that looks like another member's, nor like a name another player goes by on the ladders. The name every
+        newcomer is offered (DEFAULT_NAME) is numbered instead ("Player 2")."""
+        name = checked_name(name)
+        others = {name_key(member.name) for member in room.members if member.player != player}
+        if name == DEFAULT_NAME:
+            name = next(
+                numbered
+                for numbered in (DEFAULT_NAME, *(f"{DEFAULT_NAME} {n}" for n in range(2, MAX_PLAYERS + 2)))
+                if name_key(numbered) not in others
+            )
+        if name_key(name) in others:
+            raise Refused(f"a member of this room goes by a name that looks like {name!r}: choose another")
+        if self.store.claimed(name_claim(name)) not in (None, player):
+            raise Refused(NAME_TAKEN)
+        return name
 
     def _check_room_places(self, player: str) -> None:
         limit = self.settings.rooms_per_player
@@ -289,9 +308,9 @@ class RoomOperations:
         room = self._room(room_id, watcher(key))
         if room.seat_of(player) is not None:
             return room
-        name = checked_name(name)
         if len(room.members) >= MAX_PLAYERS:
             raise RoomFull(f"the room is full: {MAX_PLAYERS} players at most; you may still watch")
+        name = self._member_name(room, player, name)
         self._check_room_places(player)
         joined = room.copy()
         joined.members.append(Member(player, name, joined.free_colour(colour)))
@@ -428,7 +447,10 @@ class RoomOperations:
             except KaboomError:
                 continue
             if member is not None:
-                return member.name, member.colour
+                try:
+                    return checked_name(member.name), member.colour
+                except Invalid:
+                    return DEFAULT_NAME, member.colour  # kept before today's rules of names
         return DEFAULT_NAME, None
 
     def _room(self, room_id: str, viewer: str) -> Room:

@@ -23,7 +23,8 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints,
 from typing_extensions import TypedDict
 
 from app.errors import KaboomError
-from app.game import MAX_BOARD_SIDE, Game, Invalid, Refused
+from app.game import MAX_BOARD_SIDE, Game, Refused
+from app.names import NAME_LENGTH
 from app.seats import watcher
 from app.stored import Count, Key, Time, Version, adapter, schema
 
@@ -31,7 +32,6 @@ from app.stored import Count, Key, Time, Version, adapter, schema
 MAX_PLAYERS = 8
 COLOURS = ("blue", "red", "green", "purple", "orange", "teal", "pink", "brown")
 assert len(COLOURS) == MAX_PLAYERS
-NAME_LENGTH = 24
 # What a player is called until they choose: a name is shown to every other member, so none is guessed from
 # the player's id.
 DEFAULT_NAME = "Player"
@@ -116,20 +116,6 @@ class Room:
 
 def new_invite() -> str:
     return secrets.token_urlsafe(16)
-
-
-def checked_name(name: Any) -> str:
-    """A member's name as others will see it: trimmed, printable, 1 to NAME_LENGTH characters."""
-    if not isinstance(name, str):
-        raise Invalid("a name is text")
-    name = " ".join(name.split())
-    if not name:
-        raise Invalid("a name cannot be empty")
-    if len(name) > NAME_LENGTH:
-        raise Invalid(f"a name has at most {NAME_LENGTH} characters, not {len(name)}")
-    if not name.isprintable():
-        raise Invalid("a name holds printable characters only")
-    return name
 
 
 class RoomNotFound(KaboomError):

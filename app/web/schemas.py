@@ -11,10 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from app.game import AIDS, MAX_BOARD_SIDE, Choice, Game
 from app.modes import DEFAULT_MODE, MODES, get_mode
+from app.names import NAME_LENGTH
 from app.records import Record, accuracy_of, fixed_layout_figures
 from app.review import BEST_GUESS_MARGIN, Review
 from app.rooms import KINDS, MAX_PLAYERS
-from app.rooms.base import COLOURS, NAME_LENGTH
+from app.rooms.base import COLOURS
 from app.seats import OPPONENTS
 from app.store import Listing
 from app.web.faces import face_of
