@@ -24,6 +24,7 @@ from app.daily import (
     millis_of,
     parse_date,
     read_entry,
+    stored_board,
     streaks,
 )
 from app.errors import KaboomError
@@ -43,6 +44,11 @@ LADDER_REPLAY_STAYS = (
 # Requests for a player's game of a board of the day that lose this many claims in a row give up (each loses
 # only to another request of the same player's that made the game it answers).
 CLAIM_ATTEMPTS = 5
+# Why a board of the day's replay waits for the viewer (its ladder shows replays on the same terms).
+DAILY_REPLAY_SEALED = (
+    "this replay shows a board of the day: it opens to you once your own game of that board has ended, "
+    "or once the day is over"
+)
 # Why a board of the day is played from nowhere but its own game until the player's entry is in.
 DAILY_SEALED = (
     "this is a board of the day: play it from Today, where your first game of it is your entry on its ladder; "
@@ -257,6 +263,16 @@ class DailyOperations:
         """Whether the game, ending now, is its maker's entry on its board of the day's ladder (their first end)."""
         return game.daily is not None and game.daily not in self.store.ladder_entries_of(game.maker)
 
+    def daily_replay_seal(self, game: Game, viewer: str) -> str | None:
+        """Why `viewer` may not replay a finished game of a board of the day now: the day's ladder is open and
+        their own entry is not in, or (a day gone by) their game of it still plays on. None when they may."""
+        board = stored_board(game.daily) if game.daily is not None else None
+        if board is None or board.key in self.store.ladder_entries_of(viewer):
+            return None
+        if board.date < self.today() and board.key not in self._daily_games_in_play(viewer):
+            return None
+        return DAILY_REPLAY_SEALED
+
     def enter_daily(self, game_id: str, game: Game) -> None:
         """A game of a board of the day that just ended: its maker's entry on the ladder, unless they have one
         (their first finished game counts)."""
@@ -283,14 +299,20 @@ class DailyOperations:
     async def ladders(self, date: str, viewer: str) -> tuple[datetime.date, list[Ladder]]:
         """The ladders of a day's boards (YYYY-MM-DD, no later than today; Invalid otherwise)."""
         day = parse_date(date, self.today())
-        return day, await self.offload(lambda: [self._ladder(board, viewer) for board in boards_of(day)])
 
-    def _ladder(self, board: DailyBoard, viewer: str) -> Ladder:
+        def ladders() -> list[Ladder]:
+            in_play = self._daily_games_in_play(viewer) if day < self.today() else {}
+            return [self._ladder(board, viewer, board.key in in_play) for board in boards_of(day)]
+
+        return day, await self.offload(ladders)
+
+    def _ladder(self, board: DailyBoard, viewer: str, playing: bool = False) -> Ladder:
         page = self.store.ladder(board.key, LADDER_LENGTH, viewer)
         rows = [*page.top, *([page.own] if page.own is not None else [])]
         names = self._names(sorted({row.player for row in rows}))
-        # Replays show the board: while the day's ladder is open, only to those whose own entry is in.
-        replays_open = board.date < self.today() or page.own is not None
+        # Replays show the board: while the day's ladder is open, only to those whose own entry is in, and to
+        # nobody whose game of it still plays on past its day (daily_replay_seal).
+        replays_open = page.own is not None or (board.date < self.today() and not playing)
         lines, unreadable = [], 0
         own_line = None
         for row in rows:

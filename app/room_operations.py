@@ -32,6 +32,7 @@ BOARD_CONTESTED = (
     "this board is being raced: no other game of it can be made until the race is over, "
     "so that nobody learns its mines from a practice copy"
 )
+REPLAY_CONTESTED = "this game's race is still on: its replay opens to others once the race is over"
 
 
 class TooManyRooms(KaboomError):
@@ -434,6 +435,19 @@ class RoomOperations:
         if get_kind(room.kind).contested(room, ServiceGames(self), self.clock()) != round_:
             return None
         return BOARD_CONTESTED
+
+    def race_replay_seal(self, game: Game, viewer: str) -> str | None:
+        """Why a finished game of a room's board may not be replayed by `viewer` now (its room's round is still
+        contested: any board of it would tell a racer their own); None when it may."""
+        if not game.sealed or game.room is None:
+            return None
+        try:
+            room = self.store.load_room(game.room["id"])
+        except KaboomError:
+            return None
+        if get_kind(room.kind).contested(room, ServiceGames(self), self.clock()) is None:
+            return None
+        return REPLAY_CONTESTED
 
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the

@@ -599,14 +599,15 @@ class GameService(RoomOperations, DailyOperations):
         if not graded.cut:
             after.review = graded.kept()
 
-    async def review(self, game_id: str, viewer: str) -> tuple[Game, Review]:
+    async def review(self, game_id: str, viewer: str, asker: str | None = None) -> tuple[Game, Review]:
         """A finished game's review: the one it keeps, or graded now within the request's time and kept.
-        NotFound for a game in play, as for one the viewer may not open: nothing of it shows before its end."""
-        return await self.runner.run("review", game_id, viewer)
+        NotFound for a game in play, as for one the viewer may not open: nothing of it shows before its end.
+        `asker`: whose cookie asks, when `viewer` is a link's credential (see _finished)."""
+        return await self.runner.run("review", game_id, viewer, asker)
 
     @operation("review")
-    def _review_game(self, game_id: str, viewer: str) -> tuple[Game, Review]:
-        game = self._finished(game_id, viewer)
+    def _review_game(self, game_id: str, viewer: str, asker: str | None = None) -> tuple[Game, Review]:
+        game = self._finished(game_id, viewer, asker)
         kept = kept_review(game)
         if kept is not None:
             return game, kept
@@ -619,14 +620,18 @@ class GameService(RoomOperations, DailyOperations):
         self.store.save(game_id, viewer, game, game.version - 1)
         return game, graded
 
-    async def replay_overlay(self, game_id: str, viewer: str, step: int) -> tuple[Game, Game, Overlay]:
+    async def replay_overlay(
+        self, game_id: str, viewer: str, step: int, asker: str | None = None
+    ) -> tuple[Game, Game, Overlay]:
         """What could be known after `step` steps of a finished game's story (0: before the first), as the
         overlays show it: every covered cell's status and chance of a mine. (The game, the frame, its overlay.)"""
-        return await self.runner.run("replay-overlay", game_id, viewer, step)
+        return await self.runner.run("replay-overlay", game_id, viewer, step, asker)
 
     @operation("replay-overlay")
-    def _replay_overlay(self, game_id: str, viewer: str, step: int) -> tuple[Game, Game, Overlay]:
-        game = self._finished(game_id, viewer)
+    def _replay_overlay(
+        self, game_id: str, viewer: str, step: int, asker: str | None = None
+    ) -> tuple[Game, Game, Overlay]:
+        game = self._finished(game_id, viewer, asker)
         frame = frame_at(game, step)
         if frame is None:
             raise Invalid(f"step {step}: this game's story has steps 0 to {steps_in(game)}")
@@ -634,10 +639,19 @@ class GameService(RoomOperations, DailyOperations):
             raise SlowGame(game_id)
         return game, frame, self._overlay(Analyzer(frame.position()), frame, self.limits(), everything=True)
 
-    def _finished(self, game_id: str, viewer: str) -> Game:
+    def _finished(self, game_id: str, viewer: str, asker: str | None = None) -> Game:
+        """The game, once it has ended, for `viewer` (a player, or a link's credential): its story shows its board,
+        so a board players still compete on stays hidden from whoever still competes (`asker`, the person behind
+        a link, is that person; the game's own player always sees it)."""
         game = self.store.load(game_id, viewer)
         if game.status == "playing":
             raise NotFound(game_id)
+        person = asker if asker is not None else viewer
+        if person != game.maker:
+            for seal in (self.race_replay_seal, self.daily_replay_seal):
+                refusal = seal(game, person)
+                if refusal is not None:
+                    raise Refused(refusal)
         return game
 
     async def share(self, game_id: str, player: str, shared: bool) -> Game:

@@ -269,7 +269,7 @@ def test_an_entrys_replay_stays_shared_and_a_practice_games_link_may_be_withdraw
     assert asyncio.run(service.share(practice_id, "alice", False)).share is None
     ((cruel, _),) = [asyncio.run(service.ladders("2026-11-26", "alice"))[1]]
     assert cruel.own is not None and cruel.own.replay == f"/replays/{entry_id}/{entry.share}"
-    shown, _ = asyncio.run(service.review(entry_id, replay_watcher(entry.share)))
+    shown, _ = asyncio.run(service.review(entry_id, replay_watcher(entry.share), "alice"))
     assert shown.status == "won"
 
 

@@ -20,12 +20,14 @@ from app.daily import DailyBoard
 from app.game import Game, Invalid, Move, Refused
 from app.modes import get_mode
 from app.modes.classic import BoardId
+from app.seats import replay_watcher
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from app.store.redis import RedisStore
+from solver import Analyzer, Status
 from tests.clock import FakeClock
 from tests.live import live_server
-from tests.test_daily import KEY, MIDNIGHT, a_mine_of, played_out
+from tests.test_daily import KEY, MIDNIGHT, a_mine_of, cruel_win, played_out
 
 COUNTDOWN = 3.0
 TODAY = datetime.date(2026, 11, 26)
@@ -73,6 +75,17 @@ def lose(service: GameService, game_id: str, player: str) -> Game:
     if game.started_at is None:
         game = run(service.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
     lost = run(service.move(game_id, player, Move("reveal", *game.cell(min(mines))))).after
+    assert lost.status == "lost"
+    return lost
+
+
+def lose_cruel(service: GameService, game_id: str, player: str) -> Game:
+    """Open a cruel board's marked start, then a cell its numbers prove a mine (cruel rules deal it so)."""
+    game = run(service.load(game_id, player))
+    game = run(service.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
+    analyzer = Analyzer(game.position())
+    mine = next(cell for cell, status in analyzer.classify().items() if status == Status.MINE)
+    lost = run(service.move(game_id, player, Move("reveal", *mine))).after
     assert lost.status == "lost"
     return lost
 
@@ -273,5 +286,44 @@ def test_a_lost_entry_cannot_be_undone_and_its_replay_stays_where_the_ladder_lin
         undone = ann.post(f"/api/games/{game['id']}/moves", json={"action": "undo"})
         assert undone.status_code == 409 and "undo is turned off" in undone.json()["detail"]
         own = ann.get(f"/api/daily/{TODAY.isoformat()}/ladder").json()["boards"][1]["own"]
-        assert bob.get(own["replay"]).status_code == 200
+        assert ann.get(own["replay"]).status_code == 200
+        # Bob has not played the board: the replay waits for him (a replay would show him its mines).
+        assert bob.get(own["replay"]).status_code == 409
         assert ann.post(f"/api/daily/{TODAY.isoformat()}/classic/games").json()["id"] != game["id"]  # practice
+
+
+# ----- replays of boards still contested -------------------------------------------------------------------
+
+
+def test_a_replay_of_a_board_of_the_day_opens_to_others_once_their_own_game_of_it_ended_or_the_day_did(
+    hosts, small_dailies
+):
+    one, other = hosts
+    board = DailyBoard(TODAY, "cruel")
+    ann_id, _ = cruel_win(one, "ann", board.key)
+    shared = run(one.load(ann_id, "ann")).share
+    assert shared is not None  # a board of the day is played in public: its ladder links the replay
+    for host, asker in ((other, "bob"), (one, None)):
+        with pytest.raises(Refused, match="opens to you once your own game of that board has ended"):
+            run(host.review(ann_id, replay_watcher(shared), asker))
+        with pytest.raises(Refused, match="opens to you"):
+            run(host.replay_overlay(ann_id, replay_watcher(shared), 1, asker))
+    assert run(other.review(ann_id, "ann"))[0].status == "won"  # her own, always
+    bob_id, _ = run(other.play_daily("bob", "c", board.key))
+    lose_cruel(other, bob_id, "bob")
+    assert run(one.review(ann_id, replay_watcher(shared), "bob"))[0].status == "won"
+    # The next day the board is nobody's to play for the ladder: its replays are open to all.
+    one.clock.advance(86400)  # type: ignore[attr-defined]
+    assert run(other.review(ann_id, replay_watcher(shared), None))[0].status == "won"
+
+
+def test_a_race_games_replay_opens_to_others_once_the_race_is_over(hosts):
+    one, other = hosts
+    room_id, games = started_race(one, other)
+    lose(one, games["ann"], "ann")
+    shared = run(one.share(games["ann"], "ann", True)).share
+    assert shared is not None
+    with pytest.raises(Refused, match="race is still on"):
+        run(other.review(games["ann"], replay_watcher(shared), "bob"))
+    lose(other, games["bob"], "bob")
+    assert run(other.review(games["ann"], replay_watcher(shared), "bob"))[0].status == "lost"

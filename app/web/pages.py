@@ -570,7 +570,7 @@ async def replay_page(request: Request, game_id: str, player: Player, service: S
 @router.get("/replays/{game_id}/{key}")
 async def shared_replay(request: Request, game_id: str, key: str, service: Service) -> Response:
     """A replay shared by its link: the same page, without its owner's controls; 404 once withdrawn."""
-    game, graded = await service.review(game_id, replay_watcher(key))
+    game, graded = await service.review(game_id, replay_watcher(key), request.session.get("player"))
     return page(request, replay_context(game_id, game, graded, service.clock(), key=key))
 
 
@@ -580,14 +580,16 @@ async def replay_overlay(game_id: str, step: int, player: Player, service: Servi
 
 
 @router.get("/replays/{game_id}/{key}/overlay", response_class=JSONResponse)
-async def shared_replay_overlay(game_id: str, key: str, step: int, service: Service) -> JSONResponse:
-    return await overlay_answer(service, game_id, replay_watcher(key), step)
+async def shared_replay_overlay(request: Request, game_id: str, key: str, step: int, service: Service) -> JSONResponse:
+    return await overlay_answer(service, game_id, replay_watcher(key), step, request.session.get("player"))
 
 
-async def overlay_answer(service: GameService, game_id: str, viewer: str, step: int) -> JSONResponse:
+async def overlay_answer(
+    service: GameService, game_id: str, viewer: str, step: int, asker: str | None = None
+) -> JSONResponse:
     """What could be known after `step` steps of the replay: the cells the overlays change, and a note
     when counting took too long."""
-    _, frame, overlay = await service.replay_overlay(game_id, viewer, step)
+    _, frame, overlay = await service.replay_overlay(game_id, viewer, step, asker)
     note = "Too complex to count in time: the chances are left out." if overlay.too_complex else ""
     return JSONResponse({"step": step, "changes": overlay_changes(frame, overlay), "note": note})
 
