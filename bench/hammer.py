@@ -15,7 +15,11 @@ alone, then for --seconds more while --hammers connections from 127.0.0.2 hammer
 - `--hammer bot` (--mines 2000 unless given): each makes a classic 100x100 game and asks what the bot would
   do (GET .../bot), then has it play that move (POST .../bot), again and again (a game goes to the slow
   lane only once one of its requests took more than 0.25 s of processor time); a new game after each end
-  (or a 409 saying it is over), or past the creation limit the last one with its loss undone.
+  (or a 409 saying it is over), or past the creation limit the last one with its loss undone;
+- `--hammer rooms`, `daily`, `review` (issue 41): each floods those routes, every request refused by its limit
+  once past it: new rooms, a throwaway cookie joining and leaving, a room's page, poll and stream; the day's
+  boards asked for, the name changed, the day's page, a ladder and the calendar; Expert games lost at once, then
+  each one's review, replay page, overlays at every step, and its link shared and withdrawn.
 What the hammer got back is counted by request and status. Processor time is read per process of the server
 (the worker, and its slow lane at a lower priority).
 
@@ -32,6 +36,7 @@ today's committed one), with this virtualenv. Run by hand:
     .venv/bin/python bench/hammer.py
     .venv/bin/python bench/hammer.py --seconds 60 --hammers 2 --mines 3000
     .venv/bin/python bench/hammer.py --hammer bot --mines 2500
+    .venv/bin/python bench/hammer.py --hammer rooms     # daily, review
     .venv/bin/python bench/hammer.py --fresh 4 --cheap-first
     .venv/bin/python bench/hammer.py --source /tmp/kaboom-head --fresh 4
 """
@@ -250,6 +255,81 @@ def bot_hammer(url: str, mines: int, stop: threading.Event, answers: Answers) ->
             over = played.status_code == 409 or (played.status_code == 200 and played.json()["status"] != "playing")
 
 
+COOP = {"kind": "coop", "mode": "classic", "width": 9, "height": 9, "mines": 10, "name": "Flood"}
+
+
+def rooms_hammer(url: str, mines: int, stop: threading.Event, answers: Answers) -> None:
+    """One client address flooding the rooms' routes with no pause: a new room again and again (refused past
+    KABOOM_ROOM_LIMIT a window, and KABOOM_ROOMS_PER_PLAYER), a throwaway cookie joining its first room and
+    leaving, the room's page and its poll, and its live stream opened and dropped (refused past the streams an
+    address may hold)."""
+    with client(url, HAMMER_ADDRESS) as attacker, client(url, HAMMER_ADDRESS) as visitor:
+        room = None
+        while not stop.is_set():
+            made = answers.timed("new room", partial(attacker.post, "/api/rooms", json=COOP))
+            if room is None:
+                room = made.json() if made.status_code == 201 else None
+                continue
+            visitor.cookies.clear()  # a new player each time, as a client that throws its cookies away is
+            join = {"invite": room["invite"], "name": "Visitor"}
+            answers.timed("join", partial(visitor.post, f"/api/rooms/{room['id']}/join", json=join))
+            answers.timed("leave", partial(visitor.post, f"/api/rooms/{room['id']}/leave"))
+            answers.timed("room page", partial(attacker.get, f"/rooms/{room['id']}", follow_redirects=True))
+            answers.timed("room poll", partial(attacker.get, f"/rooms/{room['id']}/live", params={"room_state": "?"}))
+            with attacker.stream("GET", f"/rooms/{room['id']}/events") as stream:
+                answers.times.setdefault(("room stream", stream.status_code), []).append(0.0)
+
+
+def daily_hammer(url: str, mines: int, stop: threading.Event, answers: Answers) -> None:
+    """One client address flooding the boards of the day with no pause: its game of each board asked for again
+    and again (one at a time; past the creation limit, refused), its name changed (refused past the limit), the
+    day's page, a ladder through the API and the calendar."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    with client(url, HAMMER_ADDRESS) as attacker:
+        number = 0
+        while not stop.is_set():
+            number += 1
+            for mode in ("cruel", "classic"):
+                answers.timed("play", partial(attacker.post, f"/api/daily/{today}/{mode}/games"))
+            answers.timed("name", partial(attacker.put, "/api/name", json={"name": f"Flood {number}"}))
+            answers.timed("day page", partial(attacker.get, "/daily"))
+            answers.timed("ladder", partial(attacker.get, f"/api/daily/{today}/ladder"))
+            answers.timed("calendar", partial(attacker.get, "/daily/history"))
+
+
+def review_hammer(url: str, mines: int, stop: threading.Event, answers: Answers) -> None:
+    """One client address flooding the reviews of its finished games with no pause: Expert games lost at once
+    (a new one while the creation limit lets it, or the last again), then each one's review, replay page,
+    overlays at every step in turn, and its link shared and withdrawn."""
+    rng = random.Random(7)
+    with client(url, HAMMER_ADDRESS) as attacker:
+        finished: list[str] = []
+        turn = 0
+        while not stop.is_set():
+            made = answers.timed("new game", partial(attacker.post, "/api/games", json=EXPERT))
+            if made.status_code == 201:
+                game = made.json()
+                while game["status"] == "playing":
+                    covered = [(x, y) for y, row in enumerate(game["board"]) for x, s in enumerate(row) if s == "."]
+                    x, y = rng.choice(covered)
+                    click = {"action": "reveal", "x": x, "y": y}
+                    game = attacker.post(f"/api/games/{game['id']}/moves", json=click).json()
+                finished.append(game["id"])
+            if not finished:
+                time.sleep(0.1)
+                continue
+            game_id = finished[turn % len(finished)]
+            turn += 1
+            reviewed = answers.timed("review", partial(attacker.get, f"/api/games/{game_id}/review"))
+            steps = len(reviewed.json()["steps"]) if reviewed.status_code == 200 else 0
+            answers.timed("replay page", partial(attacker.get, f"/games/{game_id}/replay"))
+            for at in range(steps + 1):
+                overlay = partial(attacker.get, f"/games/{game_id}/replay/overlay", params={"step": at})
+                answers.timed("overlay", overlay)
+            answers.timed("share", partial(attacker.post, f"/api/games/{game_id}/share"))
+            answers.timed("withdraw", partial(attacker.delete, f"/api/games/{game_id}/share"))
+
+
 @dataclass(frozen=True)
 class Hammer:
     run: Callable[[str, int, threading.Event, Answers], None]
@@ -260,6 +340,9 @@ class Hammer:
 HAMMERS = {
     "no-guess": Hammer(no_guess_hammer, 3000, "hammering 100x100/{mines} no-guess deals"),
     "bot": Hammer(bot_hammer, 2000, "having the bot play 100x100/{mines} classic games"),
+    "rooms": Hammer(rooms_hammer, 0, "flooding the rooms' routes"),
+    "daily": Hammer(daily_hammer, 0, "flooding the boards of the day"),
+    "review": Hammer(review_hammer, 0, "flooding reviews and replays"),
 }
 
 
