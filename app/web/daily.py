@@ -51,7 +51,7 @@ class Line:
     time: str
     rate: str
     accuracy: str
-    helped: str  # "" for a clean win; the aids, or what ended it, otherwise
+    helped: str  # what helped a win that is not clean; "" for a clean win and for a loss (its time says "lost")
     replay: str | None
 
 
@@ -65,7 +65,7 @@ def line_of(line: LadderLine, mode: str) -> Line:
         time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
         rate=f"{entry['bbbv_per_second']:.2f}" if entry["won"] and entry["bbbv_per_second"] is not None else "–",
         accuracy=accuracy_text(entry["accuracy"]),
-        helped="" if entry["clean"] else help_text(entry, mode),
+        helped=help_text(entry, mode) if entry["won"] and not entry["clean"] else "",
         replay=line.replay,
     )
 
@@ -165,10 +165,21 @@ def _refused_on(request: Request, service: GameService, player: str) -> None:
     request.state.page_again = again
 
 
+# A refused name comes back to today's page by a redirect, so that reloading it posts nothing again: the
+# refusal and the text typed (cut to a length no field sends) ride in the session to that one page.
+REFUSED_NAME = "refused_name"
+TYPED_KEPT = 200
+
+
 @router.get("/daily")
 async def today_page(request: Request, player: Player, service: Service) -> Response:
     """Today's boards: play them, see their ladders, choose your name."""
-    return page(request, await day_context(service, player, None))
+    refused = request.session.pop(REFUSED_NAME, None)
+    if isinstance(refused, dict) and isinstance(refused.get("message"), str) and isinstance(refused.get("typed"), str):
+        extra = {"message": refused["message"], "refused": True, "typed": refused["typed"]}
+    else:
+        extra = {}
+    return page(request, await day_context(service, player, None, **extra))
 
 
 @router.get("/daily/history")
@@ -207,6 +218,10 @@ async def play_form(
 async def name_form(
     request: Request, player: Player, client: Client, service: Service, name: Annotated[str, Form()] = ""
 ) -> Response:
-    _refused_on(request, service, player)
+    async def again(message: str, status: int) -> Response:
+        request.session[REFUSED_NAME] = {"message": message, "typed": name[:TYPED_KEPT]}
+        return RedirectResponse("/daily#you", status_code=303)
+
+    request.state.page_again = again
     await service.set_name(player, client, name)
     return RedirectResponse("/daily#you", status_code=303)
