@@ -111,6 +111,11 @@ class NoGuessLimited(RateLimited):
         )
 
 
+class InPlay(NotFound):
+    """A finished game's story asked of a game still in play, by someone who may open the game: nothing of it
+    shows before its end (the API answers as for no such game); the page says when the replay opens."""
+
+
 def check_assists(game: Game, what: str) -> None:
     """Refuse `what` (a hint, an overlay, the bot) in a game whose room is played without them (a race)."""
     if game.room is not None and not get_kind(game.room["kind"]).assists:
@@ -599,7 +604,7 @@ class GameService(RoomOperations, DailyOperations):
     def _finished(self, game_id: str, viewer: str) -> Game:
         game = self.store.load(game_id, viewer)
         if game.status == "playing":
-            raise NotFound(game_id)
+            raise InPlay(game_id)
         return game
 
     async def share(self, game_id: str, player: str, shared: bool) -> Game:

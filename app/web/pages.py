@@ -569,9 +569,12 @@ async def replay_page(request: Request, game_id: str, player: Player, service: S
 
 @router.get("/replays/{game_id}/{key}")
 async def shared_replay(request: Request, game_id: str, key: str, service: Service) -> Response:
-    """A replay shared by its link: the same page, without its owner's controls; 404 once withdrawn."""
+    """A replay shared by its link: the same page, without its owner's controls, naming its player to anyone
+    else; 404 once withdrawn."""
     game, graded = await service.review(game_id, replay_watcher(key))
-    return page(request, replay_context(game_id, game, graded, service.clock(), key=key))
+    other = request.session.get("player") != game.maker
+    player = await service.shown_name(game.maker) if other else None
+    return page(request, replay_context(game_id, game, graded, service.clock(), key=key, player=player))
 
 
 @router.get("/games/{game_id}/replay/overlay", response_class=JSONResponse)

@@ -541,6 +541,14 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
     return rows
 
 
+def isolated(text: str, name: str | None) -> Markup:
+    """`text` as markup, a name it opens with set apart in <bdi>: a name in a script written right to left
+    must not turn the words around it."""
+    if name and text.startswith(name):
+        return Markup("<bdi>{}</bdi>{}").format(name, text[len(name) :])
+    return Markup.escape(text)
+
+
 def clock_text(seconds: float, tenths: bool = False) -> str:
     """ "3:05", or "3:05.4" for a won game's time, as classic Minesweeper records it."""
     if tenths:
