@@ -260,8 +260,9 @@ async def seating_of(
         held=held,
         watching=watching,
         waiting=waiting,
+        # Sent while the game goes on: a finished game invites nobody.
         invite=str(request.url_for("invitation", game_id=game_id, key=invitation))
-        if invitation is not None and viewer == game.maker
+        if invitation is not None and viewer == game.maker and game.status == "playing"
         else None,
         present=present,
         live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),

@@ -356,7 +356,7 @@ def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
             text = f"{mover} to move"
         lines.append(SeatLine(turn, text))
     invited = invitation(game.seats)
-    if invited is not None and not seating.watching:
+    if invited is not None and not seating.watching and game.status == "playing":
         others = (
             [seat for seat in range(len(game.seats)) if seat != seating.seat] if seating.seat is not None else [invited]
         )
