@@ -13,10 +13,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.daily import LAYOUT_SEEN, Entry
+from app.daily import LAYOUT_SEEN, NAME_LENGTH, Entry
 from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.game import AIDS
-from app.modes import get_mode
+from app.modes import MODES, get_mode
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
@@ -27,8 +27,29 @@ router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 # What each aid of Game.aids is called on a ladder; a setting that helps goes by its label.
 AID_WORDS = {
     **dict(zip(AIDS, ("hints", "undo", "the bot", "the analysis"), strict=True)),
-    LAYOUT_SEEN: "the board seen before",
+    LAYOUT_SEEN: "another game of this board",
 }
+
+
+@dataclass(frozen=True)
+class DailyRules:
+    """What the rules page says of the boards of the day, read from the code that decides it."""
+
+    boards: list[str]  # each day's boards, as their pages call them
+    aids: list[str]  # what makes a win not clean, as the ladders call it
+    settings: list[str]  # the settings that help, on any board of the day
+    name_length: int
+
+
+def daily_rules() -> DailyRules:
+    modes = [mode for mode in MODES.values() if mode.daily is not None]
+    settings = {mode.options_class.label(name) for mode in modes for name in mode.options_class.helping()}
+    return DailyRules(
+        boards=[mode.daily_title for mode in modes],
+        aids=list(AID_WORDS.values()),
+        settings=sorted(label[:1].lower() + label[1:] for label in settings),
+        name_length=NAME_LENGTH,
+    )
 
 
 @dataclass(frozen=True)
@@ -126,6 +147,7 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
         before=(day - datetime.timedelta(days=1)).isoformat(),
         after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
         ladders=[_board_view(ladder) for ladder in ladders],
+        rules=daily_rules(),
         clock=clock_text,
         **extra,
     )
