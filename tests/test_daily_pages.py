@@ -141,9 +141,12 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         game_page = ada.get(f"/games/{game_id}").text
         assert 'id="daily-line"' in game_page and f'href="/daily/{TODAY}#classic"' in game_page
         assert "covered, start here" in game_page
+        # Where to start is said in words too, until the first click.
+        assert re.search(r'<p id="start-note" class="margin-note">Start at column \d+, row \d+: [^<]+\.</p>', game_page)
         mine = a_mine_of(DailyBoard(datetime.date(2026, 11, 26), "classic"), clock)
         lost = ada.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": mine[0], "y": mine[1]}).json()
         assert lost["status"] == "lost"
+        assert 'id="start-note"' not in ada.get(f"/games/{game_id}").text
         # Bob wins the cruel board cleanly; Ada, who has not finished it, sees his line but not its replay.
         bob_game = played(bob, f"{TODAY}/cruel")
         won = win_by_proof(bob, clock, bob_game)
