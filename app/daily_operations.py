@@ -158,6 +158,10 @@ class DailyOperations:
             self.store.release(name_claim(before), player)
         return name
 
+    async def shown_name(self, player: str) -> str:
+        """What others see a player called: the name they chose for the ladders, else their anonymous tag."""
+        return await self.offload(lambda: self._names([player])[player][0])
+
     def _names(self, players: list[str]) -> dict[str, tuple[str, bool]]:
         chosen = self.store.names_of(players)
         return {

@@ -50,7 +50,7 @@ AIDS = {
     "undo": "undo",  # an undo, and with it any death (a loss taken back)
     "bot": "the bot",  # a move of the bot's (Play for me), or its advice (What would the bot do?)
     "analysis": "the analysis",  # the API's analysis or probabilities
-    LAYOUT_SEEN: "the board seen before",  # another game of the same board, before or after
+    LAYOUT_SEEN: "another game of this board",  # before or after, finished or not
 }
 
 

@@ -124,6 +124,11 @@ class NoGuessLimited(RateLimited):
         )
 
 
+class InPlay(NotFound):
+    """A finished game's story asked of a game still in play, by someone who may open the game: nothing of it
+    shows before its end (the API answers as for no such game); the page says when the replay opens."""
+
+
 def check_assists(game: Game, what: str) -> None:
     """Refuse `what` (a hint, an overlay, the bot) in a game whose room is played without them (a race)."""
     if game.room is not None and not get_kind(game.room["kind"]).assists:
@@ -645,7 +650,7 @@ class GameService(RoomOperations, DailyOperations):
         a link, is that person; the game's own player always sees it)."""
         game = self.store.load(game_id, viewer)
         if game.status == "playing":
-            raise NotFound(game_id)
+            raise InPlay(game_id)
         person = asker if asker is not None else viewer
         if person != game.maker:
             for seal in (self.race_replay_seal, self.daily_replay_seal):

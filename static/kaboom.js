@@ -168,6 +168,7 @@
     const skip = document.getElementById("replay-skip");
     const overlayBox = document.getElementById("replay-overlay");
     const overlayNote = document.getElementById("replay-overlay-note");
+    const legend = document.getElementById("replay-legend");
     const startCaption = caption.textContent;
     const painted = []; // painted[i]: the looks step i + 1 painted over
     let at = 0; // the steps played
@@ -276,7 +277,11 @@
     document.getElementById("replay-back").addEventListener("click", () => step(-1));
     document.getElementById("replay-forward").addEventListener("click", () => step(1));
     slider.addEventListener("input", () => goTo(Number(slider.value)));
-    overlayBox.addEventListener("change", () => (overlayBox.checked ? askOverlay() : clearOverlay()));
+    overlayBox.addEventListener("change", () => {
+      legend.hidden = !overlayBox.checked;
+      if (overlayBox.checked) askOverlay();
+      else clearOverlay();
+    });
     root.addEventListener("click", (event) => {
       const link = event.target.closest && event.target.closest("a[data-step]");
       if (!link) return;
@@ -292,8 +297,11 @@
       event.preventDefault();
       moves[event.key]();
     });
+    // The box as the browser may have kept it over a reload.
+    legend.hidden = !overlayBox.checked;
     const asked = /^#step-(\d+)$/.exec(location.hash);
     if (asked) goTo(Number(asked[1]));
+    else if (overlayBox.checked) askOverlay();
   }
 
   // ----- a game -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 
 from app.game import Game, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable
 from app.modes import MODES
-from app.modes.base import Mode
+from app.modes.base import YOU, Mode
 from app.stored import Layout, schema
 from app.web.faces import FACES, Face
 from solver import Analyzer, Limits
@@ -119,7 +119,7 @@ class Duel(Mode):
         turn.outcome.analyzer = turn.analyzer
         return changed, turn.outcome
 
-    def result_text(self, game: Game, clock: str) -> str:
+    def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         if game.status == "playing":
             return ""
         loser = game.state["loser"]

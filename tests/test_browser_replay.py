@@ -83,7 +83,8 @@ def test_a_replay_steps_by_keyboard_at_a_laptops_size_and_ends_on_the_games_own_
     assert "x" in page.get_attribute("#c-1-0", "class").split() and "It was a mine." in caption(page)
     page.keyboard.press("ArrowRight")
     at_step(page, 3)
-    assert page.get_attribute("#c-1-0", "class").split()[:2] == ["c", "u"] and "Undo" in caption(page)
+    assert page.get_attribute("#c-1-0", "class").split()[:2] == ["c", "u"]
+    assert caption(page) == f"Step 3 of {steps} · Undo. The action before it is taken back."
     page.keyboard.press("End")
     at_step(page, steps)
     marked = {cell: " ".join(c for c in classes.split() if c != "mv") for cell, classes in looks(page).items()}
@@ -103,15 +104,24 @@ def test_a_replay_steps_by_touch_at_a_phones_size_with_the_overlay(open_page, da
     # The steps' buttons stay on the screen under the board, with the board.
     box = page.locator("#replay-forward").bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844 and box["height"] >= 40
+    assert page.is_hidden("#replay-legend")
     page.tap("#replay-overlay")
     page.wait_for_selector("#grid .c.os")
     # After the risk, every far cell is proven safe and the mine is one of two cells.
     assert "os" in page.get_attribute("#c-2-2", "class").split()
+    # The legend says what the marks and colours mean, on the screen with the board's steps.
+    legend = page.locator("#replay-legend")
+    assert legend.is_visible() and legend.get_attribute("aria-label") == "What could be known, by mark and colour"
+    words = legend.inner_text()
+    assert all(part in words for part in ("proven safe", "proven mine", "0 %", "100 %", "safest"))
+    box = legend.bounding_box()
+    assert box is not None and box["width"] <= 390
     page.tap("#replay-forward")
     at_step(page, 4)
     page.wait_for_selector("#grid .c.os")
     page.tap("#replay-overlay")
     page.wait_for_function("!document.querySelector('#grid .c.os')")
+    assert page.is_hidden("#replay-legend")
     page.tap("#replay-end")
     at_step(page, steps)
     page.tap("#replay-start")

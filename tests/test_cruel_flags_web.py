@@ -48,6 +48,19 @@ def test_the_forms_luck_choice_makes_a_cruel_flags_game_and_refuses_a_mode_that_
         assert 'id="cruel-flags"' in rules and "left to open the last empty cell" in rules
 
 
+def test_its_page_names_the_rules_and_an_empty_click_says_why_it_scored_nothing(server) -> None:
+    with client(server) as alice:
+        game_id = create(alice, mode="cruel-flags", opponent="screen")
+        page = alice.get(f"/games/{game_id}").text
+        assert re.search(r"<title>Kaboom · Cruel Flags[^<]*</title>", page)
+        rules = page.split('id="rules-title"', 1)[1].split("</section>", 1)[0]
+        assert rules.startswith(' class="legend">This game: Cruel Flags') and 'href="/rules#cruel-flags"' in rules
+        # Nothing is proven on a board nobody has opened: the first click finds an empty cell.
+        x, y = covered(api(alice, game_id))[0]
+        answer = move(alice, game_id, x, y)
+        assert answer.status_code == 200 and "Empty: only a proven mine scores, and the turn passes." in answer.text
+
+
 def test_through_an_invitation_no_answer_shows_the_deal_seed_or_an_unfound_mine_and_the_end_fits(
     server, database
 ) -> None:

@@ -119,11 +119,19 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
             assert f'action="/daily/{key}/games"' in page
         width, height, mines = DailyBoard(datetime.date(2026, 11, 26), "cruel").size
         assert "Cruel Expert" in page and "No-guess Expert" in page and f"{width}×{height} · {mines} mines" in page
-        # A malformed name: said on the day's page, escaped, and nothing kept.
+        # A malformed name: said at its field on the day's page, after a redirect (a reload posts nothing again),
+        # with what was typed kept, all escaped; nothing is kept.
         refused = ada.post("/daily/name", data={"name": "<b>me</b>"})
-        assert refused.status_code == 422 and "Boards of the day" in refused.text
-        assert "only, not &#39;&lt;&#39;" in refused.text and "<b>me" not in refused.text
+        assert refused.status_code == 303 and refused.headers["location"] == "/daily#you"
+        again = ada.get("/daily").text
+        form = again.split('class="name-form"', 1)[1].split("</form>", 1)[0]
+        assert (
+            'role="alert">A name holds letters, digits, spaces, &#39;-&#39; and &#39;_&#39; only, not &#39;&lt;&#39;'
+            in form
+        )
+        assert 'value="&lt;b&gt;me&lt;/b&gt;"' in form and 'aria-invalid="true"' in form and "<b>me" not in again
         assert ada.get("/api/daily").json()["name"] is None
+        assert 'role="alert"' not in ada.get("/daily").text and 'value=""' in ada.get("/daily").text, "said once"
         named = ada.post("/daily/name", data={"name": "  Ada  "})
         assert named.status_code == 303 and named.headers["location"] == "/daily#you"
         assert 'value="Ada"' in ada.get("/daily").text
@@ -133,6 +141,8 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         game_page = ada.get(f"/games/{game_id}").text
         assert 'id="daily-line"' in game_page and f'href="/daily/{TODAY}#classic"' in game_page
         assert "covered, start here" in game_page
+        # Where to start is said in words too, until the first click.
+        assert re.search(r'<p id="start-note" class="margin-note">Start at column \d+, row \d+: [^<]+\.</p>', game_page)
         mine = a_mine_of(DailyBoard(datetime.date(2026, 11, 26), "classic"), clock)
         start = ada.get(f"/api/games/{game_id}").json()["start"]
         assert ada.post(
@@ -140,6 +150,7 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         ).is_success
         lost = ada.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": mine[0], "y": mine[1]}).json()
         assert lost["status"] == "lost"
+        assert 'id="start-note"' not in ada.get(f"/games/{game_id}").text
         # Bob wins the cruel board cleanly; Ada, who has not finished it, sees his line but not its replay.
         bob_game = played(bob, f"{TODAY}/cruel")
         won = win_by_proof(bob, clock, bob_game)
@@ -152,8 +163,10 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         cruel = board_section(page, "cruel")
         assert "/replays/" not in cruel and "The replays open once" in cruel
         assert "Your entry: lost" in page and "Play again (practice)" in page
-        # Ada's lost entry is her own line on the classic board's ladder: shown to her, not to Bob.
-        assert any(row.startswith("– Ada (you)") and " lost " in f" {row} " for row in ladder_rows(page, "classic"))
+        # Ada's lost entry is her own line on the classic board's ladder: shown to her, not to Bob; lost, as
+        # nothing helped her.
+        (ada_row,) = [row for row in ladder_rows(page, "classic") if row.startswith("– Ada (you)")]
+        assert ada_row.startswith("– Ada (you) lost –") and "with" not in ada_row
         assert "Ada" not in " ".join(ladder_rows(bob.get("/daily").text, "classic"))
         # Bob sees his own replay; the page and the API read the same ladder.
         own = bob.get(f"/api/daily/{TODAY}/ladder").json()["boards"][0]["lines"][0]

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.service import Deals
-from tests.live import live_server, wait_until
+from tests.live import live_server, put_position, wait_until
 
 HTMX = {"HX-Request": "true"}
 
@@ -441,6 +441,34 @@ def test_the_inviter_frees_the_seat_of_someone_who_took_it_and_never_moved(serve
         late = alice.post(f"/games/{game_id}/free-seat")
         assert late.status_code == 409 and "Red has moved" in late.text
         assert api(bob, game_id)["version"] == api(alice, game_id)["version"]
+
+
+# The players' New game: a game like this one against the same opponent.
+NEW_GAME = 'title="A new game of the same size against the same opponent"'
+
+
+def test_the_end_says_the_result_once_invites_nobody_and_only_the_players_have_a_new_game(server) -> None:
+    url, database = server
+    with client(url) as alice, client(url) as bob, client(url) as visitor, client(url) as carol:
+        game_id, link = invite(alice)
+        # Whoever opened the link and has not taken the seat watches, with no game of their own to start.
+        seen = visitor.get(link, follow_redirects=True).text
+        assert join_form(seen) is not None and NEW_GAME not in seen
+        assert bob.post(join_form(seen)).status_code == 303
+        watching = carol.get(link, follow_redirects=True).text
+        assert "You are watching" in watching and NEW_GAME not in watching
+        assert NEW_GAME in alice.get(f"/games/{game_id}").text and NEW_GAME in bob.get(f"/games/{game_id}").text
+        assert 'id="invite-link"' in alice.get(f"/games/{game_id}").text
+        # Three mines along the top row: two of them and Blue has won.
+        put_position(database, game_id, ["...", "...", "..."], mines=3, hidden={"layout": [0, 1, 2]})
+        assert move(alice, game_id, 0, 0).status_code == 200
+        ended = move(alice, game_id, 1, 0)
+        assert ended.status_code == 200 and api(alice, game_id)["status"] == "won"
+        assert ended.text.count("Blue wins, 2–0.") == 1 and "You win: Blue wins, 2–0." in ended.text
+        page = alice.get(f"/games/{game_id}").text
+        assert page.count("Blue wins, 2–0.") == 1
+        assert 'id="invite-link"' not in page and 'data-copy="invite-link"' not in page and NEW_GAME in page
+        assert NEW_GAME not in carol.get(f"/games/{game_id}/watch/{link.rsplit('/', 1)[1]}").text
 
 
 def test_only_the_maker_deletes_a_game_of_two_and_anyone_else_leaves_it(server) -> None:

@@ -63,9 +63,12 @@ def test_a_classic_game_with_a_mistake_a_death_taken_back_and_proven_moves_is_gr
     assert client.get(f"/api/games/{game_id}/review").status_code == 200  # a lost game has its review
     answer = move(client, game_id, action="undo")
     assert answer["status"] == "playing"
-    # In play again: nothing of it shows.
-    assert client.get(f"/api/games/{game_id}/review").status_code == 404
-    assert client.get(f"/games/{game_id}/replay").status_code == 404
+    # In play again: nothing of it shows; its player's page says when it will, with the way back to the game.
+    assert client.get(f"/api/games/{game_id}/review").json() == {"detail": "no such game"}
+    in_play = client.get(f"/games/{game_id}/replay")
+    assert in_play.status_code == 404 and "This game is gone" not in in_play.text
+    assert "still in play: its replay and review open when it ends" in in_play.text
+    assert f'<a href="/games/{game_id}">Back to the game</a>' in in_play.text
     # Every other covered cell but the mine is safe: open them as the answers show them covered.
     answer = open_all_but(answer, (1, 0), lambda x, y: move(client, game_id, action="reveal", x=x, y=y))
     assert answer["status"] == "won"
@@ -97,6 +100,7 @@ def test_a_classic_game_with_a_mistake_a_death_taken_back_and_proven_moves_is_gr
     frames = frames_of(text)
     assert len(frames) == len(steps) and frames[1]["death"] and frames[1]["back"] and frames[2]["back"]
     assert frames[0]["cell"] == [1, 1] and frames[0]["example"] == [2, 0] and frames[0]["proof"] == [[0, 0]]
+    assert frames[2]["caption"] == f"Step 3 of {len(steps)} · Undo. The action before it is taken back."
     # The death's frame shows the mine that exploded; the undo's shows it covered again.
     exploded = {change[0]: change[1] for change in frames[1]["changes"]}
     assert "x" in exploded["c-1-0"].split() and "u" in {c[0]: c[1] for c in frames[2]["changes"]}["c-1-0"].split()
@@ -190,6 +194,9 @@ def test_a_replay_shows_nothing_of_a_game_in_play_another_players_game_or_a_dele
     ):
         assert client.get(path).status_code == 404, path
     assert client.post(f"/api/games/{playing}/share").status_code == 409
+    with stranger(server) as other:  # to whoever may not open it, a game in play is no game at all
+        gone = other.get(f"/games/{playing}/replay")
+        assert gone.status_code == 404 and "This game is gone" in gone.text and "still in play" not in gone.text
     finished = new_game(client)
     put_layout(database, finished, ["o*", ".."])
     assert move(client, finished, action="reveal", x=1, y=0)["status"] == "lost"
@@ -248,6 +255,37 @@ def test_a_shared_link_shows_the_replay_until_it_is_withdrawn_and_a_loss_taken_b
     shared = client.post(f"/games/{game_id}/share", data={"shared": "1"}, follow_redirects=False)
     assert shared.status_code == 303 and shared.headers["location"] == f"/games/{game_id}/replay#share"
     assert "Withdraw the link" in client.get(f"/games/{game_id}/replay").text
+
+
+def headline(page: str) -> str:
+    """The replay's headline, as marked up."""
+    found = re.search(r'<p class="result [a-z]+">(.*?)</p>', page)
+    assert found, "the replay page has its headline"
+    return found.group(1)
+
+
+def test_a_shared_replay_names_its_player_to_others_and_says_you_to_the_player(client, server, database):
+    won = new_game(client)
+    put_layout(database, won, ["o*", ".."])
+    open_all_but(
+        move(client, won, action="reveal", x=0, y=1), (1, 0), lambda x, y: move(client, won, action="reveal", x=x, y=y)
+    )
+    lost = new_game(client)
+    put_layout(database, lost, ["o*", ".."])
+    assert move(client, lost, action="reveal", x=1, y=0)["status"] == "lost"
+    links = {game: httpx.URL(client.post(f"/api/games/{game}/share").json()["url"]).path for game in (won, lost)}
+    # Without a name of their own, the player goes by the tag the ladders show.
+    anonymous = re.search(r'id="name"[^>]* placeholder="(anonymous [0-9a-f]+)"', client.get("/daily").text).group(1)
+    with stranger(server) as other:
+        assert headline(other.get(links[won]).text).startswith(f"<bdi>{anonymous}</bdi> won in ")
+    assert client.put("/api/name", json={"name": "Ann"}).status_code == 200
+    with stranger(server) as other:
+        assert re.fullmatch(r"<bdi>Ann</bdi> won in \d+:\d\d\.\d\.", headline(other.get(links[won]).text))
+        lost_line = headline(other.get(links[lost]).text)
+        assert lost_line.startswith("<bdi>Ann</bdi> lost: the cell at column 2, row 1 was a mine ("), lost_line
+    # The player reads their own game as theirs, by its link or on their own replay page.
+    assert headline(client.get(links[won]).text).startswith("You won in ")
+    assert headline(client.get(f"/games/{lost}/replay").text).startswith("Boom: the cell at column 2, row 1")
 
 
 def test_a_big_game_not_graded_at_its_end_is_graded_where_slow_work_runs_when_first_asked(client, database):

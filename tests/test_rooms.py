@@ -196,7 +196,7 @@ def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_rank
     assert race["settings"] == {"no_guess": True, "undo": False} and race["phase"] == "lobby" and race["game"] is None
     assert "Send the link: you can start once someone has joined." in ann.get(f"/rooms/{race['id']}").text
     join(bob, race, "Bob")
-    assert "Waiting for Ann to start the race." in bob.get(f"/rooms/{race['id']}").text
+    assert "Waiting for <bdi>Ann</bdi> to start the race." in bob.get(f"/rooms/{race['id']}").text
     assert bob.post(f"/api/rooms/{race['id']}/start").status_code == 409  # the maker starts it
     started = ok(ann.post(f"/api/rooms/{race['id']}/start"))
     assert started["phase"] == "racing" and started["starts_at"] == pytest.approx(clock() + COUNTDOWN)

@@ -52,6 +52,9 @@ FIRST_CLICK = Choice(
 )
 
 
+# Whom a game's result is about when its player reads it (Mode.result_text).
+YOU = "You"
+
 SwitchesT = TypeVar("SwitchesT", bound=Switches)
 
 
@@ -512,14 +515,16 @@ class Mode:
         """Extra counters of the status line: (id, label, value, title)."""
         return []
 
-    def result_text(self, game: Game, clock: str) -> str:
-        """The line under the status when the game is over."""
+    def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
+        """The line under the status when the game is over. `who`: whom it is about, "You" for the player and
+        their name where others read it (a shared replay); a line that names them opens with it."""
         counts = [count for count in self.result_counts(game) if count]
         if game.status == "won":
-            return f"You won in {clock}{' with ' + ' and '.join(counts) if counts else ''}."
+            return f"{who} won in {clock}{' with ' + ' and '.join(counts) if counts else ''}."
         if game.status == "lost":
             x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-            return f"Boom: the cell at column {x + 1}, row {y + 1} was a mine ({', '.join([clock, *counts])})."
+            lead = "Boom" if who == YOU else f"{who} lost"
+            return f"{lead}: the cell at column {x + 1}, row {y + 1} was a mine ({', '.join([clock, *counts])})."
         return ""
 
     def result_counts(self, game: Game) -> list[str]:

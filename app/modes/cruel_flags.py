@@ -57,6 +57,13 @@ class CruelFlags(SeededDeals, Flags):
             return self.uncover(turn, [index], seat, frozenset([index]))
         return self.uncover(turn, [index], seat, frozenset(game.board.index(x, y) for x, y in layout.mines))
 
+    @staticmethod
+    def _news(seat: int, action: str, scored: int) -> str:
+        # An empty cell is this mode's whole surprise: say why the click scored nothing.
+        if action == "reveal" and not scored:
+            return "Empty: only a proven mine scores, and the turn passes."
+        return Flags._news(seat, action, scored)
+
     def drop_bomb(self, turn: Turn, cells: list[int], seat: int) -> int:
         """The square holds as few mines as any consistent layout allows, placed as one such layout, drawn
         uniformly, places them."""

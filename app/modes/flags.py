@@ -27,7 +27,7 @@ from typing_extensions import TypedDict
 
 from app import seats as seating
 from app.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
-from app.modes.base import Mode, options_of
+from app.modes.base import YOU, Mode, options_of
 from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
 from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsChoice, FlagsView, flags_bomb
@@ -364,7 +364,8 @@ class Flags(Mode):
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
         raise Refused("Flags games have no hints: the other player would not have them")
 
-    def result_text(self, game: Game, clock: str) -> str:
+    def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
+        # About the seats, whoever reads it: each is named by its colour.
         if game.status == "playing":
             return ""
         scores = game.state["scores"]

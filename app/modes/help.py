@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import StrictBool
 
 from app.game import BotChoice, Game, Move, Refused, Turn
+from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
 from app.stored import Cell, Count, schema
 from solver import Analyzer, Interrupted
@@ -99,14 +100,14 @@ class Help(Classic):
         game.state["help_pending"] = False
         game.state["help_used"] += 1
 
-    def result_text(self, game: Game, clock: str) -> str:
+    def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         if game.status == "lost" and game.exploded is None:
             missed = len(game.state["missed"])
             return (
-                f"You asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe "
+                f"{who} asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe "
                 f"(outlined in green): game over ({', '.join([clock, *[c for c in self.result_counts(game) if c]])})."
             )
-        return super().result_text(game, clock)
+        return super().result_text(game, clock, who)
 
     def result_counts(self, game: Game) -> list[str]:
         granted, used = game.state["help_granted"], game.state["help_used"]

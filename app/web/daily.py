@@ -16,13 +16,35 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.daily import Entry
 from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.game import AIDS
-from app.modes import get_mode
+from app.modes import MODES, get_mode
+from app.names import NAME_LENGTH
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
 from app.web.view import accuracy_text, clock_text, day_text
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+
+@dataclass(frozen=True)
+class DailyRules:
+    """What the rules page says of the boards of the day, read from the code that decides it."""
+
+    boards: list[str]  # each day's boards, as their pages call them
+    aids: list[str]  # what makes a win not clean, as the ladders call it
+    settings: list[str]  # the settings that help, on any board of the day
+    name_length: int
+
+
+def daily_rules() -> DailyRules:
+    modes = [mode for mode in MODES.values() if mode.daily is not None]
+    settings = {mode.options_class.label(name) for mode in modes for name in mode.options_class.helping()}
+    return DailyRules(
+        boards=[mode.daily_title for mode in modes],
+        aids=list(AIDS.values()),
+        settings=sorted(label[:1].lower() + label[1:] for label in settings),
+        name_length=NAME_LENGTH,
+    )
 
 
 @dataclass(frozen=True)
@@ -45,7 +67,7 @@ class Line:
     time: str
     rate: str
     accuracy: str
-    helped: str  # "" for a clean win; the aids, or what ended it, otherwise
+    helped: str  # what helped a win that is not clean; "" for a clean win and for a loss (its time says "lost")
     replay: str | None
 
 
@@ -59,7 +81,7 @@ def line_of(line: LadderLine, mode: str) -> Line:
         time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
         rate=f"{entry['bbbv_per_second']:.2f}" if entry["won"] and entry["bbbv_per_second"] is not None else "–",
         accuracy=accuracy_text(entry["accuracy"]),
-        helped="" if entry["clean"] else help_text(entry, mode),
+        helped=help_text(entry, mode) if entry["won"] and not entry["clean"] else "",
         replay=line.replay,
     )
 
@@ -120,6 +142,7 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
         before=(day - datetime.timedelta(days=1)).isoformat(),
         after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
         ladders=[_board_view(ladder) for ladder in ladders],
+        rules=daily_rules(),
         clock=clock_text,
         **extra,
     )
@@ -159,10 +182,21 @@ def _refused_on(request: Request, service: GameService, player: str) -> None:
     request.state.page_again = again
 
 
+# A refused name comes back to today's page by a redirect, so that reloading it posts nothing again: the
+# refusal and the text typed (cut to a length no field sends) ride in the session to that one page.
+REFUSED_NAME = "refused_name"
+TYPED_KEPT = 200
+
+
 @router.get("/daily")
 async def today_page(request: Request, player: Player, service: Service) -> Response:
     """Today's boards: play them, see their ladders, choose your name."""
-    return page(request, await day_context(service, player, None))
+    refused = request.session.pop(REFUSED_NAME, None)
+    if isinstance(refused, dict) and isinstance(refused.get("message"), str) and isinstance(refused.get("typed"), str):
+        extra = {"message": refused["message"], "refused": True, "typed": refused["typed"]}
+    else:
+        extra = {}
+    return page(request, await day_context(service, player, None, **extra))
 
 
 @router.get("/daily/history")
@@ -201,6 +235,10 @@ async def play_form(
 async def name_form(
     request: Request, player: Player, client: Client, service: Service, name: Annotated[str, Form()] = ""
 ) -> Response:
-    _refused_on(request, service, player)
+    async def again(message: str, status: int) -> Response:
+        request.session[REFUSED_NAME] = {"message": message, "typed": name[:TYPED_KEPT]}
+        return RedirectResponse("/daily#you", status_code=303)
+
+    request.state.page_again = again
     await service.set_name(player, client, name)
     return RedirectResponse("/daily#you", status_code=303)

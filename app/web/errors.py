@@ -22,7 +22,7 @@ from app.errors import KaboomError
 from app.game import Busy, Invalid, Refused
 from app.room_operations import TooManyRooms
 from app.rooms import RoomNotFound
-from app.service import NoGuessLimited, RateLimited, TooComplex
+from app.service import InPlay, NoGuessLimited, RateLimited, TooComplex
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context
@@ -40,6 +40,8 @@ class Answer:
     # kaboom.js says the server could not apply it).
     htmx: str = "page"
     htmx_status: int | None = None
+    # Whether the page links back to the game its path names (one the player may open).
+    back: bool = False
 
 
 ANSWERS: dict[type[KaboomError], Answer] = {
@@ -49,6 +51,12 @@ ANSWERS: dict[type[KaboomError], Answer] = {
             "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
             "Your games lists those you have; New game starts another."
         ),
+    ),
+    # The API keeps NotFound's words; the page tells whoever may open the game when its replay opens.
+    InPlay: Answer(
+        404,
+        lambda error: "This game is still in play: its replay and review open when it ends.",
+        back=True,
     ),
     RoomNotFound: Answer(
         404,
@@ -82,7 +90,11 @@ ANSWERS: dict[type[KaboomError], Answer] = {
     KaboomError: Answer(500, lambda error: error.message),
 }
 # The API has said "no such game" since its first release; the page says it as a sentence.
-API_MESSAGES: dict[type[KaboomError], str] = {NotFound: "no such game", RoomNotFound: "no such room"}
+API_MESSAGES: dict[type[KaboomError], str] = {
+    NotFound: "no such game",
+    InPlay: "no such game",
+    RoomNotFound: "no such room",
+}
 
 
 def answer_for(error: KaboomError) -> tuple[type[KaboomError], Answer]:
@@ -151,7 +163,9 @@ async def handle(request: Request, error: Exception) -> Response:
         except KaboomError:
             pass  # that page cannot be read either: the home page says it
     form = getattr(request.state, "form", None)
-    return page(request, page_context(None, message=message, refused=True, form=form), status_code=answer.status)
+    back = f"/games/{game_id}" if answer.back and game_id is not None else None
+    context = page_context(None, message=message, refused=True, form=form, back=back)
+    return page(request, context, status_code=answer.status)
 
 
 def as_sentence(message: str) -> str:

@@ -17,6 +17,7 @@ from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.seats import invitation as seating_invitation
 from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
+from app.web.daily import daily_rules
 from app.web.deps import (
     PRESENCE_CHECK_SECONDS,
     ROOM_NEWS_SECONDS,
@@ -28,7 +29,7 @@ from app.web.deps import (
     stream_slot,
 )
 from app.web.render import OOB_ROWS, blocks, move_answer, page, page_context, replay_context
-from app.web.replay import overlay_changes
+from app.web.replay import MARGIN_TEXT, overlay_changes
 from app.web.rooms import room_look, room_rows
 from app.web.view import Look, Seating, cell_html, changed_cells, clock_text, game_list
 
@@ -65,8 +66,9 @@ async def home(request: Request, player: Player, service: Service) -> Response:
 
 @router.get("/rules")
 async def rules_page(request: Request) -> Response:
-    """Every mode's rules with a picture of its key idea, the controls and the settings."""
-    return page(request, page_context(None, rules_page=True))
+    """Every mode's rules with a picture of its key idea, the rooms', the boards of the day's and the review's,
+    the controls and the settings."""
+    return page(request, page_context(None, rules_page=True, daily=daily_rules(), margin=MARGIN_TEXT))
 
 
 @router.get("/records")
@@ -260,8 +262,9 @@ async def seating_of(
         held=held,
         watching=watching,
         waiting=waiting,
+        # Sent while the game goes on: a finished game invites nobody.
         invite=str(request.url_for("invitation", game_id=game_id, key=invitation))
-        if invitation is not None and viewer == game.maker
+        if invitation is not None and viewer == game.maker and game.status == "playing"
         else None,
         present=present,
         live_path=f"/games/{game_id}" + (f"/watch/{key}" if watching else ""),
@@ -569,9 +572,12 @@ async def replay_page(request: Request, game_id: str, player: Player, service: S
 
 @router.get("/replays/{game_id}/{key}")
 async def shared_replay(request: Request, game_id: str, key: str, service: Service) -> Response:
-    """A replay shared by its link: the same page, without its owner's controls; 404 once withdrawn."""
-    game, graded = await service.review(game_id, replay_watcher(key), request.session.get("player"))
-    return page(request, replay_context(game_id, game, graded, service.clock(), key=key))
+    """A replay shared by its link: the same page, without its owner's controls, naming its player to anyone
+    else; 404 once withdrawn."""
+    asker = request.session.get("player")
+    game, graded = await service.review(game_id, replay_watcher(key), asker)
+    player = await service.shown_name(game.maker) if asker != game.maker else None
+    return page(request, replay_context(game_id, game, graded, service.clock(), key=key, player=player))
 
 
 @router.get("/games/{game_id}/replay/overlay", response_class=JSONResponse)

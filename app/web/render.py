@@ -122,11 +122,15 @@ def replay_context(
     share: str | None = None,
     key: str | None = None,
     on_ladder: bool = False,
+    player: str | None = None,
 ) -> dict:
-    """The page's context for a finished game's replay: the header's, and the replay (app.web.replay)."""
+    """The page's context for a finished game's replay: the header's, and the replay (app.web.replay).
+    `player`: the player's name, for a viewer who is someone else."""
     context = page_context(None, now=now)
     ladder = stored_board(game.daily) if on_ladder and game.daily else None
-    context["replay"] = replay_view(game_id, game, review, now, owner=owner, share=share, key=key, ladder=ladder)
+    context["replay"] = replay_view(
+        game_id, game, review, now, owner=owner, share=share, key=key, ladder=ladder, player=player
+    )
     return context
 
 

@@ -7,9 +7,11 @@ written here once, for the page and for nothing else: the JSON answer gives the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from markupsafe import Markup
 
 from app.daily import DailyBoard
 from app.game import Game
@@ -17,13 +19,13 @@ from app.modes import get_mode
 from app.records import accuracy_of
 from app.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
 from app.service import Overlay
-from app.web.view import Look, accuracy_text, changed_cells, clock_text, percent
+from app.web.view import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
 from solver.position import Cell, describe
 
-# What a move that is not a bet was, in a caption.
+# What a move that is not a bet was, after the caption has named it.
 NOTED = {
-    "flag": "Mark changed",
-    "undo": "Undo",
+    "flag": "Mark changed.",
+    "undo": "The action before it is taken back.",
 }
 
 
@@ -257,7 +259,7 @@ class ReplayView:
     game_id: str
     game: Game
     look: Look  # the board before the first step
-    result: str
+    result: Markup  # the headline: the result, naming the player to whoever else opens it
     frames: list[dict[str, Any]]
     summary: list[SummaryLine]
     seats: list[tuple[int, str, list[SummaryLine]]]  # each seat's summary, in games of several seats
@@ -268,6 +270,7 @@ class ReplayView:
     share: str | None  # the shared link, while shared
     ladder: DailyBoard | None = None  # the board of the day whose ladder links to it (its maker's entry): it stays
     margin: str = MARGIN_TEXT
+    legend: list[tuple[int, str]] = field(default_factory=probability_legend)  # the overlay's chance steps
 
 
 # The grades a player wants to find again: the moves that were not plain proofs.
@@ -284,16 +287,19 @@ def replay_view(
     share: str | None,
     key: str | None,
     ladder: DailyBoard | None = None,
+    player: str | None = None,
 ) -> ReplayView:
+    """`player`: the name of the game's player, for a viewer who is someone else (None: the player)."""
     rules = get_mode(game.mode)
     start, played = frames(game, review)
     clock = clock_text(game.elapsed(now), tenths=game.status == "won")
-    result = rules.result_text(game, clock) or ("Won in " if game.status == "won" else "Lost after ") + clock
+    text = rules.result_text(game, clock, player) if player is not None else rules.result_text(game, clock)
+    result = text or ("Won in " if game.status == "won" else "Lost after ") + clock
     return ReplayView(
         game_id=game_id,
         game=game,
         look=Look(start, None),
-        result=result,
+        result=isolated(result, player),
         frames=[frame.to_json() for frame in played],
         summary=summary(review, game),
         seats=[(seat, rules.seat_name(seat), summary(review, game, seat)) for seat in range(rules.seat_count)]

@@ -88,7 +88,7 @@ class RoomLook:
     live_path: str  # the room's page: its stream and its poll are under it
     invite: str | None = None  # the link to send, for the members
     join: str | None = None  # where whoever watches joins (a POST), while there is room
-    log: list[tuple[int, str]] = field(default_factory=list)  # (colour, what happened), newest first
+    log: list[tuple[int, str, str]] = field(default_factory=list)  # (colour, who, what they did), newest first
     countdown: float | None = None  # seconds until the boards open
     start: str = ""  # the start button's words, where the viewer may start
     part: str | None = None  # the kind's own part of the panel
@@ -141,7 +141,7 @@ def room_look(
         members,
         live_path=base if not view.watching else f"{base}/watch/{key}",
         log=[
-            (event["colour"], f"{event['name']} {EVENT_WORDS.get(event['what'], event['what'])}")
+            (event["colour"], event["name"], EVENT_WORDS.get(event["what"], event["what"]))
             for event in reversed(room.log)
         ],
         part=f"rooms/{room.kind}/panel.html" if f"rooms/{room.kind}/panel.html" in PARTS else None,

@@ -93,7 +93,7 @@ class Look:
         if mine and mark != FLAG:
             return "c m", "mine", "", ""
         classes, label = "c u", "covered"
-        if game.started_at is None and index == game.state.get("start"):
+        if index == start_cell(game):
             # A board played from its id: its layout was dealt for this first click.
             classes, label = "c u start", "covered, start here"
         if mark == FLAG:
@@ -130,6 +130,12 @@ class Look:
         (the macro took 220 ms a grid, on the worker's event loop)."""
         width = self.game.width
         return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
+
+
+def start_cell(game: Game) -> int | None:
+    """The cell a board dealt for its first click (one played from its id, a race's, a board of the day's) is
+    marked to start on, until play starts; None otherwise."""
+    return game.state.get("start") if game.started_at is None else None
 
 
 # How far back a board played by several looks for each one's last move: the moves of the others since.
@@ -253,6 +259,7 @@ class Panel:
     undoable: bool  # there is an action to take back, and the rules allow it (the Undo button is enabled)
     win_figures: list[tuple[str, str, str]]  # a won fixed board's statistics: (label, value, what it means)
     starts_in: float | None = None  # seconds until the board opens (a race's countdown): the clock starts then
+    start_note: str = ""  # where to start, on a board dealt for its first click, until play starts
 
 
 def panel(game: Game, now: float) -> Panel:
@@ -276,6 +283,7 @@ def panel(game: Game, now: float) -> Panel:
         undo_offered=game.status == "lost" and game.options.undo,
         undoable=bool(game.options.undo and game.history and game.status != "won"),
         win_figures=win_figures(game, clock),
+        start_note=mode.first_click_hint(game) if start_cell(game) is not None else "",
     )
 
 
@@ -356,7 +364,7 @@ def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
             text = f"{mover} to move"
         lines.append(SeatLine(turn, text))
     invited = invitation(game.seats)
-    if invited is not None and not seating.watching:
+    if invited is not None and not seating.watching and game.status == "playing":
         others = (
             [seat for seat in range(len(game.seats)) if seat != seating.seat] if seating.seat is not None else [invited]
         )
@@ -539,6 +547,14 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
             )
         )
     return rows
+
+
+def isolated(text: str, name: str | None) -> Markup:
+    """`text` as markup, a name it opens with set apart in <bdi>: a name in a script written right to left
+    must not turn the words around it."""
+    if name and text.startswith(name):
+        return Markup("<bdi>{}</bdi>{}").format(name, text[len(name) :])
+    return Markup.escape(text)
 
 
 def clock_text(seconds: float, tenths: bool = False) -> str:
