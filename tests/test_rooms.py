@@ -212,6 +212,10 @@ def test_a_race_deals_one_board_to_every_racer_opens_it_for_all_at_once_and_rank
     clock.advance(COUNTDOWN)
     first = ok(move(ann, mine["id"], "reveal", *start))
     assert ok(move(bob, theirs["id"], "reveal", *start))["board"] == first["board"]
+    # The page says what a mine costs: the race is played without undo.
+    race_page = ann.get(f"/games/{mine['id']}").text
+    assert "A mine ends your run: a race has no undo." in race_page and 'id="undo"' in race_page
+    assert ">Deaths<" not in race_page
 
     # A late joiner watches this round.
     late = join(cy, race, "Cy")
