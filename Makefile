@@ -16,10 +16,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HTMX_VERSION ?= 2.0.11
 SWAGGER_UI_VERSION ?= 5.35.0
 HTMX_SSE_VERSION ?= 2.2.4
+AXE_VERSION ?= 4.14.1
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger clean
+.PHONY: run test explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger vendor-axe clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -118,6 +119,15 @@ vendor-swagger:
 		&& tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz \
 		&& cd package && cp $(SWAGGER_UI_FILES) $(CURDIR)/static/swagger-ui/
 	sha256sum static/swagger-ui/swagger-ui-bundle.js static/swagger-ui/swagger-ui.css
+
+# axe-core, which the browser tests run on every kind of page (tests/test_axe.py); never served. The
+# minified file with its licence (MPL-2.0) and its third-party notices.
+AXE_FILES := axe.min.js LICENSE LICENSE-3RD-PARTY.txt
+vendor-axe:
+	mkdir -p tests/vendor/axe-core
+	cd $$(mktemp -d) && npm pack --silent axe-core@$(AXE_VERSION) && tar xzf axe-core-$(AXE_VERSION).tgz \
+		&& cd package && cp $(AXE_FILES) $(CURDIR)/tests/vendor/axe-core/
+	sha256sum tests/vendor/axe-core/axe.min.js
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info

@@ -22,11 +22,13 @@ from __future__ import annotations
 import copy
 import ctypes
 import ctypes.util
+import errno
 import ipaddress
 import logging
 import os
 import resource
 import signal
+import socket
 import sys
 import threading
 import time
@@ -276,8 +278,33 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def serve(settings: Settings) -> None:
-    """Run the app under uvicorn with the limits in `settings`; returns when the server stops."""
+def listening_socket(settings: Settings) -> socket.socket:
+    """The socket the server listens on, bound to KABOOM_HOST and KABOOM_PORT as uvicorn binds it, before anything
+    says the server is up: an address it cannot take stops it with a message saying why and what to change
+    (uvicorn printed where it would serve, then the error)."""
+    where = f"[{settings.host}]:{settings.port}" if ":" in settings.host else f"{settings.host}:{settings.port}"
+    listener = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((settings.host, settings.port))
+    except OSError as error:
+        listener.close()
+        why = {
+            errno.EADDRINUSE: f"port {settings.port} is taken, by another program or another Kaboom",
+            errno.EACCES: f"port {settings.port} needs privileges this user lacks (ports below 1024 do)",
+            errno.EADDRNOTAVAIL: f"{settings.host} is no address of this machine (KABOOM_HOST)",
+        }.get(error.errno or 0, error.strerror or str(error))
+        raise ConfigurationError(
+            f"cannot listen on {where}: {why}; choose another port with KABOOM_PORT "
+            f"(KABOOM_PORT=8001 make run, or kaboom serve --port 8001)"
+        ) from None
+    listener.set_inheritable(True)
+    return listener
+
+
+def serve(settings: Settings, listener: socket.socket) -> None:
+    """Run the app under uvicorn with the limits in `settings` on `listener` (listening_socket); returns when the
+    server stops."""
     open_files = raise_open_files_limit()
     ceiling = connection_ceiling(settings.max_connections, open_files)
     if ceiling < settings.max_connections:
@@ -309,9 +336,9 @@ def serve(settings: Settings) -> None:
     server = uvicorn.Server(config)
     try:
         if config.workers > 1:
-            Multiprocess(config, sockets=[config.bind_socket()]).run()
+            Multiprocess(config, sockets=[listener]).run()
         else:
-            server.run()
+            server.run(sockets=[listener])
     except KeyboardInterrupt:
         pass
     if config.workers == 1 and not server.started:

@@ -1,11 +1,11 @@
 """Screenshots of every preset in play, at a laptop's size (1366x650) and a phone's (390x844, touch),
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
 mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, cruel Flags against the
-computer, rooms (a co-op room of three, a race's lobby and a race under way), and the boards of the day (the
-day's page with its ladders, the calendar, a board of the day in play). The README shows two.
+computer, rooms (a co-op room of three, a race's lobby and a race under way), the boards of the day (the
+day's page with its ladders, the calendar, a board of the day in play), and the API's pages. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, rooms, daily
+    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, rooms, daily, api
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -411,7 +411,7 @@ def main(presets: list[str]) -> None:
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms", "daily")):
+                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms", "daily", "api")):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -425,6 +425,10 @@ def main(presets: list[str]) -> None:
                 page.screenshot(path=str(OUT / f"home-{size}-{scheme}.png"))
                 page.goto("/rules#classic")
                 page.screenshot(path=str(OUT / f"rules-{size}-{scheme}.png"))
+                if "api" in presets:
+                    page.goto("/docs")
+                    page.wait_for_selector(".opblock")
+                    page.screenshot(path=str(OUT / f"api-{size}-{scheme}.png"))
                 if "flags" in presets:
                     bomb_aimed(page, database, size)
                     page.screenshot(path=str(OUT / f"flags-bomb-{size}-{scheme}.png"))
@@ -441,4 +445,4 @@ def main(presets: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily"])
+    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily", "api"])

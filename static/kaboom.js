@@ -143,6 +143,17 @@
     // Said on the element too, for whoever looks at the page (the tests do).
     if (event.target && event.target.id === "live") event.target.dataset.stream = open ? "open" : "down";
   }
+  // A live page whose game is gone for its viewer (deleted; or a race's board after a rematch, which the room's
+  // link no longer shows) stops asking: its stream and its poll would ask again every few seconds for as long
+  // as the page stays open. A page that names where it belongs now (data-gone: the room) goes there.
+  document.addEventListener("htmx:responseError", (event) => {
+    const live = document.getElementById("live");
+    const asker = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (!live || event.detail.xhr.status !== 404 || !live.contains(asker)) return;
+    // Swapped away by htmx, which cleans up as it removes: the stream closes and the poll ends.
+    htmx.swap(live, "", { swapStyle: "delete" });
+    if (live.dataset.gone) location.assign(live.dataset.gone);
+  });
   document.addEventListener("htmx:sseOpen", (event) => streamIs(true, event));
   document.addEventListener("htmx:sseError", (event) => streamIs(false, event));
   document.addEventListener("htmx:confirm", (event) => {

@@ -11,6 +11,7 @@ from app.board import Board
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.live import put_position, wait_until
+from tests.test_api import covered
 
 # The browser fixture (conftest.py) takes Playwright and Chromium from here, and with them the skip below.
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -77,6 +78,20 @@ def analysis(page) -> list[str]:
 
 def classes(page, x, y) -> str:
     return page.get_attribute(f"#c-{x}-{y}", "class")
+
+
+def reveal(page, game_id: str, x: int, y: int) -> dict:
+    """A reveal through the JSON API with the page's cookie: the game as the answer shows it."""
+    answer = page.request.post(f"/api/games/{game_id}/moves", data={"action": "reveal", "x": x, "y": y})
+    assert answer.ok, answer.text()
+    return answer.json()
+
+
+def play_out(page, answer: dict) -> dict:
+    """From a game's answer, the first covered cell each time until the game ends (lost, mostly): its answer."""
+    while answer["status"] == "playing":
+        answer = reveal(page, answer["id"], *covered(answer["board"]))
+    return answer
 
 
 def next_cell(page) -> tuple[int, int]:

@@ -135,7 +135,8 @@ def test_the_new_game_menu_by_keyboard_passes_no_hidden_control_and_escape_folds
         ), stops
         if stops[-1] == "help intermediate":
             break
-    assert stops[:3] == ["cruel small", "cruel beginner", "cruel intermediate"], stops
+    # Who plays first (issue 41 #18), then each mode's sizes.
+    assert stops[:5] == ["room", "name", "cruel small", "cruel beginner", "cruel intermediate"], stops
     page.keyboard.press("Escape")
     assert not page.is_visible('button[value="help intermediate"]')
     assert page.evaluate("document.activeElement.tagName") == "SUMMARY"

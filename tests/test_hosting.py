@@ -200,6 +200,25 @@ def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
     assert result.returncode == 2 and "KABOOM_SECRET_KEY is not set" in result.stderr
 
 
+def test_a_taken_port_stops_the_server_with_a_message_that_names_it_and_how_to_choose_another(tmp_path):
+    """Issue 41 #23: `make run` on a taken port said where it would serve, then failed with uvicorn's words."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = subprocess.run(
+            [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **SECRET, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port)},
+        )
+    assert result.returncode == 2, result.stderr
+    assert f"cannot listen on 127.0.0.1:{port}: port {port} is taken" in result.stderr, result.stderr
+    assert "choose another port with KABOOM_PORT" in result.stderr
+    assert "Kaboom on http" not in result.stderr and "running on" not in result.stderr.lower(), result.stderr
+
+
 def test_sigkill_during_play_loses_no_completed_move(tmp_path):
     database = tmp_path / "games.sqlite3"
     env = {"KABOOM_DATABASE": str(database), **SECRET}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.game import PRESETS
-from tests.test_browser import act, analysis, classes, next_cell, on_position, settled, start
+from tests.test_browser import act, analysis, classes, next_cell, on_position, play_out, reveal, settled, start
+from tests.test_browser_replay import api
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -250,3 +251,78 @@ def test_every_preset_button_shows_its_whole_name_on_a_phone(open_page, width):
         ".presets button", "buttons => buttons.map(b => [b.innerText.split('\\n')[0], b.scrollWidth - b.clientWidth])"
     )
     assert names and all(overflow <= 0 for _, overflow in names), [name for name, overflow in names if overflow > 0]
+
+
+# ----- issue 41: the home page, a loss's settings and the ladder's names -------------------------------------
+
+
+@pytest.mark.parametrize("size", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_who_plays_comes_before_every_size_button(open_page, size):
+    """Issue 41 #18: "Who plays" (alone, a room, a race) sat below every size button, so a player reading down
+    started a game alone before seeing it."""
+    page = open_page(size)
+    page.goto("/")
+    order = page.evaluate(
+        "[...document.querySelectorAll('#new-game select[name=room], #new-game button[name=choice]')].map(e => e.name)"
+    )
+    assert order[0] == "room" and order.count("room") == 1, order
+    assert rect(page, "select[name=room]")["top"] < rect(page, ".presets button")["top"]
+
+
+def test_a_returning_players_games_are_in_the_first_screen_of_a_laptop_beside_the_new_game_form(open_page):
+    """Issue 41 #22: "Your games" started 620 px down the 1366x650 home page, under the New game form."""
+    page = open_page(LAPTOP)
+    page.goto("/")
+    for mode in ("cruel", "classic"):
+        game = api(page, "POST", "/api/games", {"mode": mode, "width": 9, "height": 9, "mines": 10})
+        reveal(page, game["id"], 4, 4)
+    page.goto("/")
+    assert outside_viewport(page, ["#games-title", ".game-row", "select[name=room]", ".presets button"]) == []
+
+
+def test_an_expert_loss_keeps_the_settings_in_a_laptop_window(open_page):
+    """Issue 41 #22: after an Expert loss the side column ran past a 1366x650 window, and the page with it."""
+    page = open_page(LAPTOP)
+    start(page, "expert")
+    first_move(page, 15, 8)
+    game_id = page.get_attribute("#board", "data-game")
+    assert play_out(page, api(page, "GET", f"/api/games/{game_id}"))["status"] == "lost"
+    page.reload()
+    page.wait_for_selector("#hint.review")
+    assert page.evaluate("document.documentElement.scrollHeight") <= LAPTOP["viewport"]["height"]
+    assert page.eval_on_selector(".side", "side => side.scrollHeight - side.clientHeight") <= 0
+    assert outside_viewport(page, [".toolbar", "#panel", "#settings fieldset", *ESSENTIALS[:4]]) == []
+
+
+# Where a name's text goes to a new line: each break's character before it (a space, if not inside a word).
+LINE_BREAKS = """cell => {
+    const text = cell.firstChild, range = document.createRange(), breaks = [];
+    let top = null;
+    for (let i = 0; i < text.length; i++) {
+        range.setStart(text, i); range.setEnd(text, i + 1);
+        const at = range.getClientRects()[0].top;
+        if (top !== null && at > top + 1) breaks.push(text.data[i - 1]);
+        top = at;
+    }
+    return breaks;
+}"""
+
+
+@pytest.mark.usefixtures("small_dailies")
+def test_a_long_name_on_a_phones_ladder_is_never_broken_inside_a_word(open_page):
+    """Issue 41 #22: a 24-letter name broke mid-word on the phone's ladder. A name wraps at its spaces; a word too
+    long for the column is cut short whole, with an ellipsis; every column stays on the screen."""
+    for name in ("Bartholomew_Featherstone", "Maximilian Featherstones"):
+        page = open_page(PHONE)
+        page.goto("/")
+        api(page, "PUT", "/api/name", {"name": name})
+        today = api(page, "GET", "/api/daily")["date"]
+        game = api(page, "POST", f"/api/daily/{today}/classic/games")
+        play_out(page, reveal(page, game["id"], *game["start"]))
+        # The player's own line, which their ladder shows whether the entry won or lost.
+        page.goto("/daily#classic")
+        shown = page.locator("#classic tr.own td.who .named")
+        assert shown.inner_text() == name
+        assert set(shown.evaluate(LINE_BREAKS)) <= {" "}, name
+        assert page.eval_on_selector("#classic .ladder-scroll", "box => box.scrollWidth - box.clientWidth") <= 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]

@@ -9,9 +9,9 @@ import re
 import httpx
 import pytest
 
+from app.game import AIDS as AID_WORDS
 from app.modes import MODES
 from app.rooms import KINDS
-from app.game import AIDS as AID_WORDS
 from app.web.replay import MARGIN_TEXT
 from tests.live import live_server, put_layout
 from tests.test_flags_web import create

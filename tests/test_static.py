@@ -23,6 +23,19 @@ def test_the_sse_extension_is_the_pinned_release_with_its_licence():
     assert "BSD Zero Clause License" in (STATIC / "htmx-ext-sse.LICENSE").read_text()
 
 
+def test_axe_core_is_the_pinned_release_with_its_licence():
+    version = re.search(r"^AXE_VERSION \?= (\S+)$", (STATIC.parent / "Makefile").read_text(), re.M).group(1)
+    vendored = STATIC.parent / "tests" / "vendor" / "axe-core"
+    source = (vendored / "axe.min.js").read_bytes()
+    assert source.startswith(f"/*! axe v{version}".encode())
+    digest = hashlib.sha256(source).hexdigest()
+    assert (
+        f"| ../tests/vendor/axe-core/axe.min.js | axe-core (npm) | {version} | {digest} |"
+        in (STATIC / "VENDORED.md").read_text()
+    )
+    assert "Mozilla Public License" in (vendored / "LICENSE").read_text()
+
+
 def test_templates_have_no_inline_scripts_or_handlers():
     for template in (STATIC.parent / "templates").glob("*.html"):
         text = template.read_text()

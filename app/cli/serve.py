@@ -15,8 +15,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     from pydantic import ValidationError
 
     from app.config import ConfigurationError, Settings
+    from app.server import listening_socket, trusted_networks
     from app.server import serve as run_server
-    from app.server import trusted_networks
     from app.web import create_app
 
     # Workers are separate processes that read their settings from the
@@ -30,6 +30,7 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         # Opening the store here, once, makes a bad setting (an unwritable
         # database, a missing secret) stop the server with its message.
         create_app(settings).state.service.store.close()
+        listener = listening_socket(settings)
     except ValidationError as error:
         problems = "; ".join(f"KABOOM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors())
         raise BadInput(f"bad setting: {problems}") from None
@@ -40,7 +41,7 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}",
         file=sys.stderr,
     )
-    run_server(settings)
+    run_server(settings, listener)
 
 
 def add_parser(commands) -> None:

@@ -111,7 +111,10 @@ def mark_of(part: DayBoard) -> Mark:
 @dataclass(frozen=True)
 class CalendarDay:
     day: Day
-    label: str  # the day of the month; with the month on the first shown and on a month's first day
+    # The month's short name on the first day shown and on a month's first day, "" on the others. Shown over the
+    # day's link, outside it: the link's name says the whole date, and must hold every word the link shows ("Oct"
+    # is not in "October").
+    month: str
     marks: list[tuple[DayBoard, Mark]]
 
 
@@ -122,9 +125,8 @@ def weeks_of(days: list[Day]) -> list[list[CalendarDay | None]]:
         return []
     cells: list[CalendarDay | None] = [None] * ordered[0].date.weekday()
     for day in ordered:
-        month = day is ordered[0] or day.date.day == 1
-        label = f"{day.date.day} {day.date.strftime('%b')}" if month else str(day.date.day)
-        cells.append(CalendarDay(day, label, [(part, mark_of(part)) for part in day.boards]))
+        month = day.date.strftime("%b") if day is ordered[0] or day.date.day == 1 else ""
+        cells.append(CalendarDay(day, month, [(part, mark_of(part)) for part in day.boards]))
     cells += [None] * (-len(cells) % 7)
     return [cells[start : start + 7] for start in range(0, len(cells), 7)]
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.game import Game, Invalid, Move, board_size, rewound
@@ -21,7 +21,6 @@ from app.web.daily import daily_rules
 from app.web.deps import (
     PRESENCE_CHECK_SECONDS,
     ROOM_NEWS_SECONDS,
-    STATIC,
     Client,
     Player,
     Service,
@@ -47,10 +46,11 @@ def healthz(service: Service) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
 
-@router.get("/docs", response_class=FileResponse)
-def api_docs() -> FileResponse:
-    """Swagger UI for the JSON API, from the copy vendored in static/ (see static/VENDORED.md)."""
-    return FileResponse(STATIC / "docs.html")
+@router.get("/docs")
+def api_docs(request: Request) -> Response:
+    """Swagger UI for the JSON API, from the copy vendored in static/ (see static/VENDORED.md), under Kaboom's
+    header: a way back to the game."""
+    return page(request, page_context(None, docs_page=True))
 
 
 @router.get("/")
@@ -519,7 +519,9 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         if on != getattr(game.options, name) and options.at_deal(name) and game.started_at is not None
     ]
     message = (
-        f"{waiting[0]}: from the next board, as this one is already dealt. New game (F2) deals one." if waiting else ""
+        f"{waiting[0]}: from the next board, as this one is already dealt. Play again (F2) deals one."
+        if waiting
+        else ""
     )
     game, overlay, review = await service.look(game_id, player)
     context = await game_context(
