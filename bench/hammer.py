@@ -35,6 +35,14 @@ before the slow request.
 --server-cpus LIST runs the server under `taskset --cpu-list LIST` and the player and the hammer on the other
 CPUs (as bench/load.py's): 0 on a 2-core machine is a 1-vCPU host whose one core the flood fights over.
 
+Issue 41's floods with that last command (--hammer rooms, daily, review; 2 cores, the 1-minute load 0.4-1.0
+before each run): the player's p95 idle -> flooded, three runs each, was 5.6 -> 62.6, 6.4 -> 85.6, 6.4 -> 124.8 ms
+(rooms), 6.3 -> 133.3, 6.1 -> 137.4, 6.7 -> 163.5 ms (daily) and 6.0 -> 204.1, 6.2 -> 192.1, 6.3 -> 264.0 ms
+(review), the server's worker at 0.95-0.98 of its core; with each client's turns (KABOOM_REQUESTS_PER_CLIENT)
+and refusals remembered, 6.4 -> 11.2, 6.2 -> 11.9, 7.2 -> 16.3 ms (rooms), 6.3 -> 45.5, 5.8 -> 44.7,
+7.6 -> 44.2 ms (daily) and 6.6 -> 30.8, 5.5 -> 21.2, 6.9 -> 34.6 ms (review): docs/self-hosting.md#rooms. Beside
+no-guess deals and the bot (the same command, --hammer no-guess, bot): 7.0 -> 9.3 and 7.0 -> 9.9 ms.
+
 --source DIR runs the server from another copy of the code (`git archive HEAD | tar -x -C DIR` gives
 today's committed one), with this virtualenv. Run by hand:
 

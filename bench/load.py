@@ -1870,9 +1870,10 @@ def start_server(
         "KABOOM_WORKERS": str(workers),
         # Every simulated player and live page comes from 127.0.0.1 (room members and flooders have addresses
         # of their own): the per-client limits on new games, on open connections (50 players and 8 slow
-        # clients on one worker are 58) and on live streams must not bite.
+        # clients on one worker are 58), on requests at once and on live streams must not bite.
         "KABOOM_CREATE_LIMIT": str(10**9),
         "KABOOM_CONNECTIONS_PER_CLIENT": str(10**6),
+        "KABOOM_REQUESTS_PER_CLIENT": str(10**6),
         "KABOOM_LIVE_STREAMS_PER_CLIENT": str(10**6),
         "KABOOM_GAMES_PER_PLAYER": "20",
     }
