@@ -104,6 +104,13 @@ class Settings(BaseSettings):
     connections_per_client: int = Field(
         50, ge=1, description="open connections one client address may hold on one worker; more are closed at once"
     )
+    requests_per_client: int = Field(
+        2,
+        ge=1,
+        description="requests of one client address worked on at once by one worker; its others wait their turn "
+        "(as many as it may hold connections; past that, 429), so that one client's flood slows itself, not "
+        "everyone",
+    )
     max_connections: int = Field(
         1000, ge=1, description="open connections per worker (kept under the open-files limit); past it, 503 or closed"
     )

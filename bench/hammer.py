@@ -8,7 +8,9 @@ player (from 127.0.0.1) plays classic Expert games through the JSON API: a cell 
 from what the page shows, else a random covered cell, a new game after each end, with a pause between
 moves (exponential, seeded, --think ms on average). Every move is timed as the client saw it (round trip)
 and as the server measured it (its Server-Timing). After --warmup seconds it is measured for --seconds
-alone, then for --seconds more while --hammers connections from 127.0.0.2 hammer it with no pause:
+alone, then for --seconds more while --hammer-processes processes of --hammers connections each, all from
+127.0.0.2, hammer it with no pause (processes of their own, at nice 10: a flooding client's processor is not the
+player's nor the server's, and threads of one Python process were too slow to flood a server):
 - `--hammer no-guess` (--mines 3000 unless given): each makes a 100x100 no-guess game and clicks its middle
   cell, again and again: a new game each time while the creation limit lets them, then the last game again
   (a refused deal changes nothing, so the same click searches again; a dealt one is undone first);
@@ -30,6 +32,17 @@ first slow request on a fresh server, then once warm. --cheap-first asks for a s
 (the worker's own first-page costs, its templates, then come out of that one); --pause S waits S seconds
 before the slow request.
 
+--server-cpus LIST runs the server under `taskset --cpu-list LIST` and the player and the hammer on the other
+CPUs (as bench/load.py's): 0 on a 2-core machine is a 1-vCPU host whose one core the flood fights over.
+
+Issue 41's floods with that last command (--hammer rooms, daily, review; 2 cores, the 1-minute load 0.4-1.0
+before each run): the player's p95 idle -> flooded, three runs each, was 5.6 -> 62.6, 6.4 -> 85.6, 6.4 -> 124.8 ms
+(rooms), 6.3 -> 133.3, 6.1 -> 137.4, 6.7 -> 163.5 ms (daily) and 6.0 -> 204.1, 6.2 -> 192.1, 6.3 -> 264.0 ms
+(review), the server's worker at 0.95-0.98 of its core; with each client's turns (KABOOM_REQUESTS_PER_CLIENT)
+and refusals remembered, 6.4 -> 11.2, 6.2 -> 11.9, 7.2 -> 16.3 ms (rooms), 6.3 -> 45.5, 5.8 -> 44.7,
+7.6 -> 44.2 ms (daily) and 6.6 -> 30.8, 5.5 -> 21.2, 6.9 -> 34.6 ms (review): docs/self-hosting.md#rooms. Beside
+no-guess deals and the bot (the same command, --hammer no-guess, bot): 7.0 -> 9.3 and 7.0 -> 9.9 ms.
+
 --source DIR runs the server from another copy of the code (`git archive HEAD | tar -x -C DIR` gives
 today's committed one), with this virtualenv. Run by hand:
 
@@ -37,6 +50,8 @@ today's committed one), with this virtualenv. Run by hand:
     .venv/bin/python bench/hammer.py --seconds 60 --hammers 2 --mines 3000
     .venv/bin/python bench/hammer.py --hammer bot --mines 2500
     .venv/bin/python bench/hammer.py --hammer rooms     # daily, review
+    # one address flooding, the server alone on one CPU (a 1-vCPU host), the flood from four processes
+    .venv/bin/python bench/hammer.py --hammer review --seconds 30 --server-cpus 0 --hammer-processes 4 --hammers 8
     .venv/bin/python bench/hammer.py --fresh 4 --cheap-first
     .venv/bin/python bench/hammer.py --source /tmp/kaboom-head --fresh 4
 """
@@ -44,6 +59,7 @@ today's committed one), with this virtualenv. Run by hand:
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import secrets
@@ -57,7 +73,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -67,7 +85,7 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.web import free_port, server_ms  # noqa: E402  (one copy of each, for every bench)
+from bench.web import free_port, pin_apart, server_ms  # noqa: E402  (one copy of each, for every bench)
 
 PLAYER_ADDRESS = "127.0.0.1"
 HAMMER_ADDRESS = "127.0.0.2"
@@ -84,7 +102,7 @@ def percentile(values: list[float], share: float) -> float:
 class Server:
     """`kaboom serve` from `source`, on a fresh SQLite file in `data`."""
 
-    def __init__(self, source: Path, data: Path, workers: int, env: dict[str, str]):
+    def __init__(self, source: Path, data: Path, workers: int, env: dict[str, str], pinned: list[str]):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.database = data / "games.sqlite3"
@@ -99,7 +117,8 @@ class Server:
             **env,
         }
         environment.pop("KABOOM_STORE", None)
-        command = [sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main(['serve']))"]
+        # pinned (--server-cpus): taskset runs the server in its own place, and the workers it starts inherit it.
+        command = [*pinned, sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main(['serve']))"]
         self.log = open(data / "server.log", "w")
         self.process = subprocess.Popen(command, cwd=source, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -200,9 +219,24 @@ class Answers:
 
     def timed(self, request: str, send: Callable[[], httpx.Response]) -> httpx.Response:
         started = time.perf_counter()
-        response = send()
+        try:
+            response = send()
+        except httpx.TransportError:
+            # Closed by the server (past KABOOM_CONNECTIONS_PER_CLIENT): counted as status 0, and the hammer
+            # starts again (keep_hammering).
+            self.times.setdefault((request, 0), []).append((time.perf_counter() - started) * 1000)
+            raise
         self.times.setdefault((request, response.status_code), []).append((time.perf_counter() - started) * 1000)
         return response
+
+
+def keep_hammering(run: Callable[[str, int, threading.Event, Answers], None], *args: Any) -> None:
+    """`run`, started again whenever the server closed one of its connections, until it ends by itself."""
+    while True:
+        try:
+            return run(*args)
+        except httpx.TransportError:
+            continue
 
 
 def new_or_last(attacker: httpx.Client, board: dict, answers: Answers, last: str | None) -> str | None:
@@ -346,40 +380,85 @@ HAMMERS = {
 }
 
 
-def contention(args: argparse.Namespace, source: Path, console: Console) -> None:
+@dataclass(frozen=True)
+class Signals:
+    """Between this process and the hammer's: each says it is ready (its imports take seconds at its priority on
+    a busy machine), then all start on `go` and end on `stop`, and each puts what it got back into `times`."""
+
+    ready: multiprocessing.Queue
+    go: Event
+    stop: Event
+    times: multiprocessing.Queue
+
+
+def hammer_process(name: str, url: str, mines: int, connections: int, signals: Signals) -> None:
+    """One process of the hammer: `connections` threads of it from `go` to `stop`. At a lower priority, on the
+    processor it shares with the player: a flooding client's processor is its own, and the player's round trip is
+    to time the server, not a wait for the hammer's processor."""
+    os.nice(10)
+    answers, stopping = Answers(), threading.Event()
+    threads = [
+        threading.Thread(target=keep_hammering, args=(HAMMERS[name].run, url, mines, stopping, answers), daemon=True)
+        for _ in range(connections)
+    ]
+    signals.ready.put(None)
+    signals.go.wait()
+    for thread in threads:
+        thread.start()
+    signals.stop.wait()
+    stopping.set()
+    for thread in threads:
+        thread.join(120)
+    signals.times.put(answers.times)
+
+
+def contention(args: argparse.Namespace, source: Path, console: Console, pinned: list[str]) -> None:
     hammer = HAMMERS[args.hammer]
     mines = args.mines or hammer.mines
+    # Spawned, not forked: this process runs the player's thread by then.
+    spawning = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as data:
-        server = Server(source, Path(data), args.workers, dict(item.split("=", 1) for item in args.env))
+        server = Server(source, Path(data), args.workers, dict(item.split("=", 1) for item in args.env), pinned)
+        signals = Signals(spawning.Queue(), spawning.Event(), spawning.Event(), spawning.Queue())
+        hammers = [
+            spawning.Process(target=hammer_process, args=(args.hammer, server.url, mines, args.hammers, signals))
+            for _ in range(args.hammer_processes)
+        ]
         try:
+            for process in hammers:
+                process.start()
             phase, stop, moves = ["warmup"], threading.Event(), Moves()
             playing = (server.url, phase, stop, moves, args.think, args.seed)
             player = threading.Thread(target=play, args=playing, daemon=True)
             player.start()
             time.sleep(args.warmup)
+            for _ in hammers:
+                signals.ready.get(timeout=120)
             cpu = {}
             phase[0] = "idle"
             cpu["idle"] = (server.cpu(), time.monotonic())
             time.sleep(args.seconds)
-            answers = Answers()
-            hammer_stop = threading.Event()
-            hammers = [
-                threading.Thread(target=hammer.run, args=(server.url, mines, hammer_stop, answers), daemon=True)
-                for _ in range(args.hammers)
-            ]
             phase[0] = "hammered"
             cpu["hammered"] = (server.cpu(), time.monotonic())
-            for thread in hammers:
-                thread.start()
+            signals.go.set()
             time.sleep(args.seconds)
             phase[0] = "done"
             cpu["done"] = (server.cpu(), time.monotonic())
             stop.set()
-            hammer_stop.set()
+            signals.stop.set()
             player.join(120)
-            for thread in hammers:
-                thread.join(120)
+            answers = Answers()
+            for _ in hammers:
+                for key, times in signals.times.get(timeout=180).items():
+                    answers.times.setdefault(key, []).extend(times)
+            for process in hammers:
+                process.join(30)
         finally:
+            signals.go.set()
+            signals.stop.set()
+            for process in hammers:
+                if process.is_alive():
+                    process.terminate()
             server.stop()
             if args.keep_log:
                 args.keep_log.write_text((Path(data) / "server.log").read_text())
@@ -388,9 +467,9 @@ def contention(args: argparse.Namespace, source: Path, console: Console) -> None
         (before, started), (after, ended) = cpu[start], cpu[end]
         return f"{(after.get(role, 0) - before.get(role, 0)) / (ended - started):.2f}"
 
-    title = (
-        f"Another player's moves (ms), idle and beside {args.hammers} connection(s) {hammer.doing.format(mines=mines)}"
-    )
+    connections = f"{args.hammer_processes} process(es) of {args.hammers} connection(s)"
+    where = f"; the server on CPUs {args.server_cpus}, the rest here" if args.server_cpus else ""
+    title = f"Another player's moves (ms), idle and beside {connections} {hammer.doing.format(mines=mines)}{where}"
     table = Table(title=title)
     columns = (
         "phase",
@@ -423,8 +502,11 @@ def contention(args: argparse.Namespace, source: Path, console: Console) -> None
     for column in ("request", "status", "answers", "median ms", "max ms"):
         hammered.add_column(column, justify="right")
     for (request, status), times in sorted(answers.times.items()):
-        hammered.add_row(request, str(status), str(len(times)), f"{statistics.median(times):.0f}", f"{max(times):.0f}")
+        shown = str(status) if status else "closed"
+        hammered.add_row(request, shown, str(len(times)), f"{statistics.median(times):.0f}", f"{max(times):.0f}")
     console.print(hammered)
+    asked = sum(len(times) for times in answers.times.values())
+    console.print(f"the hammer's answers: {asked} in {args.seconds:.0f} s ({asked / args.seconds:.0f}/s)")
     idle, busy = percentile(moves.round_trip["idle"], 0.95), percentile(moves.round_trip["hammered"], 0.95)
     verdict = "met" if busy - idle <= 100 else "NOT met"
     console.print(
@@ -434,7 +516,7 @@ def contention(args: argparse.Namespace, source: Path, console: Console) -> None
         console.print(f"the player's errors: {dict(moves.errors)}")
 
 
-def fresh(args: argparse.Namespace, source: Path, console: Console) -> None:
+def fresh(args: argparse.Namespace, source: Path, console: Console, pinned: list[str]) -> None:
     from tests.live import put_position
     from tests.test_rules import scattered_game
 
@@ -455,7 +537,7 @@ def fresh(args: argparse.Namespace, source: Path, console: Console) -> None:
     for number in range(args.fresh):
         with tempfile.TemporaryDirectory() as data:
             env = {"KABOOM_SOLVER_SECONDS": "0.5", **dict(item.split("=", 1) for item in args.env)}
-            server = Server(source, Path(data), args.workers, env)
+            server = Server(source, Path(data), args.workers, env, pinned)
             try:
                 with client(server.url, PLAYER_ADDRESS) as player:
                     game_id = player.post("/api/games", json={"width": 9, "height": 9, "mines": 10}).json()["id"]
@@ -492,6 +574,18 @@ def main() -> None:
         "--hammers", type=int, default=4, help="connections hammering from one address (default %(default)s)"
     )
     parser.add_argument(
+        "--hammer-processes",
+        type=int,
+        default=1,
+        help="processes hammering, each with --hammers connections, all from the one address (default %(default)s)",
+    )
+    parser.add_argument(
+        "--server-cpus",
+        metavar="LIST",
+        help="run the server on these CPUs only (taskset's list: 0 on a 2-core machine, a 1-vCPU host), the player "
+        "and the hammer on the others",
+    )
+    parser.add_argument(
         "--mines", type=int, help="mines on the hammer's 100x100 boards (default 3000 for no-guess, 2000 for bot)"
     )
     parser.add_argument("--workers", type=int, default=1)
@@ -505,12 +599,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep-log", type=Path, metavar="PATH", help="keep the server's log as PATH")
     args = parser.parse_args()
+    if args.hammers < 1 or args.hammer_processes < 1:
+        parser.error("--hammers and --hammer-processes: at least 1")
+    pinned = pin_apart(args.server_cpus, parser.error) if args.server_cpus else []
     console = Console(width=160)
     console.print(f"server code: {args.source.resolve()}; {psutil.cpu_count()} cores")
     if args.fresh:
-        fresh(args, args.source.resolve(), console)
+        fresh(args, args.source.resolve(), console, pinned)
     else:
-        contention(args, args.source.resolve(), console)
+        contention(args, args.source.resolve(), console, pinned)
 
 
 if __name__ == "__main__":

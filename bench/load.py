@@ -177,6 +177,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.board import Board  # noqa: E402
+from bench.web import pin_apart  # noqa: E402
 from solver import Analyzer, Position, Status  # noqa: E402
 from solver.strategy import progress_cell, safe_cells  # noqa: E402
 
@@ -1869,9 +1870,10 @@ def start_server(
         "KABOOM_WORKERS": str(workers),
         # Every simulated player and live page comes from 127.0.0.1 (room members and flooders have addresses
         # of their own): the per-client limits on new games, on open connections (50 players and 8 slow
-        # clients on one worker are 58) and on live streams must not bite.
+        # clients on one worker are 58), on requests at once and on live streams must not bite.
         "KABOOM_CREATE_LIMIT": str(10**9),
         "KABOOM_CONNECTIONS_PER_CLIENT": str(10**6),
+        "KABOOM_REQUESTS_PER_CLIENT": str(10**6),
         "KABOOM_LIVE_STREAMS_PER_CLIENT": str(10**6),
         "KABOOM_GAMES_PER_PLAYER": "20",
     }
@@ -2630,16 +2632,7 @@ def main() -> None:
     if args.sample and not args.samples_csv:
         parser.error("--sample needs --samples-csv PATH")
     if args.server_cpus:
-        if shutil.which("taskset") is None:
-            parser.error("--server-cpus needs taskset (Debian: util-linux)")
-        try:
-            server_cpus = {int(part) for part in args.server_cpus.split(",")}
-        except ValueError:
-            parser.error(f"--server-cpus: a comma list of CPU numbers, got {args.server_cpus!r}")
-        rest = os.sched_getaffinity(0) - server_cpus
-        if not rest or not server_cpus <= os.sched_getaffinity(0):
-            parser.error(f"--server-cpus {args.server_cpus}: CPUs of this machine, and not all of them")
-        os.sched_setaffinity(0, rest)  # this load generator keeps off the server's CPUs
+        pin_apart(args.server_cpus, parser.error)  # start_server runs the server under taskset
     sampler = Sampler(args.sample, Path(args.samples_csv)) if args.sample else None
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())

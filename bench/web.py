@@ -17,13 +17,16 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 from rich.console import Console
@@ -42,6 +45,24 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def pin_apart(server_cpus: str, error: Callable[[str], NoReturn]) -> list[str]:
+    """--server-cpus: keeps this process (and whatever it starts from now on) off `server_cpus` (taskset's comma
+    list: 0 on a 2-core machine approximates a 1-vCPU host) and gives the command prefix that runs the server on
+    them; `error` says what is wrong with the list."""
+    if shutil.which("taskset") is None:
+        error("--server-cpus needs taskset (Debian: util-linux)")
+    try:
+        cpus = {int(part) for part in server_cpus.split(",")}
+    except ValueError:
+        error(f"--server-cpus: a comma list of CPU numbers, got {server_cpus!r}")
+    rest = os.sched_getaffinity(0) - cpus
+    if not rest or not cpus <= os.sched_getaffinity(0):
+        error(f"--server-cpus {server_cpus}: CPUs of this machine, and not all of them")
+    # Before any thread starts: a thread and a process take the affinity of the one that starts them.
+    os.sched_setaffinity(0, rest)
+    return ["taskset", "--cpu-list", server_cpus]
 
 
 def server_ms(response: httpx.Response) -> float:

@@ -68,6 +68,8 @@ NOTES = {
     "keepalive_timeout": "See [Behind a proxy, and limits](self-hosting.md#behind-a-proxy-and-limits).",
     "connections_per_client": "Proxies in `KABOOM_FORWARDED_ALLOW_IPS` are exempt. "
     "See [Behind a proxy, and limits](self-hosting.md#behind-a-proxy-and-limits).",
+    "requests_per_client": "A live stream's turn ends as its answer starts. "
+    "See [Behind a proxy, and limits](self-hosting.md#behind-a-proxy-and-limits).",
     "max_connections": "See [Behind a proxy, and limits](self-hosting.md#behind-a-proxy-and-limits).",
     "live_streams": "See [Live pages](self-hosting.md#live-pages).",
     "live_streams_per_client": "See [Live pages](self-hosting.md#live-pages).",

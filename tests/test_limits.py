@@ -153,8 +153,10 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path, seen):
         lock = threading.Lock()
         started = threading.Barrier(len(slow) + 1)
 
-        def request(name: str, path: str) -> None:
-            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies) as own:
+        def request(name: str, path: str, address: str) -> None:
+            # Each from an address of its own, as other players are: one address's requests take turns.
+            transport = httpx.HTTPTransport(local_address=address)
+            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies, transport=transport) as own:
                 started.wait(timeout=30)
                 if name == "cheap":
                     # Asked once every slow request is already waiting for, or holding, a thread.
@@ -164,8 +166,11 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path, seen):
                     finished.append(name)
 
         with ThreadPoolExecutor(len(slow) + 1) as pool:
-            futures = [pool.submit(request, "slow", f"/games/{game_id}") for game_id in slow]
-            futures.append(pool.submit(request, "cheap", f"/api/games/{cheap}"))
+            futures = [
+                pool.submit(request, "slow", f"/games/{game_id}", f"127.0.0.{10 + number}")
+                for number, game_id in enumerate(slow)
+            ]
+            futures.append(pool.submit(request, "cheap", f"/api/games/{cheap}", "127.0.0.2"))
             for future in futures:
                 future.result(timeout=120)
         # Six slow requests on four threads would leave the cheap one waiting for the first to end.

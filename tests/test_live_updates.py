@@ -110,6 +110,7 @@ def test_hundreds_of_live_streams_on_redis_hold_no_store_connection_each(tmp_pat
             deals=Deals(seed=1),
             store=redis_url,
             live_streams_per_client=1000,
+            connections_per_client=1000,  # one address opening 150 at once: as many may wait their turn
             create_limit=1000,
         ) as url,
         httpx.Client(base_url=url, timeout=DEADLINE) as alice,

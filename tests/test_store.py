@@ -553,6 +553,21 @@ class TestStoreContract:
         clock.advance(60)
         assert other.allow("create:1.2.3.4", 3, 60)
 
+    def test_a_key_over_its_limit_is_refused_without_a_write_until_its_window_ends(self, backend, clock, monkeypatch):
+        store = backend.store
+        assert [store.allow("room:1.2.3.4", 2, 60) for _ in range(3)] == [True, True, False]
+
+        def counted(*args):
+            raise AssertionError("a refusal already known was counted in the store")
+
+        monkeypatch.setattr(store, "count_event", counted)
+        assert not any(store.allow("room:1.2.3.4", 2, 60) for _ in range(100))
+        monkeypatch.undo()
+        assert store.allow("room:5.6.7.8", 2, 60)  # another key, and the same key's other limits, are counted
+        assert store.allow("room:1.2.3.4", 200, 60)
+        clock.advance(60)
+        assert store.allow("room:1.2.3.4", 2, 60)
+
     def test_a_seat_is_present_until_its_mark_runs_out_in_every_process(self, backend, clock):
         store, other = backend.store, backend.reopened()
         game_id = store.create(game_for("alice", "bob"))

@@ -189,6 +189,8 @@ def ladder_row(place: int, player: Any, group: Any, millis: Any, entry: Any) -> 
 
 # Decoded undo histories each worker keeps (a 100x100 game's reaches about 2 MiB).
 HISTORY_CACHE_BYTES = 16 * 2**20
+# Keys a process remembers as over their limit (a few dozen bytes each): far more than the addresses that flood it.
+REFUSALS_KEPT = 65536
 
 
 def history_footprint(history: list[dict[str, Any]]) -> int:
@@ -207,6 +209,9 @@ class Store:
         self.clock = clock
         self._cache_lock = threading.Lock()
         self.bound_history_cache(HISTORY_CACHE_BYTES)
+        # Keys found over their limit, and when their window ends (by `clock`): see allow.
+        self._over: dict[tuple[str, int, float], float] = {}
+        self._over_lock = threading.Lock()
 
     def bound_history_cache(self, max_bytes: int) -> None:
         """Keep at most about this many bytes of decoded histories (least recently used go first)."""
@@ -301,7 +306,30 @@ class Store:
         raise NotImplementedError
 
     def allow(self, key: str, limit: int, window: float) -> bool:
-        """Count one event for `key`; False when it is over `limit` in the current `window` seconds."""
+        """Count one event for `key`; False when it is over `limit` in the current `window` seconds.
+
+        A count never goes down within its window, so a key once refused is refused from this process's memory
+        until the window ends: a client flooding past a limit costs no write (SQLite's is under the lock every
+        move's write needs) and no round trip to Redis."""
+        now = self.clock()
+        remembered = (key, limit, window)
+        with self._over_lock:
+            if self._over.get(remembered, now) > now:
+                return False
+        if self.count_event(key, limit, window):
+            return True
+        with self._over_lock:
+            if len(self._over) >= REFUSALS_KEPT:
+                for ended in [other for other, until in self._over.items() if until <= now]:
+                    del self._over[ended]
+                while len(self._over) >= REFUSALS_KEPT:
+                    del self._over[next(iter(self._over))]  # the longest remembered
+            # The window `now` falls in ends no later than the one the store counted in (its clock read later).
+            self._over[remembered] = window_start(now, window) + window
+        return False
+
+    def count_event(self, key: str, limit: int, window: float) -> bool:
+        """allow as the store keeps it: count one event for `key` in the current window, shared by every process."""
         raise NotImplementedError
 
     def stored_version(self, game_id: str) -> int | None:

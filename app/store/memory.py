@@ -176,7 +176,7 @@ class MemoryStore(Store):
         self._tallies[player] = recount(results) if results else {}
         return dict(self._tallies[player])
 
-    def allow(self, key: str, limit: int, window: float) -> bool:
+    def count_event(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)
         with self._changed:
             started, count = self._counters.get(key, (start, 0))

@@ -671,7 +671,7 @@ class RedisStore(Store):
         raise Conflict(f"{tallies}: kept changing while being counted")
 
     @store_faults()
-    def allow(self, key: str, limit: int, window: float) -> bool:
+    def count_event(self, key: str, limit: int, window: float) -> bool:
         start = window_start(self.clock(), window)
         counter = self._key("rate", key, repr(start))
         # One transaction counts and sets the expiry, so no crash in between can

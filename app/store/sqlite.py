@@ -622,7 +622,7 @@ class SQLiteStore(Store):
             [(player, key, data) for key, data in rows.items()],
         )
 
-    def allow(self, key: str, limit: int, window: float) -> bool:
+    def count_event(self, key: str, limit: int, window: float) -> bool:
         now = self.clock()
         start = window_start(now, window)
         with self._transaction() as connection:

@@ -6,7 +6,7 @@ api.py      the JSON API
 schemas.py  the API's request and response shapes
 errors.py   one table from exceptions to answers
 render.py   the page's blocks; view.py how cells and the status line look
-guard.py    headers, the cross-site check, the body limit, strict JSON, server timing
+guard.py    headers, the cross-site check, the body limit, strict JSON, server timing, each client's turns
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
 from app.web import api, daily, errors, pages, rooms
 from app.web.deps import STATIC, templates
-from app.web.guard import Guard, StrictJSON
+from app.web.guard import ClientTurns, Guard, StrictJSON
 
 EXPIRY_SWEEP_SECONDS = 3600
 EXPIRY_RETRY_SECONDS = 60
@@ -143,6 +143,8 @@ def create_app(
     # The event stream (text/event-stream) is never compressed nor held back: GZipMiddleware passes it
     # through as it comes (its default exclusions).
     app.add_middleware(StrictJSON)
+    # A client waits for its own turns, not everyone's: as many may wait as it may hold connections.
+    app.add_middleware(ClientTurns, per_client=settings.requests_per_client, waiting=settings.connections_per_client)
     app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,16 +1,22 @@
 """What every response and request goes through: security headers, the cross-site check,
-the body size limit, strict JSON bodies and server timing. Plain ASGI, so it costs little on every click."""
+the body size limit, strict JSON bodies, server timing and each client's turns. Plain ASGI, so it costs little on
+every click."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
 import re
 import sys
 import time
+from collections import deque
+from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlsplit
+
+from app.server import address_key
 
 logger = logging.getLogger("uvicorn.error")
 
@@ -128,6 +134,98 @@ class Guard:
             # Otherwise the app gave up on the cut-off body; the refusal below says why.
         if too_large and not response_started:
             await _refuse(scope, secured_send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+
+
+@dataclass
+class _Turns:
+    """One client address's requests in one worker: how many are being worked on, and those waiting, in order."""
+
+    working: int = 0
+    waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
+
+
+class ClientTurns:
+    """A client address has at most `per_client` requests worked on at once in this worker (the event loop and
+    the game threads are shared by everyone): its others wait for their turn, in order, and past `waiting` of them
+    a request is refused (429) with a message. A flood from one address thus queues behind itself, and another
+    player's request shares the worker with at most `per_client` of the flood's (bench/hammer.py). A request's
+    turn lasts until its answer is sent, or until a live stream starts (a stream only waits after that, in its
+    own caps: app.changes.StreamSlots). Inside Guard, so that a refusal carries its headers (and Server-Timing
+    counts the wait); used from the event loop only."""
+
+    def __init__(self, app, per_client: int, waiting: int):
+        self.app = app
+        self.per_client = per_client
+        self.waiting = waiting
+        self._clients: dict[str, _Turns] = {}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # The client as the limits count it (app.web.deps.client_address): a proxy named in the settings has
+        # already put the client it speaks for in the scope.
+        client = address_key(scope["client"][0]) if scope.get("client") else "unknown"
+        turns = self._clients.setdefault(client, _Turns())
+        if turns.working < self.per_client:
+            turns.working += 1
+        elif len(turns.waiting) >= self.waiting:
+            await _refuse(scope, send, 429, self.refusal())
+            return
+        else:
+            turn = asyncio.get_running_loop().create_future()
+            turns.waiting.append(turn)
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.cancelled():
+                    turns.waiting.remove(turn)
+                else:  # given its turn as it was cancelled: the next one takes it
+                    self._pass_on(client)
+                raise
+        ended = False
+
+        def end_turn() -> None:
+            nonlocal ended
+            if not ended:
+                ended = True
+                self._pass_on(client)
+
+        async def send_in_turn(message):
+            if message["type"] == "http.response.start" and _is_event_stream(message.get("headers", [])):
+                end_turn()
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                end_turn()
+
+        try:
+            await self.app(scope, receive, send_in_turn)
+        finally:
+            end_turn()
+
+    def refusal(self) -> str:
+        return (
+            f"Too many requests at once from your address: {self.per_client} are worked on at a time and "
+            f"{self.waiting} more may wait their turn. Wait for the answers before asking again."
+        )
+
+    def _pass_on(self, client: str) -> None:
+        """A turn of `client`'s ended: its next waiting request takes it, or it has one fewer."""
+        turns = self._clients[client]
+        while turns.waiting:
+            turn = turns.waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        turns.working -= 1
+        if not turns.working:
+            del self._clients[client]
+
+
+def _is_event_stream(headers) -> bool:
+    return any(
+        name.lower() == b"content-type" and value.lower().startswith(b"text/event-stream") for name, value in headers
+    )
 
 
 class StrictJSON:
