@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
 import threading
 import time
@@ -101,6 +102,18 @@ def kaboom_process(preexec_fn=None, **env: str):
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+_RUNS = itertools.count()
+
+
+def fresh_name(name: str, *, same_length: bool = False) -> str:
+    """`name`, made one that no earlier run on the same server holds (a name's look is one player's at a time, and a
+    module's server outlives a test run once per deal seed): two letters of this run's own, added after a space, or
+    in place of the name's last two (`same_length`)."""
+    number = next(_RUNS)
+    tag = chr(ord("a") + number // 26 % 26) + chr(ord("a") + number % 26)
+    return name[:-2] + tag if same_length else f"{name} {tag}"
 
 
 def put_position(database: Path, game_id: str, rows: list[str], mines: int, hidden: dict | None = None) -> None:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.live import put_layout, put_position
+from tests.live import fresh_name, put_layout, put_position
 from tests.test_api import covered
 from tests.test_browser import CHROMIUM, play_out, reveal  # noqa: F401  (CHROMIUM: skips the module without Chromium)
 from tests.test_browser_replay import api
@@ -257,7 +257,7 @@ def test_a_race_in_its_lobby_and_under_way(open_page):
 @pytest.mark.usefixtures("small_dailies")
 def test_the_boards_of_the_day_the_calendar_and_a_past_day(open_page):
     someone = player(open_page)
-    api(someone, "PUT", "/api/name", {"name": "Zoë"})
+    api(someone, "PUT", "/api/name", {"name": fresh_name("Zoë")})
     today = api(someone, "GET", "/api/daily")["date"]
     # An entry on the no-guess board's ladder: from its start, the first covered cell until the game ends.
     answer = api(someone, "POST", f"/api/daily/{today}/classic/games")

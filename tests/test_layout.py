@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.game import PRESETS
+from tests.live import fresh_name
 from tests.test_browser import act, analysis, classes, next_cell, on_position, play_out, reveal, settled, start
 from tests.test_browser_replay import api
 
@@ -312,7 +313,8 @@ LINE_BREAKS = """cell => {
 def test_a_long_name_on_a_phones_ladder_is_never_broken_inside_a_word(open_page):
     """Issue 41 #22: a 24-letter name broke mid-word on the phone's ladder. A name wraps at its spaces; a word too
     long for the column is cut short whole, with an ellipsis; every column stays on the screen."""
-    for name in ("Bartholomew_Featherstone", "Maximilian Featherstones"):
+    for long in ("Bartholomew_Featherstone", "Maximilian Featherstones"):
+        name = fresh_name(long, same_length=True)
         page = open_page(PHONE)
         page.goto("/")
         api(page, "PUT", "/api/name", {"name": name})
