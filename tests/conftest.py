@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -12,6 +13,36 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.register_profile("stress", parent=settings.get_profile("default"), max_examples=5000)
 settings.load_profile(os.environ.get("KABOOM_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
+
+
+# No test writes into the working tree (a server's key, a database): what a run may leave there is caches alone.
+ROOT = Path(__file__).resolve().parent.parent
+LEFT_BY_RUNS = {".git", ".venv", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", "__pycache__", "build"}
+TREE = pytest.StashKey[set[str]]()
+
+
+def files_in_the_tree() -> set[str]:
+    found = set()
+    for folder, folders, names in os.walk(ROOT):
+        folders[:] = [name for name in folders if name not in LEFT_BY_RUNS and not name.endswith(".egg-info")]
+        found.update(os.path.relpath(os.path.join(folder, name), ROOT) for name in names)
+    return found
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the run as a whole: its workers share the tree
+        session.config.stash[TREE] = files_in_the_tree()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = session.config.stash.get(TREE, None)
+    if before is None:
+        return
+    written = sorted(files_in_the_tree() - before)
+    if written:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(f"the tests wrote into the working tree: {', '.join(written[:10])}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_addoption(parser):

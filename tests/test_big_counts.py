@@ -117,7 +117,7 @@ def test_the_bot_answers_on_a_100x100_board_with_3000_mines(server):
 
 
 @pytest.mark.parametrize(("size", "slow"), [((40, 40, 300), True), ((30, 16, 99), False)])
-def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed):
+def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed, tmp_path):
     """One client asking the bot for 100x100 moves without a pause kept a worker's processor busy (another
     player's p95: 6 ms to 144 ms); a big board's bot requests leave the cheap threads, Expert's stay."""
     import asyncio
@@ -127,7 +127,8 @@ def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed
     from app.store import MemoryStore
 
     async def scene() -> tuple[bool, bool]:
-        service = GameService(MemoryStore(), Settings(), Deals(seed=deal_seed), clock=lambda: 100.0)
+        settings = Settings(database=tmp_path / "games.sqlite3")  # its key is made there, not in the working tree
+        service = GameService(MemoryStore(), settings, Deals(seed=deal_seed), clock=lambda: 100.0)
         game_id, _ = await service.create("alice", "client", "classic", *size, {})
         _, choice = await service.bot_choice(game_id, "alice")
         asked = game_id in service.runner.slow_games

@@ -436,10 +436,13 @@ def test_two_players_moving_on_one_coop_board_through_two_workers_lose_no_move_a
     assert sum(row.count("F") for row in game["board"]) == 300
 
 
-def test_two_players_moving_on_one_coop_board_at_once_through_every_store_lose_no_move_and_double_none(backend):
+def test_two_players_moving_on_one_coop_board_at_once_through_every_store_lose_no_move_and_double_none(
+    backend, tmp_path
+):
     """Each player's moves go through a service of their own, as on two workers or two hosts of one store:
     the store's lease and version check keep every move, once."""
-    services = {"ann": GameService(backend.store, Settings()), "bob": GameService(backend.reopened(), Settings())}
+    settings = Settings(database=tmp_path / "games.sqlite3")  # its key is made there, not in the working tree
+    services = {"ann": GameService(backend.store, settings), "bob": GameService(backend.reopened(), settings)}
     room_id, room = asyncio.run(services["ann"].create_room("ann", "a", "coop", "cruel", 30, 16, 99, {}, "Ann"))
     asyncio.run(services["bob"].join_room(room_id, room.invite, "bob", "Bob"))
     game_id = get_kind("coop").game_for(room, "ann")

@@ -23,6 +23,7 @@ from app.tournament import (
     sets,
 )
 from solver.position import Position
+from tests.live import seconds
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 PYTHON = sys.executable
@@ -99,7 +100,7 @@ SMALL = ScheduledBoard(5, 5, 6, 0)
 @pytest.mark.parametrize(
     ("command", "fault"),
     [
-        (f"{PYTHON} -c 'import time; time.sleep(60)'", "late: no answer within 0.5 s"),
+        (f"{PYTHON} -c 'import time; time.sleep(60)'", f"late: no answer within {seconds(0.5):g} s"),
         (f"{PYTHON} -c 'import sys; print(\"gone\", file=sys.stderr); sys.exit(3)'", "failed: exit status 3: gone"),
         (f"{PYTHON} -c 'print(\"0 0\")'", "illegal: 0 0 is off the 5x5 board"),
         ("/no/such/program", "failed to start"),
@@ -107,7 +108,7 @@ SMALL = ScheduledBoard(5, 5, 6, 0)
 )
 def test_a_late_failed_or_illegal_answer_loses_the_game(command: str, fault: str) -> None:
     for first in (0, 1):
-        result = play(SMALL, (Program(command), Program("builtin:easy")), first, seed=1, limit=0.5)
+        result = play(SMALL, (Program(command), Program("builtin:easy")), first, seed=1, limit=seconds(0.5))
         assert result.winner == 1 and fault in result.fault
         assert len(result.seconds[0]) == 1, "the game ends at the bad answer"
 
