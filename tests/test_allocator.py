@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -37,8 +38,13 @@ ARENAS_AFTER_THREADS = textwrap.dedent("""
 """)
 
 
-def arenas_after_threads(how: str, **environment: str) -> int:
-    env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"} | environment
+def arenas_after_threads(how: str, data: Path, **environment: str) -> int:
+    # The worker's app opens its database and cookie secret: in the test's own folder, not the working tree.
+    env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"} | {
+        "KABOOM_DATABASE": str(data / "games.sqlite3"),
+        "KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!",
+        **environment,
+    }
     done = subprocess.run(
         [sys.executable, "-c", ARENAS_AFTER_THREADS, how], capture_output=True, text=True, env=env, timeout=60
     )
@@ -46,13 +52,14 @@ def arenas_after_threads(how: str, **environment: str) -> int:
     return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))
 
 
-def test_a_worker_keeps_two_arenas_however_many_threads_allocate():
-    assert arenas_after_threads("plain") > 2, "the control: glibc's default gives the threads arenas of their own"
-    assert 1 <= arenas_after_threads("worker") <= allocator.ARENAS
+def test_a_worker_keeps_two_arenas_however_many_threads_allocate(tmp_path):
+    control = arenas_after_threads("plain", tmp_path)
+    assert control > 2, "the control: glibc's default gives the threads arenas of their own"
+    assert 1 <= arenas_after_threads("worker", tmp_path) <= allocator.ARENAS
 
 
-def test_a_self_hoster_who_sets_malloc_arena_max_is_not_overruled(monkeypatch):
-    assert arenas_after_threads("worker", MALLOC_ARENA_MAX="4") > allocator.ARENAS
+def test_a_self_hoster_who_sets_malloc_arena_max_is_not_overruled(monkeypatch, tmp_path):
+    assert arenas_after_threads("worker", tmp_path, MALLOC_ARENA_MAX="4") > allocator.ARENAS
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert allocator.limit_arenas() is False
 
