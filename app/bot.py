@@ -13,7 +13,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from app.game import Game, Move
+from app.core.game import Game, Move
 from app.modes import Classic, ClassicOptions, apply_move, get_mode, new_game
 from solver import Analyzer
 from solver.strategy import STRATEGIES, Choice, progress_cell

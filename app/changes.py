@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from app.errors import KaboomError
+from app.core.errors import KaboomError
 from app.store import Store, StoreUnavailable
 
 log = logging.getLogger("kaboom")

@@ -6,7 +6,7 @@ every host sharing the key makes the same board, and nobody can work it out befo
 clean wins (nothing of Game.aids, no death) by time, then wins with help, marked; a player's first finished
 game of a board is their entry (the store keeps the first), later ones are practice.
 
-Names: a player may choose the name the ladders show (app.names); one who has not is "anonymous" with
+Names: a player may choose the name the ladders show (app.core.names); one who has not is "anonymous" with
 a short tag that is the same wherever they appear, and tells nothing of their id.
 """
 
@@ -23,11 +23,11 @@ from typing import Annotated
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from app.game import LAYOUT_SEEN, PRESETS, Game, Invalid
+from app.core.game import LAYOUT_SEEN, PRESETS, Game, Invalid
+from app.core.names import ANONYMOUS
+from app.core.stored import Key, schema
 from app.modes import MODES, get_mode
-from app.names import ANONYMOUS
 from app.records import Accuracy, Seconds, accuracy_of, fixed_layout_figures
-from app.stored import Key, schema
 
 DAILY_SIZE = PRESETS["expert"]
 # A ladder page shows at most this many entries, and the player's own wherever it stands.

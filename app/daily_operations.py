@@ -9,6 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.errors import KaboomError
+from app.core.game import LAYOUT_SEEN, Game, Invalid, Refused
+from app.core.names import NAME_TAKEN, checked_name, name_claim
+from app.core.seats import Player
 from app.daily import (
     HISTORY_DAYS,
     LADDER_LENGTH,
@@ -27,11 +31,7 @@ from app.daily import (
     stored_board,
     streaks,
 )
-from app.errors import KaboomError
-from app.game import LAYOUT_SEEN, Game, Invalid, Refused
 from app.modes import get_mode
-from app.names import NAME_TAKEN, checked_name, name_claim
-from app.seats import Player
 from app.store import Conflict, Corrupt, NotFound, Store
 
 # A ladder links to each entry's replay (app.service shares it at the game's end).

@@ -25,7 +25,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from app.allocator import limit_arenas
-from app.config import Settings
+from app.core.config import Settings
 
 log = logging.getLogger("kaboom")
 # Slow work yields the processor to the web workers: at nice 10 the scheduler

@@ -38,10 +38,10 @@ from typing import Annotated, Any, NotRequired
 from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from app.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.core.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.core.stored import schema
 from app.modes import get_mode
 from app.rooms import get_kind
-from app.stored import schema
 from solver.generate import bbbv
 
 BEST_TIMES = 10

@@ -14,8 +14,8 @@ is graded against that:
 - first: the first click, which the rules make safe; noted: what is not a bet (a question mark, a flag
   taken off, undo, asking for help, the bomb); too complex: a position counting could not finish in time.
 
-A game's story is its history: each undo record keeps the move it takes back (app.game.Turn), and
-what undo took back before it (app.game.undone_steps); rewinding the game record by record gives the
+A game's story is its history: each undo record keeps the move it takes back (app.core.game.Turn), and
+what undo took back before it (app.core.game.undone_steps); rewinding the game record by record gives the
 position before each move, and playing the undone steps forward from there the rest. A finished game's
 grades are worked out once and kept with it (Review.kept, Game.review); the replay page and
 GET /api/games/{id}/review show them.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from app.game import FLAG, MARK_CYCLE, MARKS, Game, Move, put_back, restored, step_to
+from app.core.game import FLAG, MARK_CYCLE, MARKS, Game, Move, put_back, restored, step_to
 from app.modes import get_mode
 from solver import Analyzer, Budget, Interrupted, Status
 from solver.analysis import Explanation
@@ -53,7 +53,7 @@ class Grade:
     uses_count: bool = False  # the proof needs the number of mines left
 
     def to_json(self, width: int) -> dict[str, Any]:
-        """As a game keeps it (app.stored._Grade): exact chances as "n/d", cells by index."""
+        """As a game keeps it (app.core.stored._Grade): exact chances as "n/d", cells by index."""
         kept: dict[str, Any] = {"kind": self.kind}
         if self.chance is not None:
             kept["chance"] = _text(self.chance)
@@ -254,8 +254,8 @@ def story(game: Game) -> list[Step]:
 def _forward(game: Game) -> tuple[Game, list[tuple[dict[str, Any], bool]]]:
     """The game before its first action (without history), and each step from there as the values it leads
     to, with whether it was taken back. Undo records hold the values before their action: rewinding the game
-    once, in place, reads the values after each (app.game.step_to); what was undone before an action its
-    record keeps already as steps forward (app.game.undone_steps), and what was undone since the last, the game."""
+    once, in place, reads the values after each (app.core.game.step_to); what was undone before an action its
+    record keeps already as steps forward (app.core.game.undone_steps), and what was undone since the last, the game."""
     current = game.copy()
     # Nothing of a step's position comes from the mode's secret (a grade never looks at the layout), and
     # each step copies what it keeps.

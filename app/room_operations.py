@@ -14,14 +14,14 @@ from typing import Any
 import anyio
 
 from app import modes
-from app.config import Settings
-from app.errors import KaboomError
-from app.game import Game, Invalid, Refused, board_size
-from app.names import NAME_TAKEN, checked_name, name_claim, name_key
+from app.core.config import Settings
+from app.core.errors import KaboomError
+from app.core.game import Game, Invalid, Refused, board_size
+from app.core.names import NAME_TAKEN, checked_name, name_claim, name_key
+from app.core.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
 from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, new_invite
 from app.runner import Runner, operation
-from app.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.store import Conflict, NotFound, Store
 
 # Times a write beside another operation (a note in the room's log during a move) tries before it gives up.
@@ -173,9 +173,7 @@ class ServiceGames(RoomGames):
         return games
 
 
-def room_link(
-    room: Room, room_id: str, seats: Sequence[Seat], before: dict[str, str] | None = None
-) -> dict[str, str]:
+def room_link(room: Room, room_id: str, seats: Sequence[Seat], before: dict[str, str] | None = None) -> dict[str, str]:
     """What a game of the room knows of it (Game.room): its id and kind, its link's key, and each seat's colour
     (a seat its member left keeps the colour its moves were made in, as `before` has it)."""
     colours = {member.player: member.colour for member in room.members}
@@ -277,7 +275,7 @@ class RoomOperations:
         return room_id, made
 
     def _member_name(self, room: Room, player: str, name: str) -> str:
-        """The name `player` goes by among the room's members, as the rules of names have it (app.names): none
+        """The name `player` goes by among the room's members, as the rules of names have it (app.core.names): none
         that looks like another member's, nor like a name another player goes by on the ladders. The name every
         newcomer is offered (DEFAULT_NAME) is numbered instead ("Player 2")."""
         name = checked_name(name)

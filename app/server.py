@@ -43,7 +43,7 @@ from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
 from app.allocator import limit_arenas
-from app.config import ConfigurationError, Settings
+from app.core.config import ConfigurationError, Settings
 
 logger = logging.getLogger("uvicorn.error")
 

@@ -34,10 +34,9 @@ from cachetools import LRUCache, TTLCache
 
 from app import allocator, modes
 from app.changes import ChangeFeed, StreamSlots
-from app.config import Settings
-from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
-from app.errors import KaboomError
-from app.game import (
+from app.core.config import Settings
+from app.core.errors import KaboomError
+from app.core.game import (
     LAYOUT_SEEN,
     BotChoice,
     Busy,
@@ -51,13 +50,14 @@ from app.game import (
     count_hint,
     set_options,
 )
+from app.core.seats import COMPUTER, computers, held_by, new_share_key, watcher
+from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
 from app.lane import Lane
 from app.records import Records, counts_in_records, result_of, tallied
 from app.review import Review, frame_at, kept_review, review, steps_in
 from app.room_operations import RoomOperations, RoomView
 from app.rooms import RoomNotFound, get_kind
 from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
-from app.seats import COMPUTER, computers, held_by, new_share_key, watcher
 from app.store import Corrupt, Listing, NotFound, Store
 from solver import Analyzer, Budget, Interrupted, Limits
 from solver.counting import BudgetExceeded

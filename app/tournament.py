@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from app.game import Game, Move
+from app.core.game import Game, Move
 from app.modes.cruel_flags import CruelFlags
 from app.modes.flags import Flags, FlagsOptions
 from solver.cruel_flags import CRUEL_FLAGS_PLAYERS

@@ -29,8 +29,8 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from app.config import Settings  # noqa: E402
-from app.game import Game, Move  # noqa: E402
+from app.core.config import Settings  # noqa: E402
+from app.core.game import Game, Move  # noqa: E402
 from app.modes import get_mode  # noqa: E402
 from app.tournament import sample_position  # noqa: E402
 from solver import Analyzer, Limits, Status  # noqa: E402

@@ -30,7 +30,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from app.game import Move  # noqa: E402
+from app.core.game import Move  # noqa: E402
 from app.modes import ClassicOptions, apply_move, new_game  # noqa: E402
 from solver import Allowance, Limits, OutOfWork  # noqa: E402
 from solver.generate import NoGuessImpossible, no_guess_layout  # noqa: E402

@@ -176,7 +176,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.board import Board  # noqa: E402
+from app.core.board import Board  # noqa: E402
 from bench.web import pin_apart  # noqa: E402
 from solver import Analyzer, Position, Status  # noqa: E402
 from solver.strategy import progress_cell, safe_cells  # noqa: E402

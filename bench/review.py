@@ -3,7 +3,7 @@
 Each game is one `kaboom bot` plays (app.bot.play: the exact strategy, the first click in the middle opening
 an area, game seeds as `kaboom bot --seed S` numbers them); its whole story is then graded with
 review(game, Limits.starting_now(solver_seconds, solver_work)) at the server's default settings
-(app.config.Settings), timed per game. Printed: the seconds per game (wall clock, what the deadline
+(app.core.config.Settings), timed per game. Printed: the seconds per game (wall clock, what the deadline
 counts, and this process's processor time, which other load does not inflate), the moves per game, the games past
 what the move that ends a game may spend on grading it (app.service.REVIEW_AT_END_SECONDS) and the games
 cut short (graded too complex for want of time), then every grade kind counted over all games. With
@@ -33,8 +33,8 @@ from rich.table import Table  # noqa: E402
 
 from app.bot import PRESET_SIZES, GameSetup, play  # noqa: E402
 from app.cli.bot import first_cell, percentile, size_argument  # noqa: E402
-from app.config import Settings  # noqa: E402
-from app.game import FLAG, Game, Move  # noqa: E402
+from app.core.config import Settings  # noqa: E402
+from app.core.game import FLAG, Game, Move  # noqa: E402
 from app.modes import Classic, ClassicOptions, apply_move, get_mode  # noqa: E402
 from app.review import KINDS, review  # noqa: E402
 from app.service import REVIEW_AT_END_SECONDS  # noqa: E402

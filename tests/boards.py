@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from app.game import Game, Move
+from app.core.game import Game, Move
 from app.modes import ClassicOptions, apply_move, new_game
 
 

@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from app.game import Game, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable
+from app.core.game import Game, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable
+from app.core.stored import Layout, schema
 from app.modes import MODES
 from app.modes.base import YOU, Mode
-from app.stored import Layout, schema
 from app.web.faces import FACES, Face
 from solver import Analyzer, Limits
 from solver.position import COVERED

@@ -11,10 +11,10 @@ import random
 
 from typing_extensions import TypedDict
 
-from app.game import Game, Hint, Turn
+from app.core.game import Game, Hint, Turn
+from app.core.stored import Cell, schema
 from app.modes import MODES
 from app.modes.base import Mode
-from app.stored import Cell, schema
 from solver import Analyzer
 from solver.position import COVERED, FLAG
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import uvicorn
 
-from app.config import Settings
+from app.core.config import Settings
 from app.service import Deals
 from app.web import create_app
 
@@ -160,7 +160,7 @@ def put_position(database: Path, game_id: str, rows: list[str], mines: int, hidd
 def put_layout(database: Path, game_id: str, layout: list[str]) -> None:
     """Replace a stored fixed-layout game's board by a hand-made one with its layout: '*' a covered mine,
     '.' a covered safe cell, 'o' a revealed safe cell (it shows its number)."""
-    from app.board import Board
+    from app.core.board import Board
 
     board = Board(len(layout[0]), len(layout))
     mines = [board.index(x, y) for y, row in enumerate(layout) for x, symbol in enumerate(row) if symbol == "*"]

@@ -1,5 +1,5 @@
 """Aids (issue 41, point 4): every route that tells a player something about covered cells, or takes back what a
-move cost, marks the game (Game.aids, listed whole in app.game.AIDS with the settings that help), and a board of
+move cost, marks the game (Game.aids, listed whole in app.core.game.AIDS with the settings that help), and a board of
 the day won with any of them is no clean win. Every route of a game is classified below: a new one fails
 test_every_route_of_a_game_is_classified until it is."""
 
@@ -11,8 +11,8 @@ import datetime
 import httpx
 import pytest
 
+from app.core.game import AIDS, Move
 from app.daily import DailyBoard
-from app.game import AIDS, Move
 from app.web import api, daily, pages, rooms
 from tests.live import put_layout
 from tests.test_daily import MIDNIGHT, played_out, service  # noqa: F401  (service: on memory and on SQLite)

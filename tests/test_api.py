@@ -591,9 +591,9 @@ def dealt_layout(database, game_id: str) -> frozenset[int]:
     """The mines a board id deals, worked out from the game's stored secret before its first click."""
     import sqlite3
 
+    from app.core.stored import read_state
     from app.modes import MODES, get_mode
     from app.modes.classic import BoardId
-    from app.stored import read_state
 
     with sqlite3.connect(database) as connection:
         game = read_state(connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()[0], MODES)

@@ -10,7 +10,7 @@ import sys
 import httpx
 import pytest
 
-from app.game import Move
+from app.core.game import Move
 from app.modes import ClassicOptions, apply_move, bot_choice, new_game
 from solver import Analyzer
 from solver.counting import Budget
@@ -122,7 +122,7 @@ def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed
     player's p95: 6 ms to 144 ms); a big board's bot requests leave the cheap threads, Expert's stay."""
     import asyncio
 
-    from app.config import Settings
+    from app.core.config import Settings
     from app.service import Deals, GameService
     from app.store import MemoryStore
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from app.board import Board
+from app.core.board import Board
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.live import put_position, wait_until

@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from app.game import Game, Refused
+from app.core.game import Game, Refused
 from app.modes import ClassicOptions, game_from_json, get_mode, hint, new_game
 from app.web.schemas import game_out
 from app.web.view import Look

@@ -134,10 +134,10 @@ def test_generate_refuses_what_it_cannot_do_with_exit_2_and_one_line(args, messa
 
 
 def test_every_domain_error_a_command_meets_is_one_line_and_status_2(monkeypatch, capsys):
-    """The command line maps the domain's errors wholesale (app.errors.KaboomError), not one kind at a time:
+    """The command line maps the domain's errors wholesale (app.core.errors.KaboomError), not one kind at a time:
     a refusal of the rules deep in a command is a line, like bad input."""
     from app import cli
-    from app.game import Refused
+    from app.core.game import Refused
 
     def refuses(args, stdin, stdout):
         raise Refused("the game is won: no moves after the end")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
 from app.service import Deals
 from app.web import COMPRESS_MIN_BYTES
 from app.web.deps import STATIC

@@ -1,6 +1,6 @@
 """Settings: the secret key stays secret wherever the settings are printed."""
 
-from app.config import Settings
+from app.core.config import Settings
 
 SECRET = "a-long-secret-that-must-not-be-printed"
 

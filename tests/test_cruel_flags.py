@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from app.game import Game, Move
+from app.core.game import Game, Move
 from app.modes import get_mode
 from app.modes.flags import BOMB_SIDE, Flags
 from app.review import Step, grade

@@ -11,7 +11,9 @@ import random
 import httpx
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.game import Game, Invalid, Move, Refused, count_hint, set_options, undo
+from app.core.seats import replay_watcher
 from app.daily import (
     DAILY_SIZE,
     DailyBoard,
@@ -22,10 +24,8 @@ from app.daily import (
     days_won,
     streaks,
 )
-from app.game import Game, Invalid, Move, Refused, count_hint, set_options, undo
 from app.modes import apply_move, get_mode, new_game
 from app.modes.classic import BoardId
-from app.seats import replay_watcher
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from solver import Analyzer

@@ -27,9 +27,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from app.game import Move, Refused
+from app.core.game import Move, Refused
+from app.core.seats import Player
 from app.modes import apply_move, new_game
-from app.seats import Player
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
 from app.web.view import Look

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -175,7 +175,7 @@ def generator() -> ModuleType:
 def test_the_configuration_page_is_generated_from_the_settings():
     written = (DOCS / "configuration.md").read_text(encoding="utf-8")
     assert written == generator().render(), (
-        "docs/configuration.md is not what docs/configuration.py writes from app/config.py and the Dockerfile: "
+        "docs/configuration.md is not what docs/configuration.py writes from app/core/config.py and the Dockerfile: "
         "run `.venv/bin/python docs/configuration.py`"
     )
 
@@ -194,7 +194,7 @@ def test_every_setting_says_what_it_does():
 def test_the_generators_notes_name_settings_that_exist():
     module = generator()
     stale = sorted(set(module.NOTES) - set(Settings.model_fields))
-    assert not stale, f"docs/configuration.py has notes on settings app/config.py no longer has: {stale}"
+    assert not stale, f"docs/configuration.py has notes on settings app/core/config.py no longer has: {stale}"
 
 
 def test_secrets_never_show_their_default():

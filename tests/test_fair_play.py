@@ -15,12 +15,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
+from app.core.game import Game, Invalid, Move, Refused
+from app.core.seats import replay_watcher
 from app.daily import DailyBoard
-from app.game import Game, Invalid, Move, Refused
 from app.modes import get_mode
 from app.modes.classic import BoardId
-from app.seats import replay_watcher
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from app.store.redis import RedisStore

@@ -10,7 +10,7 @@ from functools import partial
 import httpx
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
 from app.daily import DailyBoard
 from app.modes import get_mode
 from app.service import GameService

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.game import Move
+from app.core.game import Move
 from app.modes.flags import Flags
 from app.store.sqlite import SQLiteStore
 from solver.generate import bbbv

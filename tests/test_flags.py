@@ -9,11 +9,11 @@ from itertools import combinations
 
 import pytest
 
-from app import stored
-from app.game import Invalid, Move, Refused
+from app.core import stored
+from app.core.game import Invalid, Move, Refused
+from app.core.seats import Computer
 from app.modes import MODES as REGISTRY
 from app.modes.flags import BOMB_SIDE, Flags, FlagsOptions
-from app.seats import Computer
 
 FLAGS = Flags()
 MODES = {"flags": FLAGS}

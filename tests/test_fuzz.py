@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from schemathesis.checks import positive_data_acceptance
 
-from app.game import Game, Move, Refused, set_options
+from app.core.game import Game, Move, Refused, set_options
 from app.modes import apply_move, new_game
 from solver import Analyzer
 from tests.live import live_server

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from app.game import Move, Refused
+from app.core.game import Move, Refused
 from app.modes import ClassicOptions, apply_move, get_mode, new_game
 from app.web.schemas import game_out
 from solver import Analyzer, Status

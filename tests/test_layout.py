@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.game import PRESETS
+from app.core.game import PRESETS
 from tests.live import fresh_name
 from tests.test_browser import act, analysis, classes, next_cell, on_position, play_out, reveal, settled, start
 from tests.test_browser_replay import api

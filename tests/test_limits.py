@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.game import Move
+from app.core.game import Move
 from app.modes import apply_move
 from solver import Analyzer, Limits, OutOfWork, Status
 from tests.live import live_server, put_position
@@ -182,8 +182,8 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
     import asyncio
     import shutil
 
-    from app.config import Settings
-    from app.game import Refused
+    from app.core.config import Settings
+    from app.core.game import Refused
     from app.service import Deals, GameService
     from app.store import open_store
 
@@ -232,7 +232,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
 def test_a_slow_lane_that_cannot_start_leaves_slow_games_playable(tmp_path, caplog):
     import asyncio
 
-    from app.config import Settings
+    from app.core.config import Settings
     from app.service import Deals, GameService
     from app.store import open_store
 

@@ -18,9 +18,9 @@ import pytest
 import redis
 
 from app.changes import ChangeFeed
-from app.game import Move
+from app.core.game import Move
+from app.core.seats import Player
 from app.modes import apply_move, new_game
-from app.seats import Player
 from app.service import Deals
 from app.store import MemoryStore
 from tests.live import kaboom_process, live_server

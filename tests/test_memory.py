@@ -8,9 +8,9 @@ import tracemalloc
 
 import pytest
 
-from app.game import Move
+from app.core.game import Move
+from app.core.seats import Player
 from app.modes import apply_move, new_game
-from app.seats import Player
 from app.service import AnalyzerCache
 from app.store.base import history_footprint
 from app.store.memory import MemoryStore
@@ -99,7 +99,7 @@ def test_a_worker_says_what_it_holds_each_against_its_bound(tmp_path):
     SQLite itself holds (its page caches), which no Python tool sees."""
     import re
 
-    from app.config import Settings
+    from app.core.config import Settings
     from app.service import GameService
     from app.store.sqlite import SQLiteStore, sqlite_memory
 

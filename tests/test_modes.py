@@ -14,9 +14,9 @@ import sqlite3
 import httpx
 import pytest
 
-from app.game import Invalid, Move
+from app.core.game import Invalid, Move
+from app.core.seats import Player
 from app.modes import MODES, CruelOptions, apply_move, get_mode, new_game
-from app.seats import Player
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.fixed_mode import FixedLayout, registered

@@ -1,4 +1,4 @@
-"""Players' names (issue 41, point 7; app/names.py): what a name may hold, names that impersonate or vanish, one
+"""Players' names (issue 41, point 7; app/core/names.py): what a name may hold, names that impersonate or vanish, one
 look per player on every store and host, and the same rules among a room's members."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import unicodedata
 
 import pytest
 
-from app.game import Invalid, Refused
-from app.names import checked_name, name_key
+from app.core.game import Invalid, Refused
+from app.core.names import checked_name, name_key
 from tests.test_fair_play import hosts  # noqa: F401  (the fixture: two services on one store, of each kind)
 from tests.test_store_ladders import at_once
 

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from app.game import Game, Move, Refused
+from app.core.game import Game, Move, Refused
 from app.modes import ClassicOptions, apply_move, new_game
 from solver import Analyzer
 from solver.generate import NoGuessImpossible, no_guess_layout

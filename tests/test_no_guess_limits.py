@@ -18,8 +18,8 @@ from multiprocessing import get_context
 import httpx
 import pytest
 
-from app.config import Settings
-from app.game import Move, Refused
+from app.core.config import Settings
+from app.core.game import Move, Refused
 from app.lane import Lane
 from app.modes import ClassicOptions, apply_move, new_game
 from app.service import Deals, GameService

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
 from app.web import COMPRESS_MIN_BYTES
 from tests.live import answers_health, free_port, kaboom_process, wait_until
 from tests.test_compression import BIG_BOARD, PLAIN, check_gzipped, check_live_stream, fetch, new_game

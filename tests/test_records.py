@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app import records
-from app.config import Settings
-from app.game import Move
+from app.core.config import Settings
+from app.core.game import Move
 from app.modes import apply_move, get_mode
 from app.modes.classic import BoardId
 from app.records import (

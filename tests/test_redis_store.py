@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.config import ConfigurationError
-from app.game import Game
+from app.core.config import ConfigurationError
+from app.core.game import Game
 from app.store import Conflict, Corrupt, NotFound
 from app.store.redis import RedisStore
 from tests.live import free_port

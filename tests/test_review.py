@@ -9,7 +9,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.game import Move
+from app.core.game import Move
 from app.modes import MODES
 from app.review import BEST_GUESS_MARGIN, Grade, Luck, grade, kept_review, review, story
 from solver.limits import Allowance

@@ -17,7 +17,7 @@ from fractions import Fraction
 import pytest
 
 from app.bot import GameResult, GameSetup, play
-from app.game import COVERED
+from app.core.game import COVERED
 from app.modes import apply_move
 from app.review import BEST_GUESS_MARGIN, Grade, Review, Step, grade, review, story
 from solver import Analyzer, Inconsistent, Status

@@ -8,10 +8,10 @@ import logging
 
 import pytest
 
-from app.game import Game
+from app.core.game import Game
+from app.core.seats import left_by
 from app.modes import get_mode
 from app.modes.classic import BoardId
-from app.seats import left_by
 from app.store import SQLiteStore
 from tests import test_rooms
 from tests.test_rooms import COUNTDOWN, client, join, move, new_room, ok

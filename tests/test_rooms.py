@@ -12,10 +12,11 @@ import threading
 import httpx
 import pytest
 
-from app import modes, stored
-from app import seats as seating
-from app.config import Settings
-from app.game import Move, set_options
+from app import modes
+from app.core import seats as seating
+from app.core import stored
+from app.core.config import Settings
+from app.core.game import Move, set_options
 from app.modes import MODES
 from app.modes.classic import ClassicOptions
 from app.rooms import get_kind

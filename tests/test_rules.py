@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from app.game import Game, Invalid, Move, Refused, board_size, set_options
+from app.core.game import Game, Invalid, Move, Refused, board_size, set_options
 from app.modes import CruelOptions, apply_move, game_from_json, get_mode, hint, new_game
 from solver import Analyzer, Limits, OutOfWork, Status
 from solver.strategy import progress_cell
@@ -342,7 +342,7 @@ def test_board_sizes_are_validated(args, message):
 
 
 def test_the_frontier_counts_covered_cells_next_to_numbers():
-    from app.board import Board
+    from app.core.board import Board
 
     rows = [
         "....",

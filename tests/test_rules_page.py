@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from app.game import AIDS as AID_WORDS
+from app.core.game import AIDS as AID_WORDS
 from app.modes import MODES
 from app.rooms import KINDS
 from app.web.replay import MARGIN_TEXT

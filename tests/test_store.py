@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-from app.game import Game, Move
+from app.core.game import Game, Move
+from app.core.seats import Invitation, Player, replay_watcher, watcher
 from app.modes import apply_move, new_game
 from app.rooms import MAX_PLAYERS, Member, Room
 from app.rooms.base import new_invite
-from app.seats import Invitation, Player, replay_watcher, watcher
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.game import Move, Refused
-from app.seats import Computer, Invitation, Player, watcher
+from app.core.config import Settings
+from app.core.game import Move, Refused
+from app.core.seats import Computer, Invitation, Player, watcher
 from app.service import Deals, GameService
 from app.store.sqlite import SQLiteStore
 

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from app.cli import analyze, bot, generate, move, serve, tournament
 from app.cli.errors import EXIT_BAD_INPUT
-from app.errors import KaboomError
+from app.core.errors import KaboomError
 
 COMMANDS = (analyze, bot, generate, move, serve, tournament)
 

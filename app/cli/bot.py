@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from app.bot import PRESET_SIZES, CalibrationBin, GameResult, GameSetup, calibration, play, wilson_interval
 from app.cli.errors import BadInput
-from app.game import Invalid, board_size
+from app.core.game import Invalid, board_size
 from solver.strategy import STRATEGIES
 
 

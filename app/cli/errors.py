@@ -1,6 +1,6 @@
 """What every command shares: bad input is one line on stderr and exit status 2."""
 
-from app.errors import KaboomError
+from app.core.errors import KaboomError
 
 EXIT_BAD_INPUT = 2
 

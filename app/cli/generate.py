@@ -9,7 +9,7 @@ from typing import TextIO
 
 from app.cli.analyze import cell_argument
 from app.cli.errors import BadInput
-from app.game import Invalid, board_size
+from app.core.game import Invalid, board_size
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.position import COVERED, MINE, Position
 

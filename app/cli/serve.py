@@ -14,7 +14,7 @@ from app.cli.errors import BadInput
 def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     from pydantic import ValidationError
 
-    from app.config import ConfigurationError, Settings
+    from app.core.config import ConfigurationError, Settings
     from app.server import listening_socket, trusted_networks
     from app.server import serve as run_server
     from app.web import create_app

@@ -9,15 +9,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app import stored
-from app.game import BotChoice, Game, Hint, Invalid, Move, Outcome, Switches
+from app.core import stored
+from app.core.game import BotChoice, Game, Hint, Invalid, Move, Outcome, Switches
+from app.core.seats import Seat
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
 from app.modes.cruel import Cruel, CruelOptions
 from app.modes.cruel_flags import CruelFlags
 from app.modes.flags import Flags, FlagsOptions
 from app.modes.help import Help
-from app.seats import Seat
 from solver import Analyzer
 
 MODES: dict[str, Mode] = {mode.name: mode for mode in (Cruel(), Classic(), Help(), Flags(), CruelFlags())}
@@ -73,7 +73,7 @@ def bot_choice(game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
 
 
 def game_from_json(data: dict[str, Any], history: list[dict[str, Any]]) -> Game:
-    """A stored game back, every field checked (app.stored); anything malformed raises ValueError."""
+    """A stored game back, every field checked (app.core.stored); anything malformed raises ValueError."""
     game = stored.read_state(data, MODES)
     game.history = stored.read_records(game, history, MODES)
     return game

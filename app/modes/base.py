@@ -15,8 +15,8 @@ import math
 import random
 from typing import Any, ClassVar, TypeVar
 
-from app import seats as seating
-from app.game import (
+from app.core import seats as seating
+from app.core.game import (
     ACTIONS,
     PRESETS,
     BotChoice,
@@ -38,8 +38,8 @@ from app.game import (
     rewound,
     undo,
 )
-from app.seats import OPPONENTS, Computer, Invitation, Player, Seat
-from app.stored import NoState
+from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
+from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
 from solver.position import COVERED, FLAG, MINE
 
@@ -77,7 +77,7 @@ class Mode:
     # API names the modes each note is about.
     action_notes: ClassVar[dict[str, str]] = {}
     seat_notes: ClassVar[dict[str, str]] = {}
-    # Players taking turns: more than one seat, filled by people, an invitation or the computer (app.seats).
+    # Players taking turns: more than one seat, filled by people, an invitation or the computer (app.core.seats).
     seat_count: ClassVar[int] = 1
     # The computer's levels, weakest first, where it may hold a seat; none where it may not.
     levels: ClassVar[tuple[str, ...]] = ()
@@ -89,7 +89,7 @@ class Mode:
     variant_label: ClassVar[str] = ""
     variant_word: ClassVar[str] = ""
     options_class: ClassVar[type[Switches]] = Options
-    # The shape of `state` and of `hidden` as stored (TypedDicts with app.stored's @schema; checked on every
+    # The shape of `state` and of `hidden` as stored (TypedDicts with app.core.stored's @schema; checked on every
     # load); a mode without a secret has no hidden_schema, and its games store none.
     state_schema: ClassVar[type] = NoState
     hidden_schema: ClassVar[type | None] = None
@@ -163,7 +163,7 @@ class Mode:
     # ----- seats -------------------------------------------------------
 
     def seat(self, game: Game, player: str, opponent: str | None = None, level: str | None = None) -> None:
-        """Seat the players of a new game: its maker in seat 0, the others as `opponent` says (app.seats:
+        """Seat the players of a new game: its maker in seat 0, the others as `opponent` says (app.core.seats:
         the same screen, the default; an invitation; the computer at one of the mode's `levels`)."""
         if self.seat_count == 1:
             if opponent is not None or level is not None:
@@ -288,7 +288,7 @@ class Mode:
 
     def legacy_seats(self, credentials: list[str], state: dict[str, Any]) -> list[Seat]:
         """The seats of a game stored before typed seats, from the credentials it stored as its seats and
-        its state (app.stored); ValueError when they do not make seats of this mode."""
+        its state (app.core.stored); ValueError when they do not make seats of this mode."""
         if self.seat_count == 1:
             return [Player(credentials[0])]
         return seating.from_credentials(credentials, state.get("level"))

@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, NotRequired
 from pydantic import StrictBool, StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import (
+from app.core.game import (
     BotChoice,
     Busy,
     Choice,
@@ -36,8 +36,8 @@ from app.game import (
     board_size,
     setting,
 )
+from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
-from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce

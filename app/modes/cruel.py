@@ -18,9 +18,9 @@ from typing import Annotated, Any, ClassVar, NotRequired
 from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
-from app.game import Game, Hint, Move, Options, Switches, Turn, setting
+from app.core.game import Game, Hint, Move, Options, Switches, Turn, setting
+from app.core.stored import Cell, Count, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
-from app.stored import Cell, Count, schema
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
 from solver.generate import opening_layout
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from app.game import Turn
+from app.core.game import Turn
 from app.modes.cruel import SeededDeals
 from app.modes.flags import Flags
 from solver import Inconsistent

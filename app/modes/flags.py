@@ -25,10 +25,10 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, StrictBool
 from typing_extensions import TypedDict
 
-from app import seats as seating
-from app.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
+from app.core import seats as seating
+from app.core.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
+from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import YOU, Mode, options_of
-from app.stored import Cell, Count, Layout, schema
 from solver import Analyzer, Limits
 from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsChoice, FlagsView, flags_bomb
 from solver.position import COVERED, describe

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 from pydantic import StrictBool
 
-from app.game import BotChoice, Game, Move, Refused, Turn
+from app.core.game import BotChoice, Game, Move, Refused, Turn
+from app.core.stored import Cell, Count, schema
 from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
-from app.stored import Cell, Count, schema
 from solver import Analyzer, Interrupted
 
 

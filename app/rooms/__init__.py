@@ -3,7 +3,7 @@ the service, the store and the web layer read kinds only through this table."""
 
 from __future__ import annotations
 
-from app.game import Invalid
+from app.core.game import Invalid
 from app.rooms import base
 from app.rooms.base import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound
 from app.rooms.coop import Coop

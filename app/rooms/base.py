@@ -22,11 +22,11 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, ValidationError
 from typing_extensions import TypedDict
 
-from app.errors import KaboomError
-from app.game import MAX_BOARD_SIDE, Game, Refused
-from app.names import NAME_LENGTH
-from app.seats import watcher
-from app.stored import Count, Key, Time, Version, adapter, schema
+from app.core.errors import KaboomError
+from app.core.game import MAX_BOARD_SIDE, Game, Refused
+from app.core.names import NAME_LENGTH
+from app.core.seats import watcher
+from app.core.stored import Count, Key, Time, Version, adapter, schema
 
 # Players a room holds at most: the 2 to 8, and as many colours as the page has.
 MAX_PLAYERS = 8

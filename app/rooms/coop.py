@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import StrictStr
 from typing_extensions import TypedDict
 
+from app.core.stored import schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
-from app.stored import schema
 
 
 @schema

@@ -14,9 +14,9 @@ from typing import Any, Literal
 from pydantic import StrictStr
 from typing_extensions import TypedDict
 
-from app.game import Game, Refused
+from app.core.game import Game, Refused
+from app.core.stored import Count, Time, schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
-from app.stored import Count, Time, schema
 
 # Racers a race needs before it starts.
 MIN_RACERS = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from app.config import ConfigurationError, Settings
+from app.core.config import ConfigurationError, Settings
 from app.store.base import (
     Changes,
     Clock,

@@ -6,7 +6,7 @@ set of tests run against each (tests/test_store.py):
   at most `keep` games they made (finished ones go first, then the longest idle).
 - `load` answers only a player with a seat (NotFound otherwise, the same as
   for a game that does not exist); a stored game that does not pass every
-  check of its schema (app.stored), undo records included, or whose stored
+  check of its schema (app.core.stored), undo records included, or whose stored
   version disagrees with its data, is Corrupt, and only that game is.
 - `save` writes all of a game or nothing, and only over the version it was
   read at (Conflict otherwise); its credentials (Game.credentials: the
@@ -61,12 +61,12 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from app.errors import KaboomError
-from app.game import Game
+from app.core.errors import KaboomError
+from app.core.game import Game
+from app.core.seats import Player
+from app.core.stored import dump, read_records, read_state
 from app.modes import MODES
 from app.rooms import Room, decode_room, encode_room
-from app.seats import Player
-from app.stored import dump, read_records, read_state
 
 Clock = Callable[[], float]
 # How many of a player's games the list shows: as many as a player may keep (create's `keep`).
@@ -479,7 +479,7 @@ class Store:
         cached: list[dict[str, Any]] | None = None,
         history_length: Any = None,
     ) -> Game:
-        """A stored game back, every field checked (app.stored); anything wrong is Corrupt, naming game and field.
+        """A stored game back, every field checked (app.core.stored); anything wrong is Corrupt, naming game and field.
 
         `version` is the store's own copy beside the data, the one its writes
         check: if the two disagree, no write could ever pass that check, so

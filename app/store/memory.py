@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from app.game import Game
+from app.core.game import Game
 from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (

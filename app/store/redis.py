@@ -56,8 +56,8 @@ from redis.lock import Lock
 from redis.retry import Retry
 from redis.typing import EncodableT
 
-from app.config import ConfigurationError
-from app.game import Game
+from app.core.config import ConfigurationError
+from app.core.game import Game
 from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (

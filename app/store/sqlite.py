@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from app.game import Game
+from app.core.game import Game
 from app.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (

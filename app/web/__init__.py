@@ -25,7 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.config import Settings
+from app.core.config import Settings
 from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
 from app.web import api, daily, errors, pages, rooms

@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.game import Move
+from app.core.game import Move
+from app.core.seats import watcher
 from app.room_operations import RoomView
-from app.seats import watcher
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.schemas import (

@@ -17,9 +17,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from app.changes import StreamsFull, TooManyStreams
+from app.core.errors import KaboomError
+from app.core.game import Busy, Invalid, Refused
 from app.daily_operations import DailyLimited
-from app.errors import KaboomError
-from app.game import Busy, Invalid, Refused
 from app.room_operations import TooManyRooms
 from app.rooms import RoomNotFound
 from app.service import InPlay, NoGuessLimited, RateLimited, TooComplex

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from app.game import Game, Invalid, Move, board_size, rewound
+from app.core.game import Game, Invalid, Move, board_size, rewound
+from app.core.seats import held_by, link_key, open_seat, replay_watcher, watcher
+from app.core.seats import invitation as seating_invitation
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode, variant_of
 from app.room_operations import RoomView
 from app.rooms import RoomNotFound
-from app.seats import held_by, link_key, open_seat, replay_watcher, watcher
-from app.seats import invitation as seating_invitation
 from app.service import GameService, Overlay
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.daily import daily_rules

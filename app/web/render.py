@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from app.core.game import MAX_BOARD_SIDE, Game
 from app.daily import stored_board
-from app.game import MAX_BOARD_SIDE, Game
 from app.modes import BOARD_MODE, MODES
 from app.review import Review
 from app.rooms import KINDS

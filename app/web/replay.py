@@ -13,8 +13,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from app.core.game import Game
 from app.daily import DailyBoard
-from app.game import Game
 from app.modes import get_mode
 from app.records import accuracy_of
 from app.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk

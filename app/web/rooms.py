@@ -16,11 +16,11 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from app.core.seats import watcher
 from app.modes import get_mode
 from app.room_operations import RoomView
 from app.rooms import RoomNotFound, get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
-from app.seats import watcher
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import PRESENCE_CHECK_SECONDS, ROOM_NEWS_SECONDS, Player, Service, stream_slot, templates
 from app.web.render import FRESH, blocks, page, page_context

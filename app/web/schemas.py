@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from app.game import AIDS, MAX_BOARD_SIDE, Choice, Game
+from app.core.game import AIDS, MAX_BOARD_SIDE, Choice, Game
+from app.core.names import NAME_LENGTH
+from app.core.seats import OPPONENTS
 from app.modes import DEFAULT_MODE, MODES, get_mode
-from app.names import NAME_LENGTH
 from app.records import Record, accuracy_of, fixed_layout_figures
 from app.review import BEST_GUESS_MARGIN, Review
 from app.rooms import KINDS, MAX_PLAYERS
 from app.rooms.base import COLOURS
-from app.seats import OPPONENTS
 from app.store import Listing
 from app.web.faces import face_of
 

@@ -13,10 +13,10 @@ from fractions import Fraction
 
 from markupsafe import Markup
 
-from app.game import QUESTION, BotChoice, Game, LossReview
+from app.core.game import QUESTION, BotChoice, Game, LossReview
+from app.core.seats import computers, invitation
 from app.modes import get_mode
 from app.records import accuracy_of, fixed_layout_figures
-from app.seats import computers, invitation
 from app.service import Overlay
 from app.store import Listing
 from app.web.faces import face_of

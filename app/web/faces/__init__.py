@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from jinja2 import BaseLoader, Environment, TemplateNotFound
 from pydantic import BaseModel
 
-from app.game import Game
+from app.core.game import Game
 
 PARTS = ("topbar", "panel", "settings")
 

@@ -7,9 +7,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from app.game import Game
+from app.core.game import Game
+from app.core.seats import computers, opponent_of
 from app.modes import Flags, get_mode
-from app.seats import computers, opponent_of
 from app.web.faces import Face
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.game import Game
+from app.core.game import Game
 from app.web.faces import Face
 
 

@@ -49,9 +49,9 @@ from pydantic import (
 )
 from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
-from app import seats as seating
-from app.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Switches
-from app.seats import Seat
+from app.core import seats as seating
+from app.core.game import MAX_BOARD_SIDE, QUESTION, STATUSES, Game, Switches
+from app.core.seats import Seat
 from solver.position import COVERED, FLAG, MINE, NUMBERS
 
 # JSON types exactly (no "9" for 9, no true for 1) and no field the schema does not name:
@@ -149,7 +149,7 @@ ModeState = TypeVar("ModeState")
 
 @_lenient
 class _Recorded(TypedDict, Generic[ModeState]):
-    """What an undo record keeps besides cells and marks (app.game.RECORDED), as the game has it too."""
+    """What an undo record keeps besides cells and marks (app.core.game.RECORDED), as the game has it too."""
 
     status: Status
     exploded: Cell | None
@@ -162,7 +162,7 @@ class _Recorded(TypedDict, Generic[ModeState]):
 
 @schema
 class _MoveRecord(TypedDict):
-    """The move an undo record takes back, as asked (app.game.Move.recorded); records before issue 25 have none."""
+    """The move an undo record takes back, as asked (app.core.game.Move.recorded); records before issue 25 have none."""
 
     action: StrictStr
     x: NotRequired[Annotated[StrictInt, Field(ge=0, lt=MAX_BOARD_SIDE)]]
@@ -174,7 +174,7 @@ class _MoveRecord(TypedDict):
 
 @_lenient
 class _Step(_Recorded[ModeState]):
-    """A step of a game's story taken back by undo (app.game.undone_steps): the values it led to."""
+    """A step of a game's story taken back by undo (app.core.game.undone_steps): the values it led to."""
 
     cells: dict[CellKey, Symbol]
     marks: dict[CellKey, MarkOrNone]
@@ -219,7 +219,7 @@ SeatKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]?)$")]
 # A board of the day's ladder (Game.daily, app.daily): its date and mode.
 DailyKey = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}/[a-z][a-z-]{0,19}$")]
 
-# What helped a player (Game.aids): one of app.game.AIDS or the name of a setting.
+# What helped a player (Game.aids): one of app.core.game.AIDS or the name of a setting.
 Aid = Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")]
 
 # A key of a link: a shared replay's, an invitation's, a room's.
@@ -250,7 +250,7 @@ class _State(_Recorded[ModeState]):
     hints: Count
     deaths: NotRequired[Count]  # games stored before deaths were counted have none
     version: Version
-    seats: list[dict[StrictStr, StrictStr]]  # app.seats.to_json
+    seats: list[dict[StrictStr, StrictStr]]  # app.core.seats.to_json
     undone: NotRequired[list[_Step[ModeState]]]
     review: NotRequired[_Review]
     share: NotRequired[Key]
@@ -433,7 +433,7 @@ def _upgraded(data: Any) -> Any:
 
 
 def _typed_seats(data: Any, mode: ModeSchemas) -> Any:
-    """Releases before typed seats stored the seats' credentials (app.seats.credentials) as the seats, and a
+    """Releases before typed seats stored the seats' credentials (app.core.seats.credentials) as the seats, and a
     mode with seats kept in its state how they were filled: the mode reads them back as seats, and its state
     in today's shape."""
     stored = data.get("seats") if isinstance(data, dict) else None

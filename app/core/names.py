@@ -16,7 +16,7 @@ from typing import Any
 
 import disarm
 
-from app.game import Invalid
+from app.core.game import Invalid
 
 NAME_LENGTH = 24
 # What a player without a name is called on the ladders, with a tag of four hex digits (app.daily).

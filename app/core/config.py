@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.errors import KaboomError
+from app.core.errors import KaboomError
 
 
 class ConfigurationError(KaboomError):

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from app import seats as seating
-from app.board import Board
-from app.errors import KaboomError
-from app.seats import Seat
+from app.core import seats as seating
+from app.core.board import Board
+from app.core.errors import KaboomError
+from app.core.seats import Seat
 from solver import Analyzer, Budget, Limits
 from solver.position import COVERED, FLAG, MINE, Position, describe
 
@@ -297,13 +297,13 @@ class Game:
     last_cell: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # what each action changed, for undo
     version: int = 0  # every change (a move, a setting, a hint asked) adds one
-    seats: list[Seat] = field(default_factory=list)  # who plays each seat (app.seats); seat 0 made the game
+    seats: list[Seat] = field(default_factory=list)  # who plays each seat (app.core.seats); seat 0 made the game
     # What was taken back with undo since the last action, as steps forward in the order played (`undone_steps`):
     # the next action's undo record keeps them, so that a replay shows undone moves and deaths too.
     undone: list[dict[str, Any]] = field(default_factory=list)
     # A finished game's grades (app.review), worked out once; any action or undo drops them.
     review: dict[str, Any] | None = None
-    # The key of a finished game's shared replay (app.seats.SHARE): None when not shared, or withdrawn.
+    # The key of a finished game's shared replay (app.core.seats.SHARE): None when not shared, or withdrawn.
     share: str | None = None
     # The room the game is played in (app.rooms): {"id", "kind", "invite"}; whoever holds the room's link
     # may watch the game, and the room's kind says what the game is to its players (their records).
@@ -463,7 +463,7 @@ class Game:
     def to_json(self) -> dict[str, Any]:
         """The state without its history: stores keep history records apart, each written once.
 
-        app.stored reads it back, checking every field."""
+        app.core.stored reads it back, checking every field."""
         data = {name: getattr(self, name) for name in self.SCALARS}
         data["options"] = self.options.as_dict()
         data["cells"] = "".join(self.cells)
