@@ -1,4 +1,4 @@
-"""The service's operations on boards of the day (app.daily): the day's boards with the player's part in them,
+"""The service's operations on boards of the day (app.results.daily): the day's boards with the player's part in them,
 a game of one, its ladder, the calendar of past days, and display names."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from app.core.errors import KaboomError
 from app.core.game import LAYOUT_SEEN, Game, Invalid, Refused
 from app.core.names import NAME_TAKEN, checked_name, name_claim
 from app.core.seats import Player
-from app.daily import (
+from app.modes import get_mode
+from app.results.daily import (
     HISTORY_DAYS,
     LADDER_LENGTH,
     DailyBoard,
@@ -31,7 +32,6 @@ from app.daily import (
     stored_board,
     streaks,
 )
-from app.modes import get_mode
 from app.store import Conflict, Corrupt, NotFound, Store
 
 # A ladder links to each entry's replay (app.service shares it at the game's end).
@@ -226,7 +226,7 @@ class DailyOperations:
             game.seats = [Player(player)]
             board_id = get_mode(game.mode).board_id(game)
             if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
-                game.state["layout_seen"] = True  # as for any board played again from its id (app.records)
+                game.state["layout_seen"] = True  # as for any board played again from its id (app.results.records)
                 game.aided(LAYOUT_SEEN)
             if claimed is not None and board.key not in self.store.ladder_entries_of(player):
                 # An earlier game of the board, deleted or expired before it ended, showed some of it.

@@ -53,8 +53,8 @@ from app.core.game import (
 from app.core.seats import COMPUTER, computers, held_by, new_share_key, watcher
 from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
 from app.lane import Lane
-from app.records import Records, counts_in_records, result_of, tallied
-from app.review import Review, frame_at, kept_review, review, steps_in
+from app.results.records import Records, counts_in_records, result_of, tallied
+from app.results.review import Review, frame_at, kept_review, review, steps_in
 from app.room_operations import RoomOperations, RoomView
 from app.rooms import RoomNotFound, get_kind
 from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
@@ -74,7 +74,7 @@ BOT_SLOW_CELLS = 1000
 # A live page marks its seat present for this long, and renews the mark well before it runs out.
 PRESENCE_SECONDS = 15.0
 PRESENCE_RENEW_SECONDS = 5.0
-# How long the move that ends a game may spend grading it (app.review), on top of the move: a classic Expert
+# How long the move that ends a game may spend grading it (app.results.review), on top of the move: a classic Expert
 # game takes about 0.03 s, a 100x100 one 0.7 s (bench/review.py); a longer one is graded when its review is
 # first asked for.
 REVIEW_AT_END_SECONDS = 1.0
@@ -355,7 +355,7 @@ class GameService(RoomOperations, DailyOperations):
             assert board is not None  # a game made from a board id has it
             await self.offload(self._check_seals, player, board)
             if await self.offload(self.store.board_seen_in, player, board) is not None:
-                # Known from the start: the page says so all along (app.records.counts_in_records).
+                # Known from the start: the page says so all along (app.results.records.counts_in_records).
                 game.state["layout_seen"] = True
                 game.aided(LAYOUT_SEEN)
         rules.seat(game, player, opponent, level)

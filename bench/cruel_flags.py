@@ -32,7 +32,7 @@ from rich.table import Table  # noqa: E402
 from app.core.config import Settings  # noqa: E402
 from app.core.game import Game, Move  # noqa: E402
 from app.modes import get_mode  # noqa: E402
-from app.tournament import sample_position  # noqa: E402
+from app.play.tournament import sample_position  # noqa: E402
 from solver import Analyzer, Limits, Status  # noqa: E402
 
 CRUEL_FLAGS = get_mode("cruel-flags")

@@ -28,7 +28,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from app.core.game import Move  # noqa: E402
-from app.tournament import RULES, ScheduledBoard  # noqa: E402
+from app.play.tournament import RULES, ScheduledBoard  # noqa: E402
 from solver.cruel_flags import cruel_greedy, cruel_hard  # noqa: E402
 from solver.flags import FLAGS_SECONDS, FlagsView  # noqa: E402
 from solver.position import Position  # noqa: E402

@@ -23,7 +23,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from app.tournament import DENSITIES, RULES, parse_answer, sample_position  # noqa: E402
+from app.play.tournament import DENSITIES, RULES, parse_answer, sample_position  # noqa: E402
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 

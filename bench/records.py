@@ -43,7 +43,7 @@ import itsdangerous
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.records import records_of, recount, tallied  # noqa: E402
+from app.results.records import records_of, recount, tallied  # noqa: E402
 from app.store import SQLiteStore  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -67,7 +67,8 @@ def free_port() -> int:
 
 
 def history(count: int, rng: random.Random) -> list[str]:
-    """Results as app.records.result_of writes them: mixed modes and sizes, about 40 % won, a game a minute or so."""
+    """Results as app.results.records.result_of writes them: mixed modes and sizes, about 40 % won, a game a
+    minute or so."""
     results, now = [], 1_600_000_000.0
     for _ in range(count):
         mode, width, height, mines = rng.choice(SIZES)

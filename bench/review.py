@@ -1,6 +1,6 @@
-"""Review benchmark: seconds to grade a finished game (app.review), as the server grades one.
+"""Review benchmark: seconds to grade a finished game (app.results.review), as the server grades one.
 
-Each game is one `kaboom bot` plays (app.bot.play: the exact strategy, the first click in the middle opening
+Each game is one `kaboom bot` plays (app.play.bot.play: the exact strategy, the first click in the middle opening
 an area, game seeds as `kaboom bot --seed S` numbers them); its whole story is then graded with
 review(game, Limits.starting_now(solver_seconds, solver_work)) at the server's default settings
 (app.core.config.Settings), timed per game. Printed: the seconds per game (wall clock, what the deadline
@@ -31,12 +31,12 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from app.bot import PRESET_SIZES, GameSetup, play  # noqa: E402
 from app.cli.bot import first_cell, percentile, size_argument  # noqa: E402
 from app.core.config import Settings  # noqa: E402
 from app.core.game import FLAG, Game, Move  # noqa: E402
 from app.modes import Classic, ClassicOptions, apply_move, get_mode  # noqa: E402
-from app.review import KINDS, review  # noqa: E402
+from app.play.bot import PRESET_SIZES, GameSetup, play  # noqa: E402
+from app.results.review import KINDS, review  # noqa: E402
 from app.service import REVIEW_AT_END_SECONDS  # noqa: E402
 from solver import Analyzer, Limits, Status  # noqa: E402
 

@@ -24,7 +24,7 @@ import httpx  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from app.core.game import PRESETS  # noqa: E402
-from app.daily import DailyBoard, day_of  # noqa: E402
+from app.results.daily import DailyBoard, day_of  # noqa: E402
 from app.service import Deals  # noqa: E402
 from solver import Analyzer  # noqa: E402
 from solver.position import Position  # noqa: E402

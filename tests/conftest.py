@@ -96,9 +96,9 @@ def server(database, deals, request):
 
 @pytest.fixture
 def small_dailies(monkeypatch):
-    """Boards of the day on Beginner boards (app.daily.DailyBoard.size): a ladder's rules are the same on any
+    """Boards of the day on Beginner boards (app.results.daily.DailyBoard.size): a ladder's rules are the same on any
     size, and an Expert board played to its end move by move costs seconds a game."""
-    monkeypatch.setattr("app.daily.DAILY_SIZE", (9, 9, 10))
+    monkeypatch.setattr("app.results.daily.DAILY_SIZE", (9, 9, 10))
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.core.game import AIDS, Move
-from app.daily import DailyBoard
+from app.results.daily import DailyBoard
 from app.web import api, daily, pages, rooms
 from tests.live import put_layout
 from tests.test_daily import MIDNIGHT, played_out, service  # noqa: F401  (service: on memory and on SQLite)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.bot import GameResult, GameSetup, calibration, play, wilson_interval
 from app.cli import main
+from app.play.bot import GameResult, GameSetup, calibration, play, wilson_interval
 from solver import Analyzer, Position
 from solver.strategy import approximate_chances, exact, groups, groups_with_probabilities
 

@@ -25,7 +25,7 @@ def server(database, deals, day_clock):
     # Beginner boards of the day (as conftest.py's small_dailies, for the module's server): the test is of the
     # pages, and an Expert board played to its end costs seconds.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("app.daily.DAILY_SIZE", (9, 9, 10))
+        patch.setattr("app.results.daily.DAILY_SIZE", (9, 9, 10))
         with live_server(database, deals=deals, clock=day_clock, secret_key=KEY, create_limit=1000) as url:
             yield url
 

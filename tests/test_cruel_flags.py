@@ -12,7 +12,7 @@ import pytest
 from app.core.game import Game, Move
 from app.modes import get_mode
 from app.modes.flags import BOMB_SIDE, Flags
-from app.review import Step, grade
+from app.results.review import Step, grade
 from app.web.replay import grade_text
 from solver.position import COVERED, MINE
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.tournament import sample_position
+from app.play.tournament import sample_position
 from solver.analysis import Analyzer, Inconsistent, Status
 from solver.counting import Budget
 from solver.cruel_flags import (

@@ -12,7 +12,7 @@ import pytest
 
 from app import cli
 from app.core.game import Game
-from app.tournament import RULES, ScheduledBoard, check_program, play
+from app.play.tournament import RULES, ScheduledBoard, check_program, play
 from tests.live import wait_until
 from tests.test_flags_web import api, client, covered, create, move, stored
 

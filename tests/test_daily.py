@@ -14,7 +14,9 @@ import pytest
 from app.core.config import Settings
 from app.core.game import Game, Invalid, Move, Refused, count_hint, set_options, undo
 from app.core.seats import replay_watcher
-from app.daily import (
+from app.modes import apply_move, get_mode, new_game
+from app.modes.classic import BoardId
+from app.results.daily import (
     DAILY_SIZE,
     DailyBoard,
     anonymous_name,
@@ -24,8 +26,6 @@ from app.daily import (
     days_won,
     streaks,
 )
-from app.modes import apply_move, get_mode, new_game
-from app.modes.classic import BoardId
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from solver import Analyzer

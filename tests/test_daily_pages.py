@@ -13,7 +13,7 @@ import uuid
 import httpx
 import pytest
 
-from app.daily import DailyBoard, anonymous_name
+from app.results.daily import DailyBoard, anonymous_name
 from app.store import SQLiteStore
 from app.store.redis import RedisStore
 from solver import Analyzer

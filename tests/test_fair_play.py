@@ -18,9 +18,9 @@ import pytest
 from app.core.config import Settings
 from app.core.game import Game, Invalid, Move, Refused
 from app.core.seats import replay_watcher
-from app.daily import DailyBoard
 from app.modes import get_mode
 from app.modes.classic import BoardId
+from app.results.daily import DailyBoard
 from app.service import Deals, GameService
 from app.store import MemoryStore, SQLiteStore
 from app.store.redis import RedisStore

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from app.core.config import Settings
-from app.daily import DailyBoard
 from app.modes import get_mode
+from app.results.daily import DailyBoard
 from app.service import GameService
 from app.store import MemoryStore
 from tests.live import kaboom_process

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.tournament import sample_position
+from app.play.tournament import sample_position
 from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FlagsView
 from solver.position import COVERED, Position
 from tests.reference import truth

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app import records
 from app.core.config import Settings
 from app.core.game import Move
 from app.modes import apply_move, get_mode
 from app.modes.classic import BoardId
-from app.records import (
+from app.results import records
+from app.results.records import (
     BEST_TIMES,
     TAIL,
     TALLIED,

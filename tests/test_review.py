@@ -1,4 +1,4 @@
-"""Grading a move from what the player could see before it (app/review.py, issue 25): hand-made positions
+"""Grading a move from what the player could see before it (app/results/review.py, issue 25): hand-made positions
 whose grades are known, and a property test against brute force that a grade never depends on the layout."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from app.core.game import Move
 from app.modes import MODES
-from app.review import BEST_GUESS_MARGIN, Grade, Luck, grade, kept_review, review, story
+from app.results.review import BEST_GUESS_MARGIN, Grade, Luck, grade, kept_review, review, story
 from solver.limits import Allowance
 from tests.boards import classic_from
 from tests.reference import truth

@@ -1,8 +1,8 @@
-"""The review (app/review.py) against games `kaboom bot` played: for 200 seeded classic games, every move
+"""The review (app/results/review.py) against games `kaboom bot` played: for 200 seeded classic games, every move
 the bot made on a proven-safe cell is graded proven, and every guess's recorded chance is the exact
 probability of the position it was made in.
 
-Counted apart from app.review's own path: a fresh Analyzer of each position before a move, and the
+Counted apart from app.results.review's own path: a fresh Analyzer of each position before a move, and the
 brute force of tests/reference.py (quick on Beginner's 9x9 board: a few milliseconds a position at most).
 The positions are checked against the rules too (each step played again gives the next), and each grade
 against another layout under the same position (a grade never reads the layout).
@@ -16,10 +16,10 @@ from fractions import Fraction
 
 import pytest
 
-from app.bot import GameResult, GameSetup, play
 from app.core.game import COVERED
 from app.modes import apply_move
-from app.review import BEST_GUESS_MARGIN, Grade, Review, Step, grade, review, story
+from app.play.bot import GameResult, GameSetup, play
+from app.results.review import BEST_GUESS_MARGIN, Grade, Review, Step, grade, review, story
 from solver import Analyzer, Inconsistent, Status
 from tests.reference import truth
 

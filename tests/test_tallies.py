@@ -2,7 +2,7 @@
 
 The same tests run against memory, SQLite and Redis (the fixtures of
 tests/test_store.py, in conftest.py). The golden rule: what the tallies say is what
-app.records.records_of says when it counts every result the store kept.
+app.results.records.records_of says when it counts every result the store kept.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import sqlite3
 import threading
 
-from app.records import TALLIED, records_of, tallied, tally_key
+from app.results.records import TALLIED, records_of, tallied, tally_key
 from app.store import Store
 from tests.test_records import result
 

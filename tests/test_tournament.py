@@ -1,4 +1,4 @@
-"""`kaboom tournament` (app/tournament.py): the KöMaL schedule, the referee, the sets and points."""
+"""`kaboom tournament` (app/play/tournament.py): the KöMaL schedule, the referee, the sets and points."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tournament import (
+from app.play.tournament import (
     GameRecord,
     Program,
     ScheduledBoard,

@@ -13,9 +13,9 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.bot import PRESET_SIZES, CalibrationBin, GameResult, GameSetup, calibration, play, wilson_interval
 from app.cli.errors import BadInput
 from app.core.game import Invalid, board_size
+from app.play.bot import PRESET_SIZES, CalibrationBin, GameResult, GameSetup, calibration, play, wilson_interval
 from solver.strategy import STRATEGIES
 
 

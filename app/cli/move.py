@@ -10,7 +10,7 @@ import traceback
 from typing import TextIO
 
 from app.cli.errors import BadInput
-from app.tournament import RULES
+from app.play.tournament import RULES
 from solver import Allowance, Analyzer, Inconsistent, Interrupted, PositionError, parse_position
 from solver.flags import FLAGS_LEVELS, FLAGS_SECONDS, FlagsView, flags_random
 from solver.position import MINE, Position

@@ -1,4 +1,4 @@
-"""`kaboom tournament A B`: two Flags move programs play the KöMaL S.27 schedule (app.tournament)."""
+"""`kaboom tournament A B`: two Flags move programs play the KöMaL S.27 schedule (app.play.tournament)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.bot import wilson_interval
 from app.cli.bot import positive
 from app.cli.errors import BadInput
-from app.tournament import (
+from app.play.bot import wilson_interval
+from app.play.tournament import (
     ANSWER_SECONDS,
     RULES,
     GameRecord,

@@ -301,7 +301,7 @@ class Game:
     # What was taken back with undo since the last action, as steps forward in the order played (`undone_steps`):
     # the next action's undo record keeps them, so that a replay shows undone moves and deaths too.
     undone: list[dict[str, Any]] = field(default_factory=list)
-    # A finished game's grades (app.review), worked out once; any action or undo drops them.
+    # A finished game's grades (app.results.review), worked out once; any action or undo drops them.
     review: dict[str, Any] | None = None
     # The key of a finished game's shared replay (app.core.seats.SHARE): None when not shared, or withdrawn.
     share: str | None = None
@@ -314,7 +314,7 @@ class Game:
     # On a board several play (a co-op room), each seat's choice of the settings that are its `own`
     # (Switches.own: the overlays, how numbers show): one player's overlay is not another's.
     views: dict[int, dict[str, bool]] = field(default_factory=dict)
-    # The board of the day the game plays (app.daily: its ladder's key, "2026-11-26/cruel"); None for others.
+    # The board of the day the game plays (app.results.daily: its ladder's key, "2026-11-26/cruel"); None for others.
     daily: str | None = None
     # What helped the player so far, whatever was taken back since (AIDS): a ladder ranks the games without.
     aids: list[str] = field(default_factory=list)

@@ -19,7 +19,7 @@ import disarm
 from app.core.game import Invalid
 
 NAME_LENGTH = 24
-# What a player without a name is called on the ladders, with a tag of four hex digits (app.daily).
+# What a player without a name is called on the ladders, with a tag of four hex digits (app.results.daily).
 ANONYMOUS = "anonymous"
 
 

@@ -195,7 +195,7 @@ Chance = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]*)/[1-9][0-9]*
 
 @schema
 class _Grade(TypedDict):
-    """A move's grade as app.review keeps it (Grade.to_json)."""
+    """A move's grade as app.results.review keeps it (Grade.to_json)."""
 
     kind: Annotated[StrictStr, StringConstraints(max_length=20)]
     chance: NotRequired[Chance]
@@ -216,7 +216,7 @@ class _Review(TypedDict):
 # A seat's number as a JSON key (Game.views).
 SeatKey = Annotated[str, StringConstraints(pattern=r"^(0|[1-9][0-9]?)$")]
 
-# A board of the day's ladder (Game.daily, app.daily): its date and mode.
+# A board of the day's ladder (Game.daily, app.results.daily): its date and mode.
 DailyKey = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}/[a-z][a-z-]{0,19}$")]
 
 # What helped a player (Game.aids): one of app.core.game.AIDS or the name of a setting.

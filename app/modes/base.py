@@ -143,7 +143,7 @@ class Mode:
     # Settings that leave a board to skill alone when several people play it at once (a race): where they
     # start from unless the room asks otherwise.
     even_settings: ClassVar[dict[str, bool]] = {}
-    # The settings of the mode's board of the day (app.daily), on the Expert board; None: the mode has none.
+    # The settings of the mode's board of the day (app.results.daily), on the Expert board; None: the mode has none.
     daily: ClassVar[dict[str, bool] | None] = None
     daily_title: ClassVar[str] = ""  # what the day's page calls that board
 

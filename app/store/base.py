@@ -34,7 +34,7 @@ set of tests run against each (tests/test_store.py):
   deleting a room leaves its games. `peek` reads games for a room's page,
   without a seat check and without history.
 - `record_result` keeps a game's first end for its player's records, in one
-  write with the player's tallies (what the records show, app.records), and
+  write with the player's tallies (what the records show, app.results.records), and
   notes the board it showed; only the player's first game of a board to end
   is a result. `tallies_of` reads the tallies without the results, however
   many; results kept before tallies are counted once, when next needed.
@@ -280,7 +280,7 @@ class Store:
     def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
         """Keep a finished game's result for the player's records, once: a game's first end counts, and a
         result outlives its game (deleted, expired or pushed out by newer ones). The player's tallies
-        (app.records.tally) take it in the same write, all or nothing.
+        (app.results.records.tally) take it in the same write, all or nothing.
 
         `board` names the layout the game showed at its end (a board id; None for a game that is its own
         board): once a game of a board ended, the player has seen its layout, and the end of any other game
@@ -293,11 +293,11 @@ class Store:
         raise NotImplementedError
 
     def results_of(self, player: str) -> list[str]:
-        """The player's results as stored (JSON text, app.records reads them), in the order they were kept."""
+        """The player's results as stored (JSON text, app.results.records reads them), in the order they were kept."""
         raise NotImplementedError
 
     def tallies_of(self, player: str) -> dict[str, str]:
-        """The player's tallies as stored (key: JSON text, app.records.tallied reads them), {} for a player
+        """The player's tallies as stored (key: JSON text, app.results.records.tallied reads them), {} for a player
         without results; a player whose results were kept before tallies has them counted now, once."""
         raise NotImplementedError
 

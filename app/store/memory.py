@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from app.core.game import Game
-from app.records import TALLIED, recount, tally, tally_key
+from app.results.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
@@ -37,7 +37,7 @@ class MemoryStore(Store):
         self._games: dict[str, dict[str, Any]] = {}
         self._counters: dict[str, tuple[float, int]] = {}
         self._results: dict[str, dict[str, str]] = {}  # player -> game id -> result, in the order kept
-        self._tallies: dict[str, dict[str, str]] = {}  # player -> app.records tally key -> JSON
+        self._tallies: dict[str, dict[str, str]] = {}  # player -> app.results.records tally key -> JSON
         self._boards: dict[str, dict[str, str]] = {}  # player -> board id -> the game whose end first showed it
         self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
         self._rooms: dict[str, dict[str, Any]] = {}  # room id -> data, version, members, updated

@@ -17,7 +17,7 @@ Keys, under `prefix`:
     lease:<id>      the host working on a move of that game (redis-py's lock: a token and an expiry)
     changed:<id>    pub/sub channel: the new version after every save
     results:<player>  hash: game id -> the game's result (JSON), kept once
-    tallies:<player>  hash: what the results add up to (app.records.tally), written in the result's transaction
+    tallies:<player>  hash: what the results add up to (app.results.records.tally), written in the result's transaction
     boards:<player>   hash: board id -> the game whose end first showed the player that board
     presence:<id>:<seat>  a seat's player is on the game's (or room's) page until the time it holds; expires then
     room:<id>       hash: version, data, members (JSON list, as indexed), created, updated (its last save)
@@ -58,7 +58,7 @@ from redis.typing import EncodableT
 
 from app.core.config import ConfigurationError
 from app.core.game import Game
-from app.records import TALLIED, recount, tally, tally_key
+from app.results.records import TALLIED, recount, tally, tally_key
 from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (
     CHANGES_POLL_SECONDS,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.game import Game
-from app.records import TALLIED, recount, tally, tally_key
+from app.results.records import TALLIED, recount, tally, tally_key
 from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
@@ -201,7 +201,7 @@ class SQLiteStore(Store):
             PRIMARY KEY (player, game_id)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS results_by_player ON results (player, kept_at);
-        -- What each player's results add up to, per group (app.records.tally; key '' is the player's own),
+        -- What each player's results add up to, per group (app.results.records.tally; key '' is the player's own),
         -- written with each result. A player with results and no tallies (kept before them) is counted once.
         CREATE TABLE IF NOT EXISTS tallies (
             player TEXT NOT NULL,

@@ -15,9 +15,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.core.game import AIDS
 from app.core.names import NAME_LENGTH
-from app.daily import Entry
 from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.modes import MODES, get_mode
+from app.results.daily import Entry
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context

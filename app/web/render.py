@@ -8,9 +8,9 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from app.core.game import MAX_BOARD_SIDE, Game
-from app.daily import stored_board
 from app.modes import BOARD_MODE, MODES
-from app.review import Review
+from app.results.daily import stored_board
+from app.results.review import Review
 from app.rooms import KINDS
 from app.service import MoveResult, Overlay
 from app.web.deps import templates

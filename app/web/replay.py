@@ -14,10 +14,10 @@ from typing import Any
 from markupsafe import Markup
 
 from app.core.game import Game
-from app.daily import DailyBoard
 from app.modes import get_mode
-from app.records import accuracy_of
-from app.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
+from app.results.daily import DailyBoard
+from app.results.records import accuracy_of
+from app.results.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
 from app.service import Overlay
 from app.web.view import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
 from solver.position import Cell, describe

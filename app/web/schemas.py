@@ -13,8 +13,8 @@ from app.core.game import AIDS, MAX_BOARD_SIDE, Choice, Game
 from app.core.names import NAME_LENGTH
 from app.core.seats import OPPONENTS
 from app.modes import DEFAULT_MODE, MODES, get_mode
-from app.records import Record, accuracy_of, fixed_layout_figures
-from app.review import BEST_GUESS_MARGIN, Review
+from app.results.records import Record, accuracy_of, fixed_layout_figures
+from app.results.review import BEST_GUESS_MARGIN, Review
 from app.rooms import KINDS, MAX_PLAYERS
 from app.rooms.base import COLOURS
 from app.store import Listing
@@ -636,7 +636,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-# ----- a finished game's review (app.review) ------------------------------------------------------
+# ----- a finished game's review (app.results.review) ------------------------------------------------------
 
 
 class StepOut(BaseModel):
@@ -773,7 +773,7 @@ def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
-# ----- boards of the day (app.daily) -------------------------------------------------------------------
+# ----- boards of the day (app.results.daily) -------------------------------------------------------------------
 
 
 class DailyEntryOut(BaseModel):

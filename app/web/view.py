@@ -16,7 +16,7 @@ from markupsafe import Markup
 from app.core.game import QUESTION, BotChoice, Game, LossReview
 from app.core.seats import computers, invitation
 from app.modes import get_mode
-from app.records import accuracy_of, fixed_layout_figures
+from app.results.records import accuracy_of, fixed_layout_figures
 from app.service import Overlay
 from app.store import Listing
 from app.web.faces import face_of

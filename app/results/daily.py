@@ -27,7 +27,7 @@ from app.core.game import LAYOUT_SEEN, PRESETS, Game, Invalid
 from app.core.names import ANONYMOUS
 from app.core.stored import Key, schema
 from app.modes import MODES, get_mode
-from app.records import Accuracy, Seconds, accuracy_of, fixed_layout_figures
+from app.results.records import Accuracy, Seconds, accuracy_of, fixed_layout_figures
 
 DAILY_SIZE = PRESETS["expert"]
 # A ladder page shows at most this many entries, and the player's own wherever it stands.

@@ -13,7 +13,7 @@ later end of another game of that board, even one started before, is no
 result (no game, no win, no time, no streak). A game without a board id
 (cruel but fair) is its own board.
 
-A result graded at its game's end (app.review, Game.review) has the game's
+A result graded at its game's end (app.results.review, Game.review) has the game's
 accuracy: the share of its moves that bet on something that were proven or
 the best guess. A record shows the mean over its results that have one; a
 result kept before grades, a game too long to grade at its end, or one where
