@@ -3,7 +3,7 @@ and a write that met another process's worked out again.
 
 An operation is a function of the service registered here by name (`operation`): the runner calls it on
 its game under the game's turn lock in this process and the store's lease across processes, in a thread
-of the cheap pool, the slow thread, or the slow lane (app/lane.py), which calls the same operation by
+of the cheap pool, the slow thread, or the slow lane (app/host/lane.py), which calls the same operation by
 the same name in its own process. What an operation does to a game is the service's (app/service.py);
 where and when it runs is the runner's.
 """
@@ -29,7 +29,7 @@ from solver import Inconsistent
 # GIL, and a thread holding SQLite's write lock then waits its turn while the
 # others run (measured: a convoy that halves throughput).
 SOLVER_THREADS = 4
-# Slow games are played in the slow lane (app/lane.py: a process of its own at
+# Slow games are played in the slow lane (app/host/lane.py: a process of its own at
 # a lower priority), so that a few slow positions can neither hold every
 # thread nor take the worker's processor from cheap clicks. Without a lane (a
 # store only this process sees) they get one thread of their own: threads

@@ -32,7 +32,7 @@ import anyio
 import anyio.to_thread
 from cachetools import LRUCache, TTLCache
 
-from app import allocator, modes
+from app import modes
 from app.changes import ChangeFeed, StreamSlots
 from app.core.config import Settings
 from app.core.errors import KaboomError
@@ -52,7 +52,8 @@ from app.core.game import (
 )
 from app.core.seats import COMPUTER, computers, held_by, new_share_key, watcher
 from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
-from app.lane import Lane
+from app.host import allocator
+from app.host.lane import Lane
 from app.results.records import Records, counts_in_records, result_of, tallied
 from app.results.review import Review, frame_at, kept_review, review, steps_in
 from app.room_operations import RoomOperations, RoomView

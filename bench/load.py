@@ -301,7 +301,7 @@ def process_roles(servers: Servers) -> list[tuple[psutil.Process, str]]:
                 role = "resource tracker"
             elif parent == root and workers > 1:
                 role = "worker"
-            else:  # spawned by a worker: app.lane's process for slow games
+            else:  # spawned by a worker: app.host.lane's process for slow games
                 role = "slow lane"
             named.append((process, prefix + role))
     if servers.redis is not None:

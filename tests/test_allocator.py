@@ -1,4 +1,4 @@
-"""A worker asks glibc for two arenas at most (app/allocator.py): with one per thread, memory freed by
+"""A worker asks glibc for two arenas at most (app/host/allocator.py): with one per thread, memory freed by
 one request thread stayed in that thread's arena, and a worker's resident size crept up by about
 1.5 MB a minute over a soak (bench/load.py --sample)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app import allocator
+from app.host import allocator
 
 pytestmark = pytest.mark.skipif(allocator.heap() is None, reason="the C library is not glibc: nothing to limit")
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(allocator.heap() is None, reason="the C library 
 ARENAS_AFTER_THREADS = textwrap.dedent("""
     import ctypes, sys, threading
     if sys.argv[1] == "worker":
-        from app.server import KaboomConfig
+        from app.host.server import KaboomConfig
         KaboomConfig("app.web:create_app", factory=True, read_timeout=5, connections_per_client=8).load()
     start = threading.Barrier(8)
     def allocate():

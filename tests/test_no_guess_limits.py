@@ -20,7 +20,7 @@ import pytest
 
 from app.core.config import Settings
 from app.core.game import Move, Refused
-from app.lane import Lane
+from app.host.lane import Lane
 from app.modes import ClassicOptions, apply_move, new_game
 from app.service import Deals, GameService
 from app.store.memory import MemoryStore

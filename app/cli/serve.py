@@ -15,8 +15,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     from pydantic import ValidationError
 
     from app.core.config import ConfigurationError, Settings
-    from app.server import listening_socket, trusted_networks
-    from app.server import serve as run_server
+    from app.host.server import listening_socket, trusted_networks
+    from app.host.server import serve as run_server
     from app.web import create_app
 
     # Workers are separate processes that read their settings from the

@@ -11,7 +11,7 @@ from fastapi import Depends, Request
 from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
-from app.server import address_key
+from app.core.addresses import address_key
 from app.service import GameService
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlsplit
 
-from app.server import address_key
+from app.core.addresses import address_key
 
 logger = logging.getLogger("uvicorn.error")
 

@@ -42,8 +42,9 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
-from app.allocator import limit_arenas
+from app.core.addresses import address_key
 from app.core.config import ConfigurationError, Settings
+from app.host.allocator import limit_arenas
 
 logger = logging.getLogger("uvicorn.error")
 
@@ -60,22 +61,6 @@ PARENT_POLL_SECONDS = 1.0
 PR_SET_PDEATHSIG = 1
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def address_key(host: str) -> str:
-    """The client an address belongs to, for limits: an IPv4 address, or an IPv6 /64.
-
-    One home or one server is usually handed a whole /64, so counting its
-    addresses one by one would let it rotate through 2**64 of them."""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host  # not an IP address (a Unix socket, a test client): taken as it is
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
 
 
 def trusted_networks(text: str | list[str]) -> list[Network]:
@@ -156,7 +141,7 @@ class KaboomConfig(uvicorn.Config):
         return any(address in network for network in self.trusted_proxies)
 
     def load(self) -> None:
-        # Runs in each worker before it serves, before its threads start (see app/allocator.py).
+        # Runs in each worker before it serves, before its threads start (see app/host/allocator.py).
         limit_arenas()
         # With one process there is no supervisor to outlive.
         if self.workers > 1 and os.getpid() != self.supervisor_pid:

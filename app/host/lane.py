@@ -24,8 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
-from app.allocator import limit_arenas
 from app.core.config import Settings
+from app.host.allocator import limit_arenas
 
 log = logging.getLogger("kaboom")
 # Slow work yields the processor to the web workers: at nice 10 the scheduler
@@ -38,7 +38,7 @@ _service: Any = None  # the lane process's GameService
 
 
 def _start(settings: Settings, parent_pid: int) -> None:
-    from app.server import stop_with_parent
+    from app.host.server import stop_with_parent
     from app.service import GameService
     from app.store import open_store
 
