@@ -18,7 +18,9 @@ MODE_MODULES = {f"app.modes.{path.stem}" for path in (ROOT / "app" / "modes").gl
 # Everything that draws or serves every game alike: the web layer but the faces, the service, the shared
 # page and the page's script.
 SHARED_PYTHON = sorted(
-    path for path in [*(ROOT / "app" / "web").glob("*.py"), ROOT / "app" / "service.py"] if path.parent.name != "faces"
+    path
+    for path in [*(ROOT / "app" / "web").glob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
+    if path.parent.name != "faces"
 )
 SHARED_PAGE = [ROOT / "templates" / "game.html", ROOT / "static" / "kaboom.js"]
 

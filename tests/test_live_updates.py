@@ -1,4 +1,4 @@
-"""Live updates under load: one follower of the store per worker wakes every stream (app.changes), streams
+"""Live updates under load: one follower of the store per worker wakes every stream (app.service.changes), streams
 are capped per client and per worker with a message, and they end when the server stops.
 
 The figures of how many streams a worker holds, and how quickly other pages hear of moves, come from
@@ -17,11 +17,11 @@ import httpx
 import pytest
 import redis
 
-from app.changes import ChangeFeed
 from app.core.game import Move
 from app.core.seats import Player
 from app.modes import apply_move, new_game
 from app.service import Deals
+from app.service.changes import ChangeFeed
 from app.store import MemoryStore
 from tests.live import kaboom_process, live_server
 from tests.redis_server import redis_server

@@ -6,7 +6,7 @@ a letter to Unicode and blank on the screen), no pile of marks on one letter, no
 Cyrillic 'А' in "Аlice"), and never the pattern the ladders give players without a name ("anonymous 9a14").
 Two names look alike when Unicode's confusable skeleton (UTS #39) of each is the same (`name_key`, through the
 maintained `disarm` library rather than a list of our own): "Alice", "alice" and "Аlice" are one name, held by
-one player at a time (app.daily_operations), and one member of a room.
+one player at a time (app.service.daily), and one member of a room.
 """
 
 from __future__ import annotations

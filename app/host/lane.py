@@ -6,7 +6,7 @@ takes its share of the worker's processor from every cheap click beside it
 went from 45 ms to 310 ms). A process has a GIL of its own, and at a lower
 priority the operating system gives the web workers the processor first.
 
-The lane runs the service's operations, by name (app.runner), on its own GameService, over the
+The lane runs the service's operations, by name (app.service.runner), on its own GameService, over the
 same SQLite file or Redis, with its own analyzer cache (a slow game keeps
 going to the lane, so the cache stays warm there). The randomness and the
 time of a move come from the worker, so seeded tests deal the same either way.

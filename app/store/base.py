@@ -19,7 +19,7 @@ set of tests run against each (tests/test_store.py):
   `delete` takes a game and its history away, for a player with a seat only;
   `leave` takes it off one player's list for good, their seat kept as played.
 - `stored_versions` says the versions stored now, and `changes` follows which
-  games were saved (app.changes: one follower per worker for all live pages).
+  games were saved (app.service.changes: one follower per worker for all live pages).
 - `allow` counts events per key in fixed windows of the store's clock, shared
   by every process using the store.
 - `mark_present` notes that a seat of a game is watching it until a time of the
@@ -349,7 +349,7 @@ class Store:
         return {game_id: self.stored_version(game_id) for game_id in game_ids}
 
     def changes(self) -> Changes:
-        """Where one follower (app.changes) hears which games were saved. Without a push channel it
+        """Where one follower (app.service.changes) hears which games were saved. Without a push channel it
         hears "any of them" every CHANGES_POLL_SECONDS, and looks at all it watches in one read."""
         return PolledChanges(CHANGES_POLL_SECONDS)
 

@@ -852,7 +852,7 @@ class SQLiteStore(Store):
         # through two workers, one kept winning, and the other's move failed after eight tries. A process now
         # waits for the game's byte of the leases file instead; a process that dies lets go of it with its
         # last breath (the kernel's), so no lease outlives its holder. Threads of one process take turns at a
-        # game already (app.runner), and fcntl's locks are the process's, so they never wait on each other.
+        # game already (app.service.runner), and fcntl's locks are the process's, so they never wait on each other.
         byte = zlib.crc32(game_id.encode()) + 1
         deadline = time.monotonic() + LEASE_WAIT_SECONDS
         while True:

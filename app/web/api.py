@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse, Response
 
 from app.core.game import Move
 from app.core.seats import watcher
-from app.room_operations import RoomView
 from app.service import GameService
+from app.service.rooms import RoomView
 from app.web.deps import Client, Player, Service
 from app.web.schemas import (
     ERROR_RESPONSES,

@@ -1,6 +1,6 @@
 """The pages of the boards of the day: a day's boards with their ladders, the player's name, the calendar.
 
-They read what GET /api/daily and its ladder read (app.daily_operations); words about an entry are written
+They read what GET /api/daily and its ladder read (app.service.daily); words about an entry are written
 here, for the pages alone.
 """
 
@@ -15,10 +15,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.core.game import AIDS
 from app.core.names import NAME_LENGTH
-from app.daily_operations import Day, DayBoard, Ladder, LadderLine
 from app.modes import MODES, get_mode
 from app.results.daily import Entry
 from app.service import GameService
+from app.service.daily import Day, DayBoard, Ladder, LadderLine
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
 from app.web.view import accuracy_text, clock_text, day_text

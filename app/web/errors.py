@@ -16,13 +16,13 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from app.changes import StreamsFull, TooManyStreams
 from app.core.errors import KaboomError
 from app.core.game import Busy, Invalid, Refused
-from app.daily_operations import DailyLimited
-from app.room_operations import TooManyRooms
 from app.rooms import RoomNotFound
 from app.service import InPlay, NoGuessLimited, RateLimited, TooComplex
+from app.service.changes import StreamsFull, TooManyStreams
+from app.service.daily import DailyLimited
+from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context

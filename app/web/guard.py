@@ -150,7 +150,7 @@ class ClientTurns:
     a request is refused (429) with a message. A flood from one address thus queues behind itself, and another
     player's request shares the worker with at most `per_client` of the flood's (bench/hammer.py). A request's
     turn lasts until its answer is sent, or until a live stream starts (a stream only waits after that, in its
-    own caps: app.changes.StreamSlots). Inside Guard, so that a refusal carries its headers (and Server-Timing
+    own caps: app.service.changes.StreamSlots). Inside Guard, so that a refusal carries its headers (and Server-Timing
     counts the wait); used from the event loop only."""
 
     def __init__(self, app, per_client: int, waiting: int):

@@ -13,9 +13,9 @@ from app.core.game import Game, Invalid, Move, board_size, rewound
 from app.core.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.core.seats import invitation as seating_invitation
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode, variant_of
-from app.room_operations import RoomView
 from app.rooms import RoomNotFound
 from app.service import GameService, Overlay
+from app.service.rooms import RoomView
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.daily import daily_rules
 from app.web.deps import (

@@ -18,9 +18,9 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.core.seats import watcher
 from app.modes import get_mode
-from app.room_operations import RoomView
 from app.rooms import RoomNotFound, get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
+from app.service.rooms import RoomView
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.deps import PRESENCE_CHECK_SECONDS, ROOM_NEWS_SECONDS, Player, Service, stream_slot, templates
 from app.web.render import FRESH, blocks, page, page_context

@@ -21,7 +21,7 @@ from app.core.names import NAME_TAKEN, checked_name, name_claim, name_key
 from app.core.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
 from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, new_invite
-from app.runner import Runner, operation
+from app.service.runner import Runner, operation
 from app.store import Conflict, NotFound, Store
 
 # Times a write beside another operation (a note in the room's log during a move) tries before it gives up.

@@ -33,7 +33,6 @@ import anyio.to_thread
 from cachetools import LRUCache, TTLCache
 
 from app import modes
-from app.changes import ChangeFeed, StreamSlots
 from app.core.config import Settings
 from app.core.errors import KaboomError
 from app.core.game import (
@@ -51,14 +50,15 @@ from app.core.game import (
     set_options,
 )
 from app.core.seats import COMPUTER, computers, held_by, new_share_key, watcher
-from app.daily_operations import LADDER_REPLAY_STAYS, DailyOperations
 from app.host import allocator
 from app.host.lane import Lane
 from app.results.records import Records, counts_in_records, result_of, tallied
 from app.results.review import Review, frame_at, kept_review, review, steps_in
-from app.room_operations import RoomOperations, RoomView
 from app.rooms import RoomNotFound, get_kind
-from app.runner import SOLVER_THREADS, Runner, SlowGame, operation
+from app.service.changes import ChangeFeed, StreamSlots
+from app.service.daily import LADDER_REPLAY_STAYS, DailyOperations
+from app.service.rooms import RoomOperations, RoomView
+from app.service.runner import SOLVER_THREADS, Runner, SlowGame, operation
 from app.store import Corrupt, Listing, NotFound, Store
 from solver import Analyzer, Budget, Interrupted, Limits
 from solver.counting import BudgetExceeded
@@ -254,7 +254,7 @@ class GameService(RoomOperations, DailyOperations):
         self.runner = Runner(self, store, lane, forget=self.analyzers.drop)
         # Live pages ask often and quickly: their store reads never wait behind game work.
         self.live_limiter = anyio.CapacityLimiter(SOLVER_THREADS)
-        # Live streams wait on one follower of the store's changes (app.changes), within their caps.
+        # Live streams wait on one follower of the store's changes (app.service.changes), within their caps.
         self.changes = ChangeFeed(store)
         self.streams = StreamSlots(settings.live_streams_per_client, settings.live_streams)
         # The seats this worker marked present lately: (game id, seat) -> True, by the service's clock.
@@ -430,7 +430,7 @@ class GameService(RoomOperations, DailyOperations):
     def forget(self, game_id: str) -> None:
         self.analyzers.drop(game_id)
 
-    # ----- operations on one game, one at a time (app.runner) -------------
+    # ----- operations on one game, one at a time (app.service.runner) -------------
 
     def _overlay(self, analyzer: Analyzer, game: Game, limits: Limits, everything: bool = False) -> Overlay:
         """The overlays the game has turned on (`everything`: both); a part past the request's time is left

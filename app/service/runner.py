@@ -4,7 +4,7 @@ and a write that met another process's worked out again.
 An operation is a function of the service registered here by name (`operation`): the runner calls it on
 its game under the game's turn lock in this process and the store's lease across processes, in a thread
 of the cheap pool, the slow thread, or the slow lane (app/host/lane.py), which calls the same operation by
-the same name in its own process. What an operation does to a game is the service's (app/service.py);
+the same name in its own process. What an operation does to a game is the service's (app/service/__init__.py);
 where and when it runs is the runner's.
 """
 
