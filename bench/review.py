@@ -37,7 +37,7 @@ from app.core.game import FLAG, Game, Move  # noqa: E402
 from app.modes import Classic, ClassicOptions, apply_move, get_mode  # noqa: E402
 from app.play.bot import PRESET_SIZES, GameSetup, play  # noqa: E402
 from app.results.review import KINDS, review  # noqa: E402
-from app.service import REVIEW_AT_END_SECONDS  # noqa: E402
+from app.service.reviews import REVIEW_AT_END_SECONDS  # noqa: E402
 from solver import Analyzer, Limits, Status  # noqa: E402
 
 # The server's defaults (KABOOM_SOLVER_SECONDS, KABOOM_SOLVER_WORK), not this machine's environment.

@@ -123,14 +123,14 @@ def test_the_bots_advice_on_a_board_of_the_day_takes_its_clean_mark(service, sma
     day cleared on it ranked as a clean win."""
     board = DailyBoard(datetime.date(2026, 11, 26), "classic")
     for player, asks in (("ann", True), ("bob", False)):
-        game_id, game = asyncio.run(service.play_daily(player, "client", board.key))
-        game = asyncio.run(service.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
+        game_id, game = asyncio.run(service.daily.play_daily(player, "client", board.key))
+        game = asyncio.run(service.games.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
         if asks:
-            game, choice = asyncio.run(service.bot_choice(game_id, player))
+            game, choice = asyncio.run(service.aids.bot_choice(game_id, player))
             assert choice.safe and game.aids == ["bot"]
-            game = asyncio.run(service.move(game_id, player, Move("reveal", *choice.cell))).after
+            game = asyncio.run(service.games.move(game_id, player, Move("reveal", *choice.cell))).after
         assert played_out(service, game_id, player, game).status == "won"
-    _, (_, classic) = asyncio.run(service.ladders(board.date.isoformat(), "carol"))
+    _, (_, classic) = asyncio.run(service.daily.ladders(board.date.isoformat(), "carol"))
     assert classic.counts == (1, 1, 0)
     lines = {line.entry["aids"] and "ann" or "bob": line for line in classic.lines}
     assert lines["bob"].place == 1 and lines["ann"].place is None and lines["ann"].entry["aids"] == ["bot"]

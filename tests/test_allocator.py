@@ -22,7 +22,7 @@ ARENAS_AFTER_THREADS = textwrap.dedent("""
     import ctypes, sys, threading
     if sys.argv[1] == "worker":
         from app.host.server import KaboomConfig
-        KaboomConfig("app.web:create_app", factory=True, read_timeout=5, connections_per_client=8).load()
+        KaboomConfig("app.host.worker:worker_app", factory=True, read_timeout=5, connections_per_client=8).load()
     start = threading.Barrier(8)
     def allocate():
         start.wait()

@@ -129,10 +129,10 @@ def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed
     async def scene() -> tuple[bool, bool]:
         settings = Settings(database=tmp_path / "games.sqlite3")  # its key is made there, not in the working tree
         service = GameService(MemoryStore(), settings, Deals(seed=deal_seed), clock=lambda: 100.0)
-        game_id, _ = await service.create("alice", "client", "classic", *size, {})
-        _, choice = await service.bot_choice(game_id, "alice")
+        game_id, _ = await service.games.create("alice", "client", "classic", *size, {})
+        _, choice = await service.aids.bot_choice(game_id, "alice")
         asked = game_id in service.runner.slow_games
-        result = await service.bot_move(game_id, "alice")
+        result = await service.games.bot_move(game_id, "alice")
         assert result.bot is not None and result.bot.cell == choice.cell, "the move opens the cell the bot named"
         return asked, game_id in service.runner.slow_games
 

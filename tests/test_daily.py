@@ -94,17 +94,17 @@ def test_two_players_and_two_hosts_sharing_the_key_get_the_same_board(tmp_path):
     try:
         for key in ("2026-11-26/cruel", "2026-11-26/classic"):
             made = [
-                asyncio.run(host.play_daily(player, "client", key))[1]
+                asyncio.run(host.daily.play_daily(player, "client", key))[1]
                 for host, player in ((one, "alice"), (one, "bob"), (other, "carol"))
             ]
             assert len({secrets_of(game) for game in made}) == 1
             # The same first click deals the same cells: the layout of a classic board, a cruel board's opening.
             first = made[0].cell(made[0].state["start"])
             opened = [
-                asyncio.run(host.move(game_id, player, Move("reveal", *first))).after.cells
+                asyncio.run(host.games.move(game_id, player, Move("reveal", *first))).after.cells
                 for host, player, game_id in (
-                    (one, "alice", asyncio.run(one.daily("alice")).day.boards[_index(key)].game_id),
-                    (other, "carol", asyncio.run(other.daily("carol")).day.boards[_index(key)].game_id),
+                    (one, "alice", asyncio.run(one.daily.daily("alice")).day.boards[_index(key)].game_id),
+                    (other, "carol", asyncio.run(other.daily.daily("carol")).day.boards[_index(key)].game_id),
                 )
             ]
             assert opened[0] == opened[1] and opened[0].count(".") < len(opened[0])
@@ -132,16 +132,16 @@ def test_a_board_still_to_come_or_malformed_is_refused_with_a_message():
 
 
 def test_only_todays_board_is_played_and_a_second_play_goes_on_with_the_first_game(service):
-    game_id, game = asyncio.run(service.play_daily("alice", "client", "2026-11-26/cruel"))
+    game_id, game = asyncio.run(service.daily.play_daily("alice", "client", "2026-11-26/cruel"))
     assert game.daily == "2026-11-26/cruel" and game.maker == "alice"
-    again, _ = asyncio.run(service.play_daily("alice", "client", "2026-11-26/cruel"))
+    again, _ = asyncio.run(service.daily.play_daily("alice", "client", "2026-11-26/cruel"))
     assert again == game_id
     with pytest.raises(Invalid, match="closed"):
-        asyncio.run(service.play_daily("alice", "client", "2026-11-25/cruel"))
+        asyncio.run(service.daily.play_daily("alice", "client", "2026-11-25/cruel"))
     with pytest.raises(Invalid, match="still to come"):
-        asyncio.run(service.play_daily("alice", "client", "2026-11-27/cruel"))
+        asyncio.run(service.daily.play_daily("alice", "client", "2026-11-27/cruel"))
     service.clock.advance(86400)  # the next day: a new board
-    tomorrow, game = asyncio.run(service.play_daily("alice", "client", "2026-11-27/cruel"))
+    tomorrow, game = asyncio.run(service.daily.play_daily("alice", "client", "2026-11-27/cruel"))
     assert tomorrow != game_id and game.daily == "2026-11-27/cruel"
 
 
@@ -156,12 +156,12 @@ def test_an_unnamed_player_is_anonymous_with_a_tag_that_stays_and_tells_nothing_
 
 
 def test_a_name_is_kept_refused_when_malformed_and_limited_per_address(service):
-    assert asyncio.run(service.name_of("alice")) is None
-    assert asyncio.run(service.set_name("alice", "client", "  Alice B ")) == "Alice B"
-    assert asyncio.run(service.name_of("alice")) == "Alice B"
+    assert asyncio.run(service.daily.name_of("alice")) is None
+    assert asyncio.run(service.daily.set_name("alice", "client", "  Alice B ")) == "Alice B"
+    assert asyncio.run(service.daily.name_of("alice")) == "Alice B"
     with pytest.raises(Invalid):
-        asyncio.run(service.set_name("alice", "client", "<script>"))
-    assert asyncio.run(service.name_of("alice")) == "Alice B"  # a refusal changes nothing
+        asyncio.run(service.daily.set_name("alice", "client", "<script>"))
+    assert asyncio.run(service.daily.name_of("alice")) == "Alice B"  # a refusal changes nothing
 
 
 # ----- streaks ---------------------------------------------------------------------------------------------
@@ -211,18 +211,18 @@ def test_streaks_count_days_won_in_a_row_and_the_current_one_holds_until_a_day_i
 def cruel_win(service: GameService, player: str, key: str = "2026-11-26/cruel", **aids: bool):
     """Play today's cruel board to a win as a cruel-but-fair player does (solver.strategy: a forced guess by the
     numbers is safe by the rules)."""
-    game_id, game = asyncio.run(service.play_daily(player, "client", key))
+    game_id, game = asyncio.run(service.daily.play_daily(player, "client", key))
     first = game.cell(game.state["start"])
-    game = asyncio.run(service.move(game_id, player, Move("reveal", *first))).after
+    game = asyncio.run(service.games.move(game_id, player, Move("reveal", *first))).after
     if aids.get("hint"):
-        asyncio.run(service.hint(game_id, player))
+        asyncio.run(service.aids.hint(game_id, player))
     for _ in range(game.width * game.height):
         if game.status != "playing":
             break
         cell = progress_cell(Analyzer(game.position()))
         assert cell is not None
         service.clock.advance(1.0)
-        game = asyncio.run(service.move(game_id, player, Move("reveal", *cell))).after
+        game = asyncio.run(service.games.move(game_id, player, Move("reveal", *cell))).after
         assert game.status != "lost", f"{cell} lost, though a cruel-but-fair player's move"
     assert game.status == "won"
     return game_id, game
@@ -231,23 +231,23 @@ def cruel_win(service: GameService, player: str, key: str = "2026-11-26/cruel", 
 def test_a_clean_win_ranks_by_time_a_helped_one_after_marked_and_only_the_first_finished_game_counts(
     service, small_dailies
 ):
-    asyncio.run(service.set_name("alice", "client", "Alice"))
+    asyncio.run(service.daily.set_name("alice", "client", "Alice"))
     service.clock.advance(10)
     _, slow = cruel_win(service, "alice")
     _, helped = cruel_win(service, "bob", hint=True)
     assert helped.aids == ["hint"]
-    ((cruel, classic),) = [asyncio.run(service.ladders("2026-11-26", "carol"))[1]]
+    ((cruel, classic),) = [asyncio.run(service.daily.ladders("2026-11-26", "carol"))[1]]
     assert cruel.counts == (1, 1, 0) and classic.counts == (0, 0, 0)
     assert [(line.place, line.name, line.entry["clean"]) for line in cruel.lines] == [
         (1, "Alice", True),
-        (None, anonymous_name("bob", service.board_secret), False),
+        (None, anonymous_name("bob", service.context.board_secret), False),
     ]
     assert cruel.own is None
     # Today's replays show the board: carol, who has not played, is shown none.
     assert all(line.replay is None for line in cruel.lines)
     # Alice's later game is practice: her entry stays her first.
     _, again = cruel_win(service, "alice")
-    ((cruel, _),) = [asyncio.run(service.ladders("2026-11-26", "alice"))[1]]
+    ((cruel, _),) = [asyncio.run(service.daily.ladders("2026-11-26", "alice"))[1]]
     assert (
         cruel.own is not None and cruel.own.place == 1 and cruel.own.entry["seconds"] == slow.elapsed(slow.finished_at)
     )
@@ -261,15 +261,17 @@ def test_an_entrys_replay_stays_shared_and_a_practice_games_link_may_be_withdraw
     entry_id, entry = cruel_win(service, "alice")
     assert entry.share is not None
     with pytest.raises(Refused, match="a board of the day is played in public, so the link stays"):
-        asyncio.run(service.share(entry_id, "alice", False))
+        asyncio.run(service.reviews.share(entry_id, "alice", False))
     assert service.store.load(entry_id, "alice").share == entry.share
     practice_id, practice = cruel_win(service, "alice")
     assert practice.share is not None
-    assert asyncio.run(service.on_ladder(entry_id, entry)) and not asyncio.run(service.on_ladder(practice_id, practice))
-    assert asyncio.run(service.share(practice_id, "alice", False)).share is None
-    ((cruel, _),) = [asyncio.run(service.ladders("2026-11-26", "alice"))[1]]
+    assert asyncio.run(service.daily.on_ladder(entry_id, entry)) and not asyncio.run(
+        service.daily.on_ladder(practice_id, practice)
+    )
+    assert asyncio.run(service.reviews.share(practice_id, "alice", False)).share is None
+    ((cruel, _),) = [asyncio.run(service.daily.ladders("2026-11-26", "alice"))[1]]
     assert cruel.own is not None and cruel.own.replay == f"/replays/{entry_id}/{entry.share}"
-    shown, _ = asyncio.run(service.review(entry_id, replay_watcher(entry.share), "alice"))
+    shown, _ = asyncio.run(service.reviews.review(entry_id, replay_watcher(entry.share), "alice"))
     assert shown.status == "won"
 
 
@@ -329,7 +331,7 @@ def test_the_api_gives_the_days_boards_plays_one_ranks_it_and_names_the_player(t
 def a_mine_of(board: DailyBoard, clock) -> tuple[int, int]:
     """A mine of a classic board of the day: its layout follows from the server's key, which the test holds."""
     service = service_on(MemoryStore(clock), clock)
-    game = board.game(service.board_secret)
+    game = board.game(service.context.board_secret)
     service.close()
     board_id = BoardId.parse(game.state["board_id"])
     mines = get_mode("classic").layout(game, game.state["start"], board_id.safe_only, board_id.no_guess)
@@ -344,7 +346,7 @@ def played_out(service: GameService, game_id: str, player: str, game: Game) -> G
             break
         cell = progress_cell(Analyzer(game.position()))
         assert cell is not None
-        game = asyncio.run(service.move(game_id, player, Move("reveal", *cell))).after
+        game = asyncio.run(service.games.move(game_id, player, Move("reveal", *cell))).after
     return game
 
 

@@ -48,22 +48,25 @@ def two_hosts(request, tmp_path):
 def test_two_hosts_of_one_store_give_the_same_board_and_one_ladder(two_hosts):
     one, other = two_hosts
     key = f"{TODAY}/cruel"
-    made = [asyncio.run(host.play_daily(player, "client", key))[1] for host, player in ((one, "alice"), (other, "bob"))]
+    made = [
+        asyncio.run(host.daily.play_daily(player, "client", key))[1]
+        for host, player in ((one, "alice"), (other, "bob"))
+    ]
     assert secrets_of(made[0]) == secrets_of(made[1])
-    asyncio.run(other.set_name("alice", "client", "Alice"))  # named on one host, shown by both
+    asyncio.run(other.daily.set_name("alice", "client", "Alice"))  # named on one host, shown by both
     _, alice_game = cruel_win(one, "alice")
     _, bob_game = cruel_win(other, "bob")
     finished = [
         ("Alice", round(alice_game.elapsed(alice_game.finished_at) * 1000), 0),
-        (anonymous_name("bob", one.board_secret), round(bob_game.elapsed(bob_game.finished_at) * 1000), 1),
+        (anonymous_name("bob", one.context.board_secret), round(bob_game.elapsed(bob_game.finished_at) * 1000), 1),
     ]
     expected = [(place, name) for place, (name, _, _) in enumerate(sorted(finished, key=lambda e: e[1:]), start=1)]
     for host in (one, other):
-        _, (cruel, classic) = asyncio.run(host.ladders(TODAY, "carol"))
+        _, (cruel, classic) = asyncio.run(host.daily.ladders(TODAY, "carol"))
         assert [(line.place, line.name) for line in cruel.lines] == expected
         assert cruel.counts == (2, 0, 0) and classic.counts == (0, 0, 0)
     # The same ladders from either host, line for line.
-    assert asyncio.run(one.ladders(TODAY, "carol")) == asyncio.run(other.ladders(TODAY, "carol"))
+    assert asyncio.run(one.daily.ladders(TODAY, "carol")) == asyncio.run(other.daily.ladders(TODAY, "carol"))
 
 
 # ----- the pages -------------------------------------------------------------------------------------------

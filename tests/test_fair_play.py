@@ -73,30 +73,30 @@ def lose(service: GameService, game_id: str, player: str) -> Game:
     """Open the board at its marked cell, then a mine of its layout."""
     game, mines = layout_of(service, game_id, player)
     if game.started_at is None:
-        game = run(service.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
-    lost = run(service.move(game_id, player, Move("reveal", *game.cell(min(mines))))).after
+        game = run(service.games.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
+    lost = run(service.games.move(game_id, player, Move("reveal", *game.cell(min(mines))))).after
     assert lost.status == "lost"
     return lost
 
 
 def lose_cruel(service: GameService, game_id: str, player: str) -> Game:
     """Open a cruel board's marked start, then a cell its numbers prove a mine (cruel rules deal it so)."""
-    game = run(service.load(game_id, player))
-    game = run(service.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
+    game = run(service.games.load(game_id, player))
+    game = run(service.games.move(game_id, player, Move("reveal", *game.cell(game.state["start"])))).after
     analyzer = Analyzer(game.position())
     mine = next(cell for cell, status in analyzer.classify().items() if status == Status.MINE)
-    lost = run(service.move(game_id, player, Move("reveal", *mine))).after
+    lost = run(service.games.move(game_id, player, Move("reveal", *mine))).after
     assert lost.status == "lost"
     return lost
 
 
 def started_race(one: GameService, other: GameService) -> tuple[str, dict[str, str]]:
     """A classic race of Ann (on one host) and Bob (on the other), its boards open: its id and the racers' games."""
-    room_id, room = run(one.create_room("ann", "c1", "race", "classic", 9, 9, 10, {}, "Ann"))
-    run(other.join_room(room_id, room.invite, "bob", "Bob"))
-    run(one.start_room(room_id, "ann"))
+    room_id, room = run(one.rooms.create_room("ann", "c1", "race", "classic", 9, 9, 10, {}, "Ann"))
+    run(other.rooms.join_room(room_id, room.invite, "bob", "Bob"))
+    run(one.rooms.start_room(room_id, "ann"))
     one.clock.advance(COUNTDOWN)  # type: ignore[attr-defined]
-    views = {player: run(host.room_view(room_id, player)) for host, player in ((one, "ann"), (other, "bob"))}
+    views = {player: run(host.rooms.room_view(room_id, player)) for host, player in ((one, "ann"), (other, "bob"))}
     return room_id, {player: view.game for player, view in views.items() if view.game is not None}
 
 
@@ -108,28 +108,28 @@ def test_a_races_board_is_shown_nowhere_and_made_nowhere_else_while_the_race_is_
     room_id, games = started_race(one, other)
     board_ids = set()
     for host, player in ((one, "ann"), (other, "bob")):
-        game = run(host.load(games[player], player))
+        game = run(host.games.load(games[player], player))
         assert get_mode(game.mode).public_state(game)["board_id"] is None, "no answer shows the id"
         board_ids.add(get_mode(game.mode).board_id(game))
-        run(host.move(games[player], player, Move("reveal", *game.cell(game.state["start"]))))
+        run(host.games.move(games[player], player, Move("reveal", *game.cell(game.state["start"]))))
     (board_id,) = board_ids
     # Not by a racer, nor by anyone they pass the id to, on either host, by any route that makes a game.
     for host, player in ((one, "ann"), (other, "bob"), (one, "carol"), (other, "carol")):
         with pytest.raises(Refused, match="being raced"):
-            run(host.create(player, "c", "classic", None, None, None, {}, board_id))
+            run(host.games.create(player, "c", "classic", None, None, None, {}, board_id))
     for host, player in ((other, "ann"), (one, "bob")):
         with pytest.raises(Refused, match="being raced"):
-            run(host.restart(games[player], player, "c"))
+            run(host.games.restart(games[player], player, "c"))
     # One racer is out: the race is still on for the other.
     lose(one, games["ann"], "ann")
     with pytest.raises(Refused, match="being raced"):
-        run(other.create("carol", "c", "classic", None, None, None, {}, board_id))
+        run(other.games.create("carol", "c", "classic", None, None, None, {}, board_id))
     # Once every racer is out, the board is anyone's to practise, and a finished game names it.
     lost = lose(other, games["bob"], "bob")
     assert get_mode(lost.mode).public_state(lost)["board_id"] == board_id
-    _, practice = run(one.create("carol", "c", "classic", None, None, None, {}, board_id))
+    _, practice = run(one.games.create("carol", "c", "classic", None, None, None, {}, board_id))
     assert get_mode(practice.mode).board_id(practice) == board_id
-    run(one.restart(games["ann"], "ann", "c"))
+    run(one.games.restart(games["ann"], "ann", "c"))
 
 
 def test_through_the_api_a_racer_never_sees_the_races_board_id_and_it_plays_nowhere_else(tmp_path):
@@ -173,19 +173,19 @@ def test_through_the_api_a_racer_never_sees_the_races_board_id_and_it_plays_nowh
 def test_a_race_is_played_without_undo_a_mine_ends_the_racers_run(hosts):
     one, other = hosts
     with pytest.raises(Invalid, match="without undo"):
-        run(one.create_room("ann", "c1", "race", "classic", 9, 9, 10, {"undo": True}, "Ann"))
+        run(one.rooms.create_room("ann", "c1", "race", "classic", 9, 9, 10, {"undo": True}, "Ann"))
     room_id, games = started_race(one, other)
     lost = lose(one, games["ann"], "ann")
     assert not lost.options.undo
     with pytest.raises(Refused, match="undo is turned off"):
-        run(other.move(games["ann"], "ann", Move("undo")))
+        run(other.games.move(games["ann"], "ann", Move("undo")))
     with pytest.raises(Refused, match="without undo: a mine ends a racer's run"):
-        run(one.set_options(games["bob"], "bob", {"undo": True}))
-    view = run(other.room_view(room_id, "bob"))
+        run(one.games.set_options(games["bob"], "bob", {"undo": True}))
+    view = run(other.rooms.room_view(room_id, "bob"))
     ann = next(row for row in view.standings if row.name == "Ann")
     assert ann.status == "lost" and ann.rank is None and ann.deaths == 0
     # Her board can change no more: she may watch Bob's.
-    assert any(row.game == games["bob"] for row in run(one.room_view(room_id, "ann")).standings)
+    assert any(row.game == games["bob"] for row in run(one.rooms.room_view(room_id, "ann")).standings)
 
 
 # ----- 3. the board of the day practised from its id ----------------------------------------------------------
@@ -194,25 +194,25 @@ def test_a_race_is_played_without_undo_a_mine_ends_the_racers_run(hosts):
 def test_a_board_of_the_day_is_made_from_nowhere_but_the_day_until_the_players_entry_is_in(hosts, small_dailies):
     one, other = hosts
     board = DailyBoard(TODAY, "classic")
-    board_id = get_mode("classic").board_id(board.game(one.board_secret))
+    board_id = get_mode("classic").board_id(board.game(one.context.board_secret))
     assert board_id is not None
     # Before the player's game of the day: no practice copy, on either host.
     for host in (one, other):
         with pytest.raises(Refused, match="board of the day"):
-            run(host.create("ann", "c", "classic", None, None, None, {}, board_id))
-    game_id, daily = run(one.play_daily("ann", "c", board.key))
+            run(host.games.create("ann", "c", "classic", None, None, None, {}, board_id))
+    game_id, daily = run(one.daily.play_daily("ann", "c", board.key))
     assert get_mode(daily.mode).public_state(daily)["board_id"] is None, "the game of the day shows no id"
-    daily = run(other.move(game_id, "ann", Move("reveal", *daily.cell(daily.state["start"])))).after
+    daily = run(other.games.move(game_id, "ann", Move("reveal", *daily.cell(daily.state["start"])))).after
     # While it is played: no copy from its id, nor a restart of it.
     with pytest.raises(Refused, match="board of the day"):
-        run(other.create("ann", "c", "classic", None, None, None, {}, board_id))
+        run(other.games.create("ann", "c", "classic", None, None, None, {}, board_id))
     with pytest.raises(Refused, match="board of the day"):
-        run(one.restart(game_id, "ann", "c"))
+        run(one.games.restart(game_id, "ann", "c"))
     won = played_out(one, game_id, "ann", daily)
     assert won.status == "won"
     # The entry is in: later games of the board are practice.
-    run(other.create("ann", "c", "classic", None, None, None, {}, board_id))
-    _, (_, classic) = run(other.ladders(TODAY.isoformat(), "carol"))
+    run(other.games.create("ann", "c", "classic", None, None, None, {}, board_id))
+    _, (_, classic) = run(other.daily.ladders(TODAY.isoformat(), "carol"))
     assert classic.counts == (1, 0, 0) and classic.lines[0].entry["clean"]
 
 
@@ -221,16 +221,19 @@ def test_a_game_of_the_day_left_unfinished_and_deleted_makes_the_next_one_practi
 ):
     one, other = hosts
     board = DailyBoard(TODAY, "classic")
-    game_id, game = run(one.play_daily("ann", "c", board.key))
-    run(one.move(game_id, "ann", Move("reveal", *game.cell(game.state["start"]))))
-    assert run(other.delete(game_id, "ann"))
-    again_id, again = run(other.play_daily("ann", "c", board.key))
+    game_id, game = run(one.daily.play_daily("ann", "c", board.key))
+    run(one.games.move(game_id, "ann", Move("reveal", *game.cell(game.state["start"]))))
+    assert run(other.games.delete(game_id, "ann"))
+    again_id, again = run(other.daily.play_daily("ann", "c", board.key))
     assert again_id != game_id and again.aids == ["layout_seen"]
     won = played_out(
-        one, again_id, "ann", run(one.move(again_id, "ann", Move("reveal", *again.cell(again.state["start"])))).after
+        one,
+        again_id,
+        "ann",
+        run(one.games.move(again_id, "ann", Move("reveal", *again.cell(again.state["start"])))).after,
     )
     assert won.status == "won"
-    _, (_, classic) = run(one.ladders(TODAY.isoformat(), "carol"))
+    _, (_, classic) = run(one.daily.ladders(TODAY.isoformat(), "carol"))
     assert classic.counts == (0, 1, 0) and classic.lines[0].entry["aids"] == ["layout_seen"]
 
 
@@ -247,7 +250,7 @@ def test_many_requests_for_a_board_of_the_day_at_once_make_one_game(hosts, small
         def ask(host: GameService, key: str, barrier: threading.Barrier, answers: list, errors: list) -> None:
             try:
                 barrier.wait()
-                answers.append(run(host.play_daily("ann", "c", key))[0])
+                answers.append(run(host.daily.play_daily("ann", "c", key))[0])
             except BaseException as error:  # handed to the test's thread
                 errors.append(error)
 
@@ -301,29 +304,29 @@ def test_a_replay_of_a_board_of_the_day_opens_to_others_once_their_own_game_of_i
     one, other = hosts
     board = DailyBoard(TODAY, "cruel")
     ann_id, _ = cruel_win(one, "ann", board.key)
-    shared = run(one.load(ann_id, "ann")).share
+    shared = run(one.games.load(ann_id, "ann")).share
     assert shared is not None  # a board of the day is played in public: its ladder links the replay
     for host, asker in ((other, "bob"), (one, None)):
         with pytest.raises(Refused, match="opens to you once your own game of that board has ended"):
-            run(host.review(ann_id, replay_watcher(shared), asker))
+            run(host.reviews.review(ann_id, replay_watcher(shared), asker))
         with pytest.raises(Refused, match="opens to you"):
-            run(host.replay_overlay(ann_id, replay_watcher(shared), 1, asker))
-    assert run(other.review(ann_id, "ann"))[0].status == "won"  # her own, always
-    bob_id, _ = run(other.play_daily("bob", "c", board.key))
+            run(host.reviews.replay_overlay(ann_id, replay_watcher(shared), 1, asker))
+    assert run(other.reviews.review(ann_id, "ann"))[0].status == "won"  # her own, always
+    bob_id, _ = run(other.daily.play_daily("bob", "c", board.key))
     lose_cruel(other, bob_id, "bob")
-    assert run(one.review(ann_id, replay_watcher(shared), "bob"))[0].status == "won"
+    assert run(one.reviews.review(ann_id, replay_watcher(shared), "bob"))[0].status == "won"
     # The next day the board is nobody's to play for the ladder: its replays are open to all.
     one.clock.advance(86400)  # type: ignore[attr-defined]
-    assert run(other.review(ann_id, replay_watcher(shared), None))[0].status == "won"
+    assert run(other.reviews.review(ann_id, replay_watcher(shared), None))[0].status == "won"
 
 
 def test_a_race_games_replay_opens_to_others_once_the_race_is_over(hosts):
     one, other = hosts
     room_id, games = started_race(one, other)
     lose(one, games["ann"], "ann")
-    shared = run(one.share(games["ann"], "ann", True)).share
+    shared = run(one.reviews.share(games["ann"], "ann", True)).share
     assert shared is not None
     with pytest.raises(Refused, match="race is still on"):
-        run(other.review(games["ann"], replay_watcher(shared), "bob"))
+        run(other.reviews.review(games["ann"], replay_watcher(shared), "bob"))
     lose(other, games["bob"], "bob")
-    assert run(other.review(games["ann"], replay_watcher(shared), "bob"))[0].status == "lost"
+    assert run(other.reviews.review(games["ann"], replay_watcher(shared), "bob"))[0].status == "lost"

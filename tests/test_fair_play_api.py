@@ -41,7 +41,7 @@ def the_days_classic_board_id(date: datetime.date) -> str:
     """The id of the day's no-guess board, as the servers make it from the day and their key."""
     service = GameService(MemoryStore(), Settings(database="unused.sqlite3", secret_key=KEY))
     try:
-        board_id = get_mode("classic").board_id(DailyBoard(date, "classic").game(service.board_secret))
+        board_id = get_mode("classic").board_id(DailyBoard(date, "classic").game(service.context.board_secret))
     finally:
         service.close()
     assert board_id is not None

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.service import GameService
+from app.service.aids import AidOperations
 from app.web.guard import CSP, UNEXPECTED
 from tests.live import wait_until
 
@@ -237,7 +237,7 @@ def test_an_unexpected_exception_answers_500_with_a_message_and_the_headers(clie
     async def broken(*args, **kwargs):
         raise RuntimeError("a fault nobody foresaw")
 
-    monkeypatch.setattr(GameService, "hint", broken)
+    monkeypatch.setattr(AidOperations, "hint", broken)
     from_api = client.post(f"/api/games/{game['id']}/hint")
     assert from_api.status_code == 500 and from_api.json() == {"detail": UNEXPECTED}
     from_page = client.post(f"/games/{game['id']}/hint", headers=HTMX)

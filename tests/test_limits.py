@@ -184,12 +184,14 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
 
     from app.core.config import Settings
     from app.core.game import Refused
-    from app.service import Deals, GameService
+    from app.host.lane import Lane
+    from app.service import Deals, GameService, lane_service
     from app.store import open_store
 
     async def play(database: Path, lane: bool) -> list:
         settings = Settings(database=database)
-        service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, slow_lane=lane)
+        slow_lane = Lane(settings, lane_service) if lane else None
+        service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, lane=slow_lane)
         try:
             # As a server does when it starts: slow games play in a thread until the lane's process has loaded.
             service.start()
@@ -199,7 +201,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
             cell = (4, 4)
             service.runner.slow_games[game_id] = None
             for _ in range(3):
-                result = await service.move(game_id, "alice", Move("reveal", *cell))
+                result = await service.games.move(game_id, "alice", Move("reveal", *cell))
                 played.append((result.after.cells, result.after.status, result.outcome.message))
                 if result.after.status != "playing":
                     break
@@ -209,7 +211,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
             assert game_id in service.runner.slow_games
             # A refusal comes back from the lane as the rules raised it.
             with pytest.raises(Refused):
-                await service.move(game_id, "alice", Move("reveal", 4, 4))
+                await service.games.move(game_id, "alice", Move("reveal", 4, 4))
             # The lane's process was started, and answered.
             assert (service.runner.lane is not None and service.runner.lane._pool is not None) == lane
             return played
@@ -219,7 +221,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
     async def start(database: Path) -> None:
         settings = Settings(database=database)
         service = GameService(open_store(settings), settings, Deals(seed=1))
-        await service.create("alice", "client", "cruel", 9, 9, 10, {})
+        await service.games.create("alice", "client", "cruel", 9, 9, 10, {})
         service.close()
 
     first = tmp_path / "lane.sqlite3"
@@ -233,21 +235,22 @@ def test_a_slow_lane_that_cannot_start_leaves_slow_games_playable(tmp_path, capl
     import asyncio
 
     from app.core.config import Settings
-    from app.service import Deals, GameService
+    from app.host.lane import Lane
+    from app.service import Deals, GameService, lane_service
     from app.store import open_store
 
     async def play() -> None:
         settings = Settings(database=tmp_path / "games.sqlite3")
-        service = GameService(open_store(settings), settings, Deals(seed=5), slow_lane=True)
+        service = GameService(open_store(settings), settings, Deals(seed=5), lane=Lane(settings, lane_service))
         try:
-            game_id, _ = await service.create("alice", "client", "cruel", 9, 9, 10, {})
+            game_id, _ = await service.games.create("alice", "client", "cruel", 9, 9, 10, {})
 
             def no_process():
                 raise RuntimeError("cannot start a process here")
 
             service.runner.lane._executor = no_process
             service.runner.slow_games[game_id] = None
-            result = await service.move(game_id, "alice", Move("reveal", 4, 4))
+            result = await service.games.move(game_id, "alice", Move("reveal", 4, 4))
             assert result.after.cells[result.after.index(4, 4)] != "."
         finally:
             service.close()

@@ -86,7 +86,7 @@ def test_a_name_is_held_by_one_player_at_a_time_whatever_its_case_or_look_alike_
 
 def _named(service, player: str, name: str) -> bool:
     try:
-        run(service.set_name(player, "c", name))
+        run(service.daily.set_name(player, "c", name))
     except Refused:
         return False
     return True

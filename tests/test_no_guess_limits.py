@@ -21,10 +21,10 @@ import pytest
 from app.core.config import Settings
 from app.core.game import Move, Refused
 from app.host.lane import Lane
+from app.host.worker import worker_app
 from app.modes import ClassicOptions, apply_move, new_game
-from app.service import Deals, GameService
+from app.service import Deals, GameService, lane_service
 from app.store.memory import MemoryStore
-from app.web import create_app
 from solver import Allowance, Limits, OutOfWork
 from solver.generate import no_guess_layout
 from tests.clock import FakeClock
@@ -178,8 +178,8 @@ def test_a_big_no_guess_deal_is_made_where_slow_work_runs(tmp_path, monkeypatch,
     cheap = deals_seen(monkeypatch, service)
 
     async def play() -> str:
-        game_id, _ = await service.create("alice", "client", "classic", *size, {"no_guess": True})
-        await service.move(game_id, "alice", Move("reveal", 5, 5))
+        game_id, _ = await service.games.create("alice", "client", "classic", *size, {"no_guess": True})
+        await service.games.move(game_id, "alice", Move("reveal", 5, 5))
         return game_id
 
     game_id = asyncio.run(play())
@@ -200,7 +200,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
 
     # A deadline no busy machine reaches: this is a test of where the work runs (a busy machine made the
     # no-guess deal past the default 2 s and refused it).
-    app = create_app(Settings(database=tmp_path / "games.sqlite3", solver_seconds=120))
+    app = worker_app(Settings(database=tmp_path / "games.sqlite3", solver_seconds=120))
     lane = app.state.service.runner.lane
     assert lane is not None and lane._pool is None
 
@@ -221,8 +221,8 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
     asyncio.run(serve(app, first_slow_request))
     # None where none is configured: turned off, or a store only this process sees.
     for app in (
-        create_app(Settings(database=tmp_path / "off.sqlite3", slow_lane=False)),
-        create_app(Settings(database=tmp_path / "games.sqlite3"), store=MemoryStore()),
+        worker_app(Settings(database=tmp_path / "off.sqlite3", slow_lane=False)),
+        worker_app(Settings(database=tmp_path / "games.sqlite3"), store=MemoryStore()),
     ):
         asyncio.run(serve(app))
         assert app.state.service.runner.lane is None
@@ -230,7 +230,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
 
 def test_a_slow_game_does_not_wait_for_the_lane_to_load(tmp_path):
     """While the lane's process loads, run() sends slow work back to the worker's slow thread at once."""
-    lane = Lane(Settings(database=tmp_path / "games.sqlite3"))
+    lane = Lane(Settings(database=tmp_path / "games.sqlite3"), lane_service)
     lane._started = Future()  # a start that has not finished: no process is asked, nothing waits
     try:
         assert asyncio.run(lane.run("_move", "game", ())) is None
@@ -253,7 +253,7 @@ class _SlowToLoad(Lane):
 def test_a_lane_still_loading_is_stopped_at_once(tmp_path):
     """A stopping server does not wait for its lane's process to load (at the lane's low priority on a busy
     machine, loading kept the server up 8 s): the process is ended and close() returns."""
-    lane = _SlowToLoad(Settings(database=tmp_path / "games.sqlite3"))
+    lane = _SlowToLoad(Settings(database=tmp_path / "games.sqlite3"), lane_service)
     lane.start()
     assert lane._pool is not None
     (process,) = lane._pool._processes.values()
@@ -270,7 +270,7 @@ def test_a_lane_still_loading_is_stopped_at_once(tmp_path):
 def test_a_lane_at_rest_is_ended_at_once(tmp_path):
     """With no operation in it, the lane's process is ended, not asked to wind down (at its low priority on a busy
     machine that took seconds)."""
-    lane = Lane(Settings(database=tmp_path / "games.sqlite3"))
+    lane = Lane(Settings(database=tmp_path / "games.sqlite3"), lane_service)
     lane.start()
     assert lane.ready(timeout=DEADLINE)
     assert lane._pool is not None

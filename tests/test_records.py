@@ -319,14 +319,14 @@ async def started(service: GameService, game_id: str):
     """The game from its board id's first click, which opens it (a first click elsewhere is refused)."""
     game = service.store.load(game_id, "alice")
     if game.started_at is None:
-        game = (await service.move(game_id, "alice", Move("reveal", *game.cell(game.state["start"])))).after
+        game = (await service.games.move(game_id, "alice", Move("reveal", *game.cell(game.state["start"])))).after
     return game
 
 
 async def lose(service: GameService, game_id: str) -> None:
     mine = min(layout_of(service, game_id))
     game = await started(service, game_id)
-    after = (await service.move(game_id, "alice", Move("reveal", *game.cell(mine)))).after
+    after = (await service.games.move(game_id, "alice", Move("reveal", *game.cell(mine)))).after
     assert after.status == "lost"
 
 
@@ -335,30 +335,30 @@ async def win(service: GameService, game_id: str):
     game = await started(service, game_id)
     while game.status == "playing":
         safe = next(index for index, symbol in enumerate(game.cells) if symbol == "." and index not in mines)
-        game = (await service.move(game_id, "alice", Move("reveal", *game.cell(safe)))).after
+        game = (await service.games.move(game_id, "alice", Move("reveal", *game.cell(safe)))).after
     assert game.status == "won"
     return game
 
 
 def the_record(service: GameService):
     """The player's one record: a game of a board played again in another mode makes no record of its own."""
-    (record,) = asyncio.run(service.records("alice")).records
+    (record,) = asyncio.run(service.games.records("alice")).records
     return record
 
 
 def test_a_board_replayed_after_its_layout_was_shown_is_no_win(service, clock):
     async def play():
-        lost, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        lost, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         await lose(service, lost)
         clock.advance(60)
-        again, game = await service.restart(lost, "alice", "client")
+        again, game = await service.games.restart(lost, "alice", "client")
         # Known from the start: the page says so before the first click.
         assert game.state.get("layout_seen") is True
         clock.advance(30)
         won = await win(service, again)
         assert won.state.get("layout_seen") is True
         # Shared by its link, the same board once more, in another mode: the layout is the same one.
-        shared, game = await service.create("alice", "client", "help", 0, 0, 0, {}, BOARD)
+        shared, game = await service.games.create("alice", "client", "help", 0, 0, 0, {}, BOARD)
         assert game.state.get("layout_seen") is True
         await win(service, shared)
 
@@ -369,8 +369,8 @@ def test_a_board_replayed_after_its_layout_was_shown_is_no_win(service, clock):
 
 def test_of_two_games_of_a_board_played_at_once_the_first_to_end_is_the_result(service, clock):
     async def play():
-        first, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
-        second, game = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        first, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        second, game = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         assert not game.state.get("layout_seen")  # nothing shown yet when it started
         clock.advance(10)
         await lose(service, second)
@@ -388,9 +388,9 @@ def test_the_game_that_showed_a_board_stays_its_result_after_an_undo(service, cl
     """Its own end does not make it a replay: a loss undone and played on to a win is the loss it first was."""
 
     async def play():
-        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        game_id, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         await lose(service, game_id)
-        await service.move(game_id, "alice", Move("undo"))
+        await service.games.move(game_id, "alice", Move("undo"))
         clock.advance(10)
         won = await win(service, game_id)
         assert not won.state.get("layout_seen")
@@ -402,11 +402,11 @@ def test_the_game_that_showed_a_board_stays_its_result_after_an_undo(service, cl
 
 def test_each_player_sees_a_board_for_themselves(service, clock):
     async def play():
-        shown, game = await service.create("bob", "client", "classic", 0, 0, 0, {}, BOARD)
+        shown, game = await service.games.create("bob", "client", "classic", 0, 0, 0, {}, BOARD)
         mine = min(layout_of(service, shown, "bob"))
-        await service.move(shown, "bob", Move("reveal", *game.cell(game.state["start"])))
-        assert (await service.move(shown, "bob", Move("reveal", *game.cell(mine)))).after.status == "lost"
-        game_id, game = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        await service.games.move(shown, "bob", Move("reveal", *game.cell(game.state["start"])))
+        assert (await service.games.move(shown, "bob", Move("reveal", *game.cell(mine)))).after.status == "lost"
+        game_id, game = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         assert not game.state.get("layout_seen")
         await win(service, game_id)
 
@@ -420,7 +420,7 @@ def test_each_player_sees_a_board_for_themselves(service, clock):
 
 def test_a_game_graded_at_its_end_brings_its_accuracy_to_the_records_and_the_list(service, clock):
     async def play():
-        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        game_id, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         clock.advance(10)
         return game_id, await win(service, game_id)
 
@@ -430,16 +430,16 @@ def test_a_game_graded_at_its_end_brings_its_accuracy_to_the_records_and_the_lis
     accuracy = float(Fraction(kept["accuracy"]))
     record = the_record(service)
     assert (record.graded, record.accuracy, record.best[0].accuracy) == (1, accuracy, accuracy)
-    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    (row,) = game_list(asyncio.run(service.games.games_of("alice")), clock(), "alice")
     assert row.accuracy == f"Accuracy {round(accuracy * 100)} %" and row.replay == f"/games/{game_id}/replay"
 
 
 def test_a_game_too_long_to_grade_at_its_end_counts_in_the_records_without_an_accuracy(service, clock, monkeypatch):
     # As for a huge board: the move that ends it leaves the grading to its review, asked for later.
-    monkeypatch.setattr(GameService, "_grade_at_end", lambda self, before, after: None)
+    monkeypatch.setattr("app.service.reviews.REVIEW_AT_END_SECONDS", 0.0)
 
     async def play():
-        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        game_id, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         await lose(service, game_id)
         return game_id
 
@@ -447,17 +447,17 @@ def test_a_game_too_long_to_grade_at_its_end_counts_in_the_records_without_an_ac
     assert service.store.load(game_id, "alice").review is None
     record = the_record(service)
     assert (record.games, record.graded, record.accuracy) == (1, 0, None)
-    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    (row,) = game_list(asyncio.run(service.games.games_of("alice")), clock(), "alice")
     assert (row.accuracy, row.replay) == ("Not graded", f"/games/{game_id}/replay")
 
 
 def test_the_list_shows_no_accuracy_in_play_and_a_dash_when_no_move_bet_on_anything(service, clock):
     async def play():
-        game_id, _ = await service.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
+        game_id, _ = await service.games.create("alice", "client", "classic", 0, 0, 0, {}, BOARD)
         return game_id
 
     game_id = asyncio.run(play())
-    (row,) = game_list(asyncio.run(service.games_of("alice")), clock(), "alice")
+    (row,) = game_list(asyncio.run(service.games.games_of("alice")), clock(), "alice")
     assert (row.accuracy, row.replay) == ("", "")
     game = service.store.load(game_id, "alice")
     game.status, game.review = "won", {"grades": [], "accuracy": None}

@@ -20,7 +20,8 @@ from app.core.game import Move, set_options
 from app.modes import MODES
 from app.modes.classic import ClassicOptions
 from app.rooms import get_kind
-from app.service import PRESENCE_SECONDS, Deals, GameService
+from app.service import Deals, GameService
+from app.service.context import PRESENCE_SECONDS
 from solver import Analyzer
 from solver.position import Position
 from tests.live import kaboom_process, live_server
@@ -444,14 +445,14 @@ def test_two_players_moving_on_one_coop_board_at_once_through_every_store_lose_n
     the store's lease and version check keep every move, once."""
     settings = Settings(database=tmp_path / "games.sqlite3")  # its key is made there, not in the working tree
     services = {"ann": GameService(backend.store, settings), "bob": GameService(backend.reopened(), settings)}
-    room_id, room = asyncio.run(services["ann"].create_room("ann", "a", "coop", "cruel", 30, 16, 99, {}, "Ann"))
-    asyncio.run(services["bob"].join_room(room_id, room.invite, "bob", "Bob"))
+    room_id, room = asyncio.run(services["ann"].rooms.create_room("ann", "a", "coop", "cruel", 30, 16, 99, {}, "Ann"))
+    asyncio.run(services["bob"].rooms.join_room(room_id, room.invite, "bob", "Bob"))
     game_id = get_kind("coop").game_for(room, "ann")
     assert game_id is not None
     start = backend.store.load(game_id, "ann").version
 
     def flag(player: str, cell: tuple[int, int]) -> None:
-        asyncio.run(services[player].move(game_id, player, Move("flag", *cell)))
+        asyncio.run(services[player].games.move(game_id, player, Move("flag", *cell)))
 
     assert not at_once({"ann": CELLS[:100], "bob": CELLS[100:200]}, flag)
     game = backend.reopened().load(game_id, "bob")

@@ -110,34 +110,34 @@ def test_every_game_plays_on_and_is_stored_in_todays_shape(database) -> None:
             for kind in ("classic", "cruel", "help", "screen", "computer"):
                 game_id = kinds[kind]
                 maker = old[game_id][0][0]
-                game = await service.load(game_id, maker)
+                game = await service.games.load(game_id, maker)
                 if game.status != "playing":
                     continue
                 x, y = covered_cell(game)
-                result = await service.move(game_id, maker, Move("reveal", x, y))
+                result = await service.games.move(game_id, maker, Move("reveal", x, y))
                 assert result.after.version == game.version + 1, kind
             # The open invitation: a new player takes the seat by its key.
             game_id = kinds["open"]
             key = old[game_id][0][1].removeprefix("link:")
-            assert await service.join(game_id, key, "newcomer")
-            joined = await service.load(game_id, "newcomer")
+            assert await service.seats.join(game_id, key, "newcomer")
+            joined = await service.games.load(game_id, "newcomer")
             assert joined.seats[1] == Invitation(key, "newcomer")
             # The taken one: whoever's turn it is moves; the other seat is refused.
             game_id = kinds["taken"]
             blue, _, red = old[game_id][0]
-            game = await service.load(game_id, blue)
+            game = await service.games.load(game_id, blue)
             mover, waiter = (blue, red) if game.state["turn"] == 0 else (red, blue)
             x, y = covered_cell(game)
             with pytest.raises(Refused, match="turn"):
-                await service.move(game_id, waiter, Move("reveal", x, y))
-            moved = await service.move(game_id, mover, Move("reveal", x, y))
+                await service.games.move(game_id, waiter, Move("reveal", x, y))
+            moved = await service.games.move(game_id, mover, Move("reveal", x, y))
             # Whoever holds the link still watches it.
-            watched = await service.load(game_id, watcher(old[game_id][0][1].removeprefix("link:")))
+            watched = await service.games.load(game_id, watcher(old[game_id][0][1].removeprefix("link:")))
             assert watched.version == moved.after.version
             # The computer answers Blue's move, as before.
             computer = kinds["computer"]
             for _ in range(500):
-                game = await service.load(computer, old[computer][0][0])
+                game = await service.games.load(computer, old[computer][0][0])
                 if game.status != "playing" or game.state["turn"] == 0:
                     break
                 await asyncio.sleep(0.01)

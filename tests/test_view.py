@@ -7,7 +7,7 @@ from fractions import Fraction
 from app.core.game import LossReview, set_options
 from app.core.seats import Invitation, Player
 from app.modes import get_mode
-from app.service import Overlay
+from app.service.overlays import Overlay
 from app.web.errors import as_sentence
 from app.web.view import Look, Seating, cell_html, clock_text, panel, review_text, seat_lines
 from solver import Allowance

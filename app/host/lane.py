@@ -6,9 +6,9 @@ takes its share of the worker's processor from every cheap click beside it
 went from 45 ms to 310 ms). A process has a GIL of its own, and at a lower
 priority the operating system gives the web workers the processor first.
 
-The lane runs the service's operations, by name (app.service.runner), on its own GameService, over the
-same SQLite file or Redis, with its own analyzer cache (a slow game keeps
-going to the lane, so the cache stays warm there). The randomness and the
+The lane runs the service's operations, by name (app.service.runner), on a service of its own that the factory
+it is handed builds (app.service.lane_service), over the same SQLite file or Redis, with its own analyzer cache
+(a slow game keeps going to the lane, so the cache stays warm there). The randomness and the
 time of a move come from the worker, so seeded tests deal the same either way.
 """
 
@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -34,20 +35,18 @@ NICENESS = 10
 # After the lane failed, slow games play in a thread this long before it is started again.
 RETRY_SECONDS = 60
 
-_service: Any = None  # the lane process's GameService
+_service: Any = None  # the lane process's service
 
 
-def _start(settings: Settings, parent_pid: int) -> None:
+def _start(settings: Settings, parent_pid: int, factory: Callable[[Settings], Any]) -> None:
     from app.host.server import stop_with_parent
-    from app.service import GameService
-    from app.store import open_store
 
     limit_arenas()
     # Set already by the worker that started it, unless it could not.
     os.setpriority(os.PRIO_PROCESS, 0, max(NICENESS, os.getpriority(os.PRIO_PROCESS, 0)))
     stop_with_parent(parent_pid)
     global _service
-    _service = GameService(open_store(settings), settings)
+    _service = factory(settings)
 
 
 def _ready() -> int:
@@ -71,8 +70,11 @@ class Lane:
     solver there takes about half a second of processor time (more on a busy machine), and a request that waited
     for it went past its deadline by as much (1.0 s against a 0.5 s deadline, on fresh servers)."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, factory: Callable[[Settings], Any]):
+        """`factory`: builds, in the lane's process, the service whose runner plays the operations (a function of a
+        module, as it crosses to the process by name)."""
         self.settings = settings
+        self.factory = factory
         self._pool: ProcessPoolExecutor | None = None
         self._closed_until = 0.0
         self._started: Future | None = None
@@ -111,7 +113,7 @@ class Lane:
                 max_workers=1,
                 mp_context=get_context("spawn"),
                 initializer=_start,
-                initargs=(self.settings, os.getpid()),
+                initargs=(self.settings, os.getpid(), self.factory),
             )
         return self._pool
 

@@ -297,7 +297,7 @@ def serve(settings: Settings, listener: socket.socket) -> None:
         print(lowered, file=sys.stderr)
     trusted = settings.forwarded_allow_ips.strip()
     config = KaboomConfig(
-        "app.web:create_app",
+        "app.host.worker:worker_app",
         factory=True,
         host=settings.host,
         port=settings.port,

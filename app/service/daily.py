@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import KaboomError
 from app.core.game import LAYOUT_SEEN, Game, Invalid, Refused
 from app.core.names import NAME_TAKEN, checked_name, name_claim
-from app.core.seats import Player
+from app.core.seats import Player, new_share_key
 from app.modes import get_mode
 from app.results.daily import (
     HISTORY_DAYS,
@@ -32,9 +31,11 @@ from app.results.daily import (
     stored_board,
     streaks,
 )
-from app.store import Conflict, Corrupt, NotFound, Store
+from app.service.context import Context
+from app.service.hooks import GameEnd
+from app.store import Conflict, Corrupt, NotFound
 
-# A ladder links to each entry's replay (app.service shares it at the game's end).
+# A ladder links to each entry's replay (shared at the game's end: DailyOperations._entry_ending).
 LADDER_REPLAY_STAYS = (
     "this game is your entry on its board of the day's ladder, which links to its replay: "
     "a board of the day is played in public, so the link stays"
@@ -115,18 +116,21 @@ class History:
 
 
 class DailyOperations:
-    """Mixed into GameService: its store, settings and clock serve boards of the day too."""
+    """The day's boards, their ladders and the players' names; and what boards of the day do to every game: a
+    board sealed until the player's entry is in, its replays kept from those still to play it, an entry's replay
+    shared for good, and the entry itself kept on the ladder when the game ends."""
 
-    store: Store
-    clock: Callable[[], float]
-    settings: Any
-
-    @property
-    def board_secret(self) -> bytes:
-        raise NotImplementedError
-
-    async def offload(self, work: Callable[..., Any], *args: Any, limiter: Any = None) -> Any:
-        raise NotImplementedError
+    def __init__(self, context: Context):
+        self.context = context
+        self.store = context.store
+        self.settings = context.settings
+        self.clock = context.clock
+        hooks = context.hooks
+        hooks.board_seals.append(self.daily_seal)
+        hooks.replay_seals.append(self.daily_replay_seal)
+        hooks.share_keepers.append(self._entry_replay_stays)
+        hooks.ending.append(self._entry_ending)
+        hooks.ended.append(self._enter)
 
     def today(self) -> datetime.date:
         return day_of(self.clock())
@@ -135,12 +139,12 @@ class DailyOperations:
 
     async def name_of(self, player: str) -> str | None:
         """The name the player chose; None while they have not."""
-        return (await self.offload(self.store.names_of, [player])).get(player)
+        return (await self.context.offload(self.store.names_of, [player])).get(player)
 
     async def set_name(self, player: str, client: str, name: Any) -> str:
         """Keep the player's display name: Invalid when malformed, NameLimited past the client's pace."""
         name = checked_name(name)
-        return await self.offload(self._set_name, player, client, name)
+        return await self.context.offload(self._set_name, player, client, name)
 
     def _set_name(self, player: str, client: str, name: str) -> str:
         limit, window = self.settings.create_limit, self.settings.create_window
@@ -160,12 +164,14 @@ class DailyOperations:
 
     async def shown_name(self, player: str) -> str:
         """What others see a player called: the name they chose for the ladders, else their anonymous tag."""
-        return await self.offload(lambda: self._names([player])[player][0])
+        return await self.context.offload(lambda: self._names([player])[player][0])
 
     def _names(self, players: list[str]) -> dict[str, tuple[str, bool]]:
         chosen = self.store.names_of(players)
         return {
-            player: (chosen[player], True) if player in chosen else (anonymous_name(player, self.board_secret), False)
+            player: (chosen[player], True)
+            if player in chosen
+            else (anonymous_name(player, self.context.board_secret), False)
             for player in players
         }
 
@@ -174,7 +180,7 @@ class DailyOperations:
     async def daily(self, player: str) -> Today:
         """Today's boards with the player's game of each still in play and their entry on each ladder; their
         name and streak."""
-        return await self.offload(self._daily, player)
+        return await self.context.offload(self._daily, player)
 
     def _daily(self, player: str) -> Today:
         today = self.today()
@@ -182,7 +188,7 @@ class DailyOperations:
         in_play = self._daily_games_in_play(player)
         current, best = streaks(days_won(entries), today)
         name = self.store.names_of([player]).get(player)
-        anonymous = anonymous_name(player, self.board_secret)
+        anonymous = anonymous_name(player, self.context.board_secret)
         return Today(_day(today, today, entries, in_play), name, anonymous, current, best)
 
     def _daily_games_in_play(self, player: str) -> dict[str, str]:
@@ -203,7 +209,7 @@ class DailyOperations:
             raise Invalid(
                 f"the board of {board.date.isoformat()} is closed: only today's boards are played for the ladder"
             )
-        return await self.offload(self._play_daily, player, client, board)
+        return await self.context.offload(self._play_daily, player, client, board)
 
     def _play_daily(self, player: str, client: str, board: DailyBoard) -> tuple[str, Game]:
         # One game of a board at a time, for every process and host at once: a second could learn the board for
@@ -222,7 +228,7 @@ class DailyOperations:
             limit, window = self.settings.create_limit, self.settings.create_window
             if not self.store.allow(f"create:{client}", limit, window):
                 raise DailyLimited.of("new games", limit, window)
-            game = board.game(self.board_secret)
+            game = board.game(self.context.board_secret)
             game.seats = [Player(player)]
             board_id = get_mode(game.mode).board_id(game)
             if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
@@ -257,7 +263,10 @@ class DailyOperations:
         entries = self.store.ladder_entries_of(player)
         for date in (today, today - datetime.timedelta(days=1)):
             for board in boards_of(date):
-                if board.key in entries or get_mode(board.mode).board_id(board.game(self.board_secret)) != board_id:
+                if (
+                    board.key in entries
+                    or get_mode(board.mode).board_id(board.game(self.context.board_secret)) != board_id
+                ):
                     continue
                 if date == today or board.key in self._daily_games_in_play(player):
                     return DAILY_SEALED
@@ -277,9 +286,21 @@ class DailyOperations:
             return None
         return DAILY_REPLAY_SEALED
 
-    def enter_daily(self, game_id: str, game: Game) -> None:
+    def _entry_ending(self, end: GameEnd) -> None:
+        """A game of a board of the day ending: a ladder links to each entry's replay (a board of the day is played
+        in public), and the entry is this end, so no undo may take it back."""
+        game = end.after
+        if not end.one_player or game.daily is None:
+            return
+        if game.share is None:
+            game.share = new_share_key()
+        if self.becomes_entry(game):
+            game.options.undo = False
+
+    def _enter(self, end: GameEnd) -> None:
         """A game of a board of the day that just ended: its maker's entry on the ladder, unless they have one
         (their first finished game counts)."""
+        game_id, game = end.game_id, end.after
         if game.daily is None:
             return
         entry = entry_of(game_id, game)
@@ -289,7 +310,10 @@ class DailyOperations:
         """Whether the game is its maker's entry on the ladder of its board of the day, which links to its replay."""
         if game.daily is None:
             return False
-        return await self.offload(self.is_ladder_entry, game_id, game)
+        return await self.context.offload(self.is_ladder_entry, game_id, game)
+
+    def _entry_replay_stays(self, game_id: str, game: Game) -> str | None:
+        return LADDER_REPLAY_STAYS if self.is_ladder_entry(game_id, game) else None
 
     def is_ladder_entry(self, game_id: str, game: Game) -> bool:
         if game.daily is None:
@@ -308,7 +332,7 @@ class DailyOperations:
             in_play = self._daily_games_in_play(viewer) if day < self.today() else {}
             return [self._ladder(board, viewer, board.key in in_play) for board in boards_of(day)]
 
-        return day, await self.offload(ladders)
+        return day, await self.context.offload(ladders)
 
     def _ladder(self, board: DailyBoard, viewer: str, playing: bool = False) -> Ladder:
         page = self.store.ladder(board.key, LADDER_LENGTH, viewer)
@@ -340,7 +364,7 @@ class DailyOperations:
         return Ladder(board, lines, own_line, page.counts, unreadable)
 
     async def history(self, player: str) -> History:
-        return await self.offload(self._history, player)
+        return await self.context.offload(self._history, player)
 
     def _history(self, player: str) -> History:
         today = self.today()

@@ -11,18 +11,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
-
 from app import modes
-from app.core.config import Settings
 from app.core.errors import KaboomError
 from app.core.game import Game, Invalid, Refused, board_size
 from app.core.names import NAME_TAKEN, checked_name, name_claim, name_key
 from app.core.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
 from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, new_invite
-from app.service.runner import Runner, operation
-from app.store import Conflict, NotFound, Store
+from app.service.context import Context
+from app.service.runner import operation
+from app.service.seats import SeatOperations
+from app.store import Conflict, NotFound
 
 # Times a write beside another operation (a note in the room's log during a move) tries before it gives up.
 SIDE_WRITE_ATTEMPTS = 5
@@ -33,6 +32,24 @@ BOARD_CONTESTED = (
     "so that nobody learns its mines from a practice copy"
 )
 REPLAY_CONTESTED = "this game's race is still on: its replay opens to others once the race is over"
+
+
+def assists_refused(game: Game, what: str) -> str | None:
+    """Why `what` (a hint, an overlay, the bot) is refused in a game whose room is played without them (a race)."""
+    if game.room is not None and not get_kind(game.room["kind"]).assists:
+        kind = get_kind(game.room["kind"]).title.lower()
+        return f"no {what} in a {kind}: everyone plays on what they can see"
+    return None
+
+
+def settings_refused(game: Game, changes: dict[str, bool]) -> str | None:
+    """Why a change of a setting the game's room fixes is refused (undo in a race)."""
+    if game.room is None:
+        return None
+    for setting, (value, why) in get_kind(game.room["kind"]).fixed_settings.items():
+        if changes.get(setting, value) != value:
+            return why
+    return None
 
 
 class TooManyRooms(KaboomError):
@@ -77,10 +94,10 @@ class RoomView:
 class ServiceGames(RoomGames):
     """The room kinds' hands on the store's games."""
 
-    def __init__(self, service: RoomOperations):
-        self.service = service
-        self.store = service.store
-        self.countdown = service.settings.race_countdown
+    def __init__(self, context: Context):
+        self.context = context
+        self.store = context.store
+        self.countdown = context.settings.race_countdown
         self.peeked: dict[str, int] = {}  # the games peeked at, and the versions they had
 
     def make(
@@ -101,8 +118,8 @@ class ServiceGames(RoomGames):
             room.height,
             room.mines,
             rules.options(**room.settings),
-            rng=self.service.deals.next(),
-            secret=self.service.board_secret,
+            rng=self.context.deals.next(),
+            secret=self.context.board_secret,
         )
         board_id = rules.board_id(board)
         if sealed is not None and board_id is not None:
@@ -115,7 +132,7 @@ class ServiceGames(RoomGames):
             game.room = room_link(room, room_id, game.seats)
             game.opens_at = opens_at
             game.sealed = sealed is not None
-            made.append(self.store.create(game, self.service.settings.games_per_player))
+            made.append(self.store.create(game, self.context.settings.games_per_player))
         return made
 
     def seat(self, room: Room, game_id: str, player: str) -> None:
@@ -163,7 +180,7 @@ class ServiceGames(RoomGames):
                 self.store.save(game_id, link, new, game.version)
             except Conflict:
                 continue
-            self.service.forget(game_id)
+            self.context.forget(game_id)
             return
         raise Conflict(game_id)
 
@@ -189,27 +206,25 @@ def room_link(room: Room, room_id: str, seats: Sequence[Seat], before: dict[str,
 
 
 class RoomOperations:
-    """Mixed into GameService: its store, settings, runner, deals and clock serve rooms too."""
+    """A room's operations, and what rooms do to every game: a race's boards sealed, its assists and settings
+    fixed, a room's games shown by its link as the room allows, a racer's place kept in the result, and what a
+    member did to a game noted in the room's log."""
 
-    store: Store
-    settings: Settings
-    runner: Runner
-    deals: Any  # app.service.Deals
-    clock: Callable[[], float]
-    live_limiter: anyio.CapacityLimiter
-
-    @property
-    def board_secret(self) -> bytes:
-        raise NotImplementedError
-
-    async def offload(self, work: Callable[..., Any], *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
-        raise NotImplementedError
-
-    def _mark_present(self, game_id: str, seat: int) -> None:
-        raise NotImplementedError
-
-    def forget(self, game_id: str) -> None:
-        raise NotImplementedError
+    def __init__(self, context: Context, seats: SeatOperations):
+        self.context = context
+        self.seats = seats
+        self.store = context.store
+        self.settings = context.settings
+        self.runner = context.runner
+        self.clock = context.clock
+        hooks = context.hooks
+        hooks.board_seals.append(self.race_seal)
+        hooks.replay_seals.append(self.race_replay_seal)
+        hooks.aid_refusals.append(assists_refused)
+        hooks.setting_refusals.append(settings_refused)
+        hooks.link_filters.append(self.shown_by_link)
+        hooks.result_parts.append(self.place_in_room)
+        hooks.acted.append(self.note_in_room)
 
     async def create_room(
         self,
@@ -247,7 +262,7 @@ class RoomOperations:
         if name:
             checked_name(name)
         room = Room(kind, mode, width, height, mines, asked, new_invite(), [], rooms.new_state())
-        return await self.offload(self._create_room, room, player, client, name, colour)
+        return await self.context.offload(self._create_room, room, player, client, name, colour)
 
     def _create_room(self, room: Room, player: str, client: str, name: str, colour: int | None) -> tuple[str, Room]:
         # The limits first: a flooding client's refusals cost a read and a counter, not a look at its rooms.
@@ -265,7 +280,7 @@ class RoomOperations:
         room_id = self.store.create_room(room)
         made = room.copy()
         try:
-            get_kind(room.kind).made(made, room_id, ServiceGames(self), self.clock())
+            get_kind(room.kind).made(made, room_id, ServiceGames(self.context), self.clock())
         except BaseException:
             self.store.delete_room(room_id)
             raise
@@ -314,7 +329,7 @@ class RoomOperations:
         joined = room.copy()
         joined.members.append(Member(player, name, joined.free_colour(colour)))
         now = self.clock()
-        get_kind(room.kind).joined(joined, room_id, player, ServiceGames(self), now)
+        get_kind(room.kind).joined(joined, room_id, player, ServiceGames(self.context), now)
         return self._noted(room_id, room, joined, player, "joined")
 
     async def leave_room(self, room_id: str, player: str) -> None:
@@ -330,7 +345,7 @@ class RoomOperations:
         left = room.copy()
         left.note(player, "left", self.clock())
         left.members = [member for member in room.members if member.player != player]
-        get_kind(room.kind).left(left, room_id, player, ServiceGames(self), self.clock())
+        get_kind(room.kind).left(left, room_id, player, ServiceGames(self.context), self.clock())
         self._noted(room_id, room, left)
 
     async def start_room(self, room_id: str, player: str) -> Room:
@@ -342,7 +357,7 @@ class RoomOperations:
         room = self._room(room_id, player)
         started = room.copy()
         now = self.clock()
-        get_kind(room.kind).start(started, room_id, player, ServiceGames(self), now)
+        get_kind(room.kind).start(started, room_id, player, ServiceGames(self.context), now)
         return self._noted(room_id, room, started, player, "started")
 
     def _noted(self, room_id: str, before: Room, after: Room, player: str = "", what: str = "") -> Room:
@@ -358,7 +373,7 @@ class RoomOperations:
         present. `player`, the person asking by the link, is shown the room as the member they are, if they
         are one: a racer may not see by the link what the race hides from them. RoomNotFound for anyone
         else, as for a room that does not exist."""
-        return await self.offload(self._room_view, room_id, viewer, player, limiter=self.live_limiter)
+        return await self.context.offload(self._room_view, room_id, viewer, player, limiter=self.context.live_limiter)
 
     def _room_view(self, room_id: str, viewer: str, player: str | None = None) -> RoomView:
         room = self._room(room_id, viewer)
@@ -366,11 +381,11 @@ class RoomOperations:
             viewer = player
         number = room.seat_of(viewer)
         if number is not None:
-            self._mark_present(room_id, room.members[number].colour)
+            self.context.mark_present(room_id, room.members[number].colour)
         present = frozenset(self.store.present(room_id))
         kind = get_kind(room.kind)
         now = self.clock()
-        games = ServiceGames(self)
+        games = ServiceGames(self.context)
         standings, over = kind.standings(room, viewer, present, games, now)
         return RoomView(
             room_id,
@@ -387,10 +402,23 @@ class RoomOperations:
             versions={room_id: room.version, **games.peeked},
         )
 
+    async def live_with_room(
+        self, game_id: str, viewer: str, player: str | None = None
+    ) -> tuple[int, frozenset[int], RoomView | None]:
+        """The game's live state (SeatOperations.live), and its room as the viewer sees it (None outside a room, or
+        once the room is gone): a page of a room's game follows the room too. `player`: who asks by a link."""
+        game, version, present = await self.seats.looked_at_live(game_id, viewer, player)
+        if game.room is None:
+            return version, present, None
+        try:
+            return version, present, await self.room_view(game.room["id"], viewer, player)
+        except RoomNotFound:
+            return version, present, None
+
     async def rooms_of(self, player: str) -> list[tuple[str, Room]]:
         """The rooms `player` is a member of, the most recently active first (one that does not read is
         left out: its games still list)."""
-        return await self.offload(self._rooms_of, player, limiter=self.live_limiter)
+        return await self.context.offload(self._rooms_of, player, limiter=self.context.live_limiter)
 
     def _rooms_of(self, player: str) -> list[tuple[str, Room]]:
         rooms = []
@@ -415,7 +443,7 @@ class RoomOperations:
         looker = asker if asker is not None and room.seat_of(asker) is not None else viewer
         if kind.game_for(room, looker) == game_id:
             return game
-        standings, _ = kind.standings(room, looker, frozenset(), ServiceGames(self), self.clock())
+        standings, _ = kind.standings(room, looker, frozenset(), ServiceGames(self.context), self.clock())
         if not any(row.game == game_id for row in standings):
             raise NotFound(game_id)
         return game
@@ -430,7 +458,7 @@ class RoomOperations:
             room = self.store.load_room(room_id)
         except KaboomError:
             return None  # the room is gone, with its race
-        if get_kind(room.kind).contested(room, ServiceGames(self), self.clock()) != round_:
+        if get_kind(room.kind).contested(room, ServiceGames(self.context), self.clock()) != round_:
             return None
         return BOARD_CONTESTED
 
@@ -443,14 +471,14 @@ class RoomOperations:
             room = self.store.load_room(game.room["id"])
         except KaboomError:
             return None
-        if get_kind(room.kind).contested(room, ServiceGames(self), self.clock()) is None:
+        if get_kind(room.kind).contested(room, ServiceGames(self.context), self.clock()) is None:
             return None
         return REPLAY_CONTESTED
 
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the
         cookie holds an id only)."""
-        return await self.offload(self._kept_name, player, limiter=self.live_limiter)
+        return await self.context.offload(self._kept_name, player, limiter=self.context.live_limiter)
 
     def _kept_name(self, player: str) -> tuple[str, int | None]:
         for room_id in self.store.rooms_of(player)[:3]:
@@ -474,9 +502,9 @@ class RoomOperations:
             raise RoomNotFound(room_id)
         return room
 
-    def place_in_room(self, game: Game, player: str) -> dict[str, Any] | None:
+    def place_in_room(self, game: Game, player: str) -> tuple[str, dict[str, Any]] | None:
         """What the player's result keeps of the game's room (a race's rank), as it stands now that their
-        game ended; None for a game outside a room, or one whose room is gone."""
+        game ended, under the result's key "room"; None for a game outside a room, or one whose room is gone."""
         if game.room is None:
             return None
         try:
@@ -485,7 +513,8 @@ class RoomOperations:
             return None
         if room.seat_of(player) is None:
             return None
-        return get_kind(room.kind).place(room, player, ServiceGames(self), self.clock())
+        place = get_kind(room.kind).place(room, player, ServiceGames(self.context), self.clock())
+        return ("room", place) if place is not None else None
 
     def note_in_room(self, game: Game, player: str, what: str) -> None:
         """Note in the log of the game's room (if it has one) that `player` did `what` to the game: the

@@ -1,11 +1,11 @@
 """Scheduling the game operations: one at a time per game, in a few threads, slow games in the slow lane,
 and a write that met another process's worked out again.
 
-An operation is a function of the service registered here by name (`operation`): the runner calls it on
-its game under the game's turn lock in this process and the store's lease across processes, in a thread
-of the cheap pool, the slow thread, or the slow lane (app/host/lane.py), which calls the same operation by
-the same name in its own process. What an operation does to a game is the service's (app/service/__init__.py);
-where and when it runs is the runner's.
+An operation is a method of a part of the service marked by name (`operation`) and registered with the runner
+when the part is built (`Runner.register`): the runner calls it on its game under the game's turn lock in this
+process and the store's lease across processes, in a thread of the cheap pool, the slow thread, or the slow lane
+(app/host/lane.py), which builds a service of its own and calls the same operation by the same name in its process.
+What an operation does to a game is its part's (app/service/); where and when it runs is the runner's.
 """
 
 from __future__ import annotations
@@ -48,20 +48,18 @@ SLOW_GAMES_KEPT = 1024
 WRITE_ATTEMPTS = 8
 
 Operation = Callable[..., Any]
-# The operations by name: what the runner and the slow lane call (a name crosses to the lane's process).
-OPERATIONS: dict[str, Operation] = {}
 F = TypeVar("F", bound=Operation)
 
 
 def operation(name: str) -> Callable[[F], F]:
-    """Register a service method, `(service, game_id, *args)`, as the operation `name`."""
+    """Mark a part's method, `(self, game_id, *args)`, as the operation `name` (a name crosses to the lane's
+    process): Runner.register finds it on the part."""
 
-    def register(function: F) -> F:
-        if OPERATIONS.setdefault(name, function) is not function:
-            raise ValueError(f"two operations are called {name!r}")
+    def mark(function: F) -> F:
+        function.operation_name = name  # type: ignore[attr-defined]
         return function
 
-    return register
+    return mark
 
 
 class SlowGame(Exception):
@@ -93,8 +91,7 @@ class Runner:
     """Where and when the operations of one service run. `forget(game_id)` is told when a game's cached
     analysis can no longer be trusted (another process wrote the game, or its numbers contradict)."""
 
-    def __init__(self, service: Any, store: Store, lane: Any, forget: Callable[[str], None]):
-        self.service = service
+    def __init__(self, store: Store, lane: Any, forget: Callable[[str], None]):
         self.store = store
         self.lane = lane
         self.forget = forget
@@ -104,6 +101,17 @@ class Runner:
         self.slow_games: OrderedDict[str, None] = OrderedDict()
         self._slow_lock = threading.Lock()
         self._thread = threading.local()  # .cheap: this thread serves cheap games
+        self.operations: dict[str, Operation] = {}
+
+    def register(self, part: object) -> None:
+        """Take the part's operations (the methods `operation` marked), each by its name."""
+        for attribute in dir(type(part)):
+            name = getattr(getattr(type(part), attribute), "operation_name", None)
+            if name is None:
+                continue
+            if name in self.operations:
+                raise ValueError(f"two operations are called {name!r}")
+            self.operations[name] = getattr(part, attribute)
 
     async def offload(self, work: Callable[..., Any], *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         """Run blocking work (the store, the solver) in one of the few game threads."""
@@ -161,7 +169,7 @@ class Runner:
         started = time.thread_time()
         try:
             with self.store.lease(game_id):
-                return OPERATIONS[name](self.service, game_id, *args)
+                return self.operations[name](game_id, *args)
         except Inconsistent as error:
             # Every board the rules build has a layout: numbers that contradict each other were stored by
             # something else.

@@ -16,7 +16,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -79,23 +79,25 @@ def create_app(
     store: Store | None = None,
     deals: Deals | None = None,
     clock: Callable[[], float] | None = None,
+    lane: Any = None,
+    reports: Sequence[Callable[[], str]] = (),
 ) -> FastAPI:
-    """The app. Tests hand in a seeded `deals` and a `clock`; a server takes the defaults."""
+    """The app. Tests hand in a seeded `deals` and a `clock`; a server takes the defaults. The process host hands in
+    what is its own: the worker's slow lane (`lane`), and what else its report of what it holds says (`reports`)."""
     settings = settings or Settings()
     clock = clock or time.time
     # Compiled now, as the worker starts: compiled at the first page instead, they took some 0.3 s of the
     # first player's request (bench/hammer.py --fresh).
     for name in templates.env.list_templates(extensions=["html"]):
         templates.env.get_template(name)
-    from_settings = store is None
     store = store or open_store(settings, clock)
-    service = GameService(store, settings, deals, clock, slow_lane=settings.slow_lane and from_settings)
+    service = GameService(store, settings, deals, clock, lane)
 
     async def expire_idle_games() -> None:
         # Every worker sweeps; a sweep that finds nothing costs one indexed query.
         while True:
             try:
-                await service.expire_idle()
+                await service.games.expire_idle()
                 wait = EXPIRY_SWEEP_SECONDS
             except StoreUnavailable as error:
                 # The store comes back by itself; so does the sweep, sooner than usual.
@@ -108,7 +110,7 @@ def create_app(
         # a cache filling up to its bound from memory that grows for no reason.
         while True:
             await asyncio.sleep(HELD_REPORT_SECONDS)
-            log.info("%s", service.held())
+            log.info("%s", ", ".join([service.held(), *(report() for report in reports)]))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

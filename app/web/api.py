@@ -57,7 +57,7 @@ CREATES_A_GAME: dict = {
 @router.post("", **CREATES_A_GAME)
 async def new_game(body: NewGameIn, player: Player, client: Client, service: Service) -> JSONResponse:
     """Start a game; the player cookie that comes back holds its first seat."""
-    game_id, game = await service.create(
+    game_id, game = await service.games.create(
         player,
         client,
         body.mode,
@@ -74,7 +74,7 @@ async def new_game(body: NewGameIn, player: Player, client: Client, service: Ser
 @router.post("/{game_id}/restart", **CREATES_A_GAME)
 async def restart(game_id: str, player: Player, client: Client, service: Service) -> JSONResponse:
     """The same board again, as a new game (fixed layouts, once the first click has dealt the board)."""
-    new_id, game = await service.restart(game_id, player, client)
+    new_id, game = await service.games.restart(game_id, player, client)
     return JSONResponse(game_out(new_id, game, service.clock()), status_code=201)
 
 
@@ -82,7 +82,7 @@ async def restart(game_id: str, player: Player, client: Client, service: Service
 async def list_games(player: Player, service: Service) -> list[GameListOut]:
     """The player's games, the most recently played first; a damaged one has only its id and `"damaged": true`."""
     now = service.clock()
-    return [GameListOut.of(listing, now) for listing in await service.games_of(player)]
+    return [GameListOut.of(listing, now) for listing in await service.games.games_of(player)]
 
 
 @records_router.get("", response_model=list[RecordOut])
@@ -91,47 +91,49 @@ async def records(player: Player, service: Service) -> list[RecordOut]:
     3BV per second. Each game counts once, as it first ended (a loss taken back with undo stays a loss), and
     each board once: only the first of the player's games of a board id to end, won or lost; once its layout
     was shown, any other game of that board is left out (no game, no win, no time)."""
-    return [RecordOut.of(record) for record in (await service.records(player)).records]
+    return [RecordOut.of(record) for record in (await service.games.records(player)).records]
 
 
 @router.delete("/{game_id}", status_code=204)
 async def delete_game(game_id: str, player: Player, service: Service) -> Response:
     """Delete one of the player's games, with its history, for everyone: the game's maker only. Anyone else
     who holds a seat leaves the game: it goes from their list, and their seat stays as played."""
-    await service.delete(game_id, player)
+    await service.games.delete(game_id, player)
     return Response(status_code=204)
 
 
 @router.get("/{game_id}", response_model=GameOut)
 async def read_game(game_id: str, player: Player, service: Service) -> JSONResponse:
-    return JSONResponse(game_out(game_id, await service.load(game_id, player), service.clock()))
+    return JSONResponse(game_out(game_id, await service.games.load(game_id, player), service.clock()))
 
 
 @router.post("/{game_id}/moves", response_model=GameOut)
 async def move(game_id: str, body: MoveIn, player: Player, client: Client, service: Service) -> JSONResponse:
     """Reveal, flag (cycles flag, ?, none unless `mark` is given), chord or undo. x and y count from 0."""
-    result = await service.move(game_id, player, Move(body.action, body.x, body.y, body.mark), client)
+    result = await service.games.move(game_id, player, Move(body.action, body.x, body.y, body.mark), client)
     return JSONResponse(game_out(game_id, result.after, service.clock()))
 
 
 @router.patch("/{game_id}/options", response_model=GameOut)
 async def change_options(game_id: str, body: OptionsIn, player: Player, service: Service) -> JSONResponse:
     """Change settings: allow guessing anywhere, debug overlay, safe mode, countdown, undo."""
-    return JSONResponse(game_out(game_id, await service.set_options(game_id, player, body.changes()), service.clock()))
+    return JSONResponse(
+        game_out(game_id, await service.games.set_options(game_id, player, body.changes()), service.clock())
+    )
 
 
 @router.get("/{game_id}/analysis", response_model=AnalysisOut)
 async def analysis(game_id: str, player: Player, service: Service) -> AnalysisOut:
     """What the player could know: every covered cell proven safe, a mine, or unknown. Refused (409) where the
     page's debug overlay is: in Flags, where one seat would see more than the other."""
-    return AnalysisOut(status=await service.analysis(game_id, player))
+    return AnalysisOut(status=await service.aids.analysis(game_id, player))
 
 
 @router.get("/{game_id}/probabilities", response_model=ProbabilitiesOut)
 async def probabilities(game_id: str, player: Player, service: Service) -> ProbabilitiesOut:
     """Each covered cell's exact chance of a mine, from what the player has seen (never from a layout). Refused
     (409) where the page's probability overlay is: in Flags between two people."""
-    game, cells = await service.probabilities(game_id, player)
+    game, cells = await service.aids.probabilities(game_id, player)
     if cells is None:
         return ProbabilitiesOut(probability=None, budget_exceeded=True)
     rows = [[float(cells[(x, y)]) if (x, y) in cells else None for x in range(game.width)] for y in range(game.height)]
@@ -141,7 +143,7 @@ async def probabilities(game_id: str, player: Player, service: Service) -> Proba
 @router.post("/{game_id}/hint", response_model=HintOut)
 async def hint(game_id: str, player: Player, service: Service) -> HintOut:
     """A hint: the situation, and a proven-safe cell with the revealed numbers that prove it."""
-    _, advice = await service.hint(game_id, player)
+    _, advice = await service.aids.hint(game_id, player)
     return HintOut(
         kind=advice.kind,
         message=advice.message,
@@ -156,7 +158,7 @@ async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
     """Classic and help games: the cell the bot would open next, from what the player sees (never from the
     layout); asking again names the same cell until the game changes. Asking changes nothing on the board, but
     the advice is an aid: the game keeps "bot" among its `aids` (no clean win on a board of the day)."""
-    _, choice = await service.bot_choice(game_id, player)
+    _, choice = await service.aids.bot_choice(game_id, player)
     x, y = choice.cell
     return BotOut(
         x=x, y=y, safe=choice.safe, mine_probability=choice.mine_probability, action=choice.action, helped=choice.helped
@@ -167,7 +169,7 @@ async def bot_choice(game_id: str, player: Player, service: Service) -> BotOut:
 async def bot_move(game_id: str, player: Player, client: Client, service: Service) -> JSONResponse:
     """Classic and help games: the bot reveals the cell GET .../bot names, as a move; refused as a move is.
     A game the bot played a move of is left out of the player's records."""
-    result = await service.bot_move(game_id, player, client)
+    result = await service.games.bot_move(game_id, player, client)
     return JSONResponse(game_out(game_id, result.after, service.clock()))
 
 
@@ -180,7 +182,7 @@ async def game_review(game_id: str, player: Player, service: Service) -> ReviewO
     """A finished game's story, every step graded from what the player could see before it (never from the
     layout), and what the grades add up to. Graded once, at the end or at the first ask, and kept. A game
     still in play answers 404: nothing of it is shown before its end."""
-    game, graded = await service.review(game_id, player)
+    game, graded = await service.reviews.review(game_id, player)
     return review_out(game_id, game, graded)
 
 
@@ -188,7 +190,7 @@ async def game_review(game_id: str, player: Player, service: Service) -> ReviewO
 async def share_replay(game_id: str, request: Request, player: Player, service: Service) -> ShareOut:
     """Share a finished game's replay by a link that cannot be guessed (the same link while shared); the
     game's maker only. Whoever holds the link sees the replay and its grades, nothing else."""
-    game = await service.share(game_id, player, True)
+    game = await service.reviews.share(game_id, player, True)
     assert game.share is not None
     return ShareOut(url=str(request.url_for("shared_replay", game_id=game_id, key=game.share)))
 
@@ -197,7 +199,7 @@ async def share_replay(game_id: str, request: Request, player: Player, service: 
 async def withdraw_replay(game_id: str, player: Player, service: Service) -> Response:
     """Withdraw the replay's link: it opens nothing from now on (a new share makes a new link). Refused (409)
     for the player's entry on a board of the day's ladder, which links to its replay."""
-    await service.share(game_id, player, False)
+    await service.reviews.share(game_id, player, False)
     return Response(status_code=204)
 
 
@@ -213,7 +215,7 @@ async def room_answer(request: Request, service: GameService, view: RoomView, vi
     their own, once started)."""
     game = None
     if view.game is not None:
-        game = game_out(view.game, await service.load(view.game, viewer), service.clock())
+        game = game_out(view.game, await service.games.load(view.game, viewer), service.clock())
     link = str(request.url_for("room_invitation", room_id=view.room_id, key=view.room.invite))
     return room_out(view, link, game)
 
@@ -227,7 +229,7 @@ ROOM_429: dict[int | str, dict[str, Any]] = {
 async def new_room(body: NewRoomIn, request: Request, player: Player, client: Client, service: Service) -> RoomOut:
     """Make a room: "coop", one game every member plays; "race", a game each of the same board, started
     together. The maker is its first member; others join with its `invite` (POST .../join)."""
-    room_id, _ = await service.create_room(
+    room_id, _ = await service.rooms.create_room(
         player,
         client,
         body.kind,
@@ -239,7 +241,7 @@ async def new_room(body: NewRoomIn, request: Request, player: Player, client: Cl
         body.name,
         body.colour,
     )
-    return await room_answer(request, service, await service.room_view(room_id, player), player)
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
 
 
 @rooms_router.post("/{room_id}/join", response_model=RoomOut, responses=ROOM_404)
@@ -247,8 +249,8 @@ async def join_room(room_id: str, body: JoinRoomIn, request: Request, player: Pl
     """Join a room by its invitation's key, as `name` (up to 8 players; joining again changes nothing). A
     co-op member moves in the shared game at once (POST /api/games/{game}/moves); a race's late joiner
     watches until the rematch."""
-    await service.join_room(room_id, body.invite, player, body.name, body.colour)
-    return await room_answer(request, service, await service.room_view(room_id, player), player)
+    await service.rooms.join_room(room_id, body.invite, player, body.name, body.colour)
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
 
 
 @rooms_router.get("/{room_id}", response_model=RoomOut, responses=ROOM_404)
@@ -259,7 +261,7 @@ async def read_room(
     deaths and time) and its game. Whoever holds the link and has not joined passes `invite` and watches;
     a racer still playing is never shown another racer's board."""
     viewer = watcher(invite) if invite is not None else player
-    view = await service.room_view(room_id, viewer, player)
+    view = await service.rooms.room_view(room_id, viewer, player)
     return await room_answer(request, service, view, player if not view.watching else viewer)
 
 
@@ -267,14 +269,14 @@ async def read_room(
 async def start_room(room_id: str, request: Request, player: Player, service: Service) -> RoomOut:
     """Start a race (its maker, with two players at least), or its rematch (any racer, once someone cleared
     the board or every racer is out): every racer's board opens after a short countdown (`starts_at`)."""
-    await service.start_room(room_id, player)
-    return await room_answer(request, service, await service.room_view(room_id, player), player)
+    await service.rooms.start_room(room_id, player)
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
 
 
 @rooms_router.post("/{room_id}/leave", status_code=204, responses=ROOM_404)
 async def leave_room(room_id: str, player: Player, service: Service) -> Response:
     """Leave a room; its games stay as they were played. The last to leave takes the room away."""
-    await service.leave_room(room_id, player)
+    await service.rooms.leave_room(room_id, player)
     return Response(status_code=204)
 
 
@@ -286,14 +288,14 @@ async def daily(player: Player, service: Service) -> DailyOut:
     """Today's boards (UTC; they change at 00:00 UTC), the same for every player of the server: a cruel Expert
     board and a no-guess classic Expert board, with the player's game of each still in play, their entry on
     each ladder, their name and their streak of days won."""
-    return daily_out(await service.daily(player))
+    return daily_out(await service.daily.daily(player))
 
 
 @daily_router.post("/{date}/{mode}/games", **CREATES_A_GAME)
 async def play_daily(date: str, mode: str, player: Player, client: Client, service: Service) -> JSONResponse:
     """Play today's board in `mode`: the player's game of it still in play, or a new one. The first of the
     player's games of a board to end is their entry on its ladder; later ones are practice."""
-    game_id, game = await service.play_daily(player, client, f"{date}/{mode}")
+    game_id, game = await service.daily.play_daily(player, client, f"{date}/{mode}")
     return JSONResponse(game_out(game_id, game, service.clock()), status_code=201)
 
 
@@ -301,11 +303,11 @@ async def play_daily(date: str, mode: str, player: Player, client: Client, servi
 async def ladder(date: str, player: Player, service: Service) -> LadderOut:
     """The ladders of a day's boards: clean wins by time (ties by who finished first), then wins with help,
     marked; at most the best 100, and the line of the player asking wherever it stands."""
-    return ladder_out(await service.ladders(date, player))
+    return ladder_out(await service.daily.ladders(date, player))
 
 
 @names_router.put("", response_model=NameOut)
 async def set_name(body: NameIn, player: Player, client: Client, service: Service) -> NameOut:
     """Choose the name the ladders show (1 to 24 letters of any script, digits, spaces, '-' and '_'; trimmed).
     A player without one is shown as "anonymous" with a tag that stays the same."""
-    return NameOut(name=await service.set_name(player, client, body.name))
+    return NameOut(name=await service.daily.set_name(player, client, body.name))

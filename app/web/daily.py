@@ -133,8 +133,8 @@ def weeks_of(days: list[Day]) -> list[list[CalendarDay | None]]:
 
 async def day_context(service: GameService, player: str, date: str | None, **extra: Any) -> dict:
     """A day's page: its boards with their ladders and, on today's, the player's game of each, name and streak."""
-    today = service.today()
-    day, ladders = await service.ladders(date or today.isoformat(), player)
+    today = service.daily.today()
+    day, ladders = await service.daily.ladders(date or today.isoformat(), player)
     context = page_context(
         None,
         daily_page=True,
@@ -149,7 +149,7 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
         **extra,
     )
     if day == today:
-        mine = await service.daily(player)
+        mine = await service.daily.daily(player)
         context.update(
             parts={part.board.key: part for part in mine.day.boards},
             name=mine.name,
@@ -204,7 +204,7 @@ async def today_page(request: Request, player: Player, service: Service) -> Resp
 @router.get("/daily/history")
 async def history_page(request: Request, player: Player, service: Service) -> Response:
     """The calendar of the past weeks' boards with the player's results, and their streaks."""
-    history = await service.history(player)
+    history = await service.daily.history(player)
     return page(
         request,
         page_context(
@@ -229,7 +229,7 @@ async def play_form(
 ) -> Response:
     """The player's game of today's board: the one in play, or a new one."""
     _refused_on(request, service, player)
-    game_id, _ = await service.play_daily(player, client, f"{date}/{mode}")
+    game_id, _ = await service.daily.play_daily(player, client, f"{date}/{mode}")
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
@@ -242,5 +242,5 @@ async def name_form(
         return RedirectResponse("/daily#you", status_code=303)
 
     request.state.page_again = again
-    await service.set_name(player, client, name)
+    await service.daily.set_name(player, client, name)
     return RedirectResponse("/daily#you", status_code=303)

@@ -77,5 +77,5 @@ ROOM_NEWS_SECONDS = 0.4
 async def stream_slot(service: Service, client: Client) -> AsyncIterator[None]:
     """A place among the worker's live streams, held while the stream lasts; past the caps, the stream
     is refused (TooManyStreams) and the page keeps its poll."""
-    with service.streams.slot(client):
+    with service.seats.streams.slot(client):
         yield

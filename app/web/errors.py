@@ -19,9 +19,11 @@ from fastapi.responses import JSONResponse, Response
 from app.core.errors import KaboomError
 from app.core.game import Busy, Invalid, Refused
 from app.rooms import RoomNotFound
-from app.service import InPlay, NoGuessLimited, RateLimited, TooComplex
 from app.service.changes import StreamsFull, TooManyStreams
 from app.service.daily import DailyLimited
+from app.service.games import NoGuessLimited, RateLimited
+from app.service.overlays import TooComplex
+from app.service.reviews import InPlay
 from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
@@ -118,7 +120,7 @@ async def handle(request: Request, error: Exception) -> Response:
     message = as_sentence(message)
     game_id = request.path_params.get("game_id")
     if kind is Conflict:
-        request.app.state.service.forget(game_id or str(error))
+        request.app.state.service.context.forget(game_id or str(error))
     if is_htmx(request) and game_id is not None and answer.htmx != "page":
         if answer.htmx == "refresh":
             return Response(message, status_code=answer.status, headers={"HX-Refresh": "true"}, media_type="text/html")
@@ -130,10 +132,10 @@ async def handle(request: Request, error: Exception) -> Response:
             # lost game keeps saying why it was lost (the review is bounded by the request's deadline), and a
             # move refused on a board the page shows behind the game (another player moved on it) is
             # answered with the board as it is, overlays and all.
-            game = await service.load(game_id, player_id(request))
+            game = await service.games.load(game_id, player_id(request))
             stale = shown is not None and shown != str(game.version)
             if (game.status == "lost" or stale) and kind is not StoreUnavailable:
-                game, overlay, review = await service.look(game_id, player_id(request))
+                game, overlay, review = await service.games.look(game_id, player_id(request))
         except (NotFound, Corrupt) as unreadable:
             return await handle(request, unreadable)
         except StoreUnavailable:

@@ -14,7 +14,8 @@ from app.core.seats import held_by, link_key, open_seat, replay_watcher, watcher
 from app.core.seats import invitation as seating_invitation
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode, variant_of
 from app.rooms import RoomNotFound
-from app.service import GameService, Overlay
+from app.service import GameService
+from app.service.overlays import Overlay
 from app.service.rooms import RoomView
 from app.store import Corrupt, NotFound, StoreUnavailable
 from app.web.daily import daily_rules
@@ -56,9 +57,9 @@ def api_docs(request: Request) -> Response:
 @router.get("/")
 async def home(request: Request, player: Player, service: Service) -> Response:
     """The player's games, running and finished, to resume or delete; a welcome for a new player."""
-    listings = await service.games_of(player)
+    listings = await service.games.games_of(player)
     latest = next((listing for listing in listings if listing.game is not None), None)
-    rooms = room_rows(await service.rooms_of(player))
+    rooms = room_rows(await service.rooms.rooms_of(player))
     return page(
         request, page_context(None, games=game_list(listings, service.clock(), player), latest=latest, rooms=rooms)
     )
@@ -74,12 +75,12 @@ async def rules_page(request: Request) -> Response:
 @router.get("/records")
 async def records_page(request: Request, player: Player, service: Service) -> Response:
     """The player's records per mode and size."""
-    return page(request, page_context(None, records=await service.records(player), clock=clock_text))
+    return page(request, page_context(None, records=await service.games.records(player), clock=clock_text))
 
 
 @router.post("/games/{game_id}/delete")
 async def delete_form(game_id: str, player: Player, service: Service) -> Response:
-    await service.delete(game_id, player)
+    await service.games.delete(game_id, player)
     return RedirectResponse("/", status_code=303)
 
 
@@ -131,11 +132,11 @@ async def new_game_form(
     chosen = {name: on for name, on in settings.items() if name in names}
     if room:
         # A room of others playing this board (app.rooms): made, then its page, with the link to send.
-        room_id, _ = await service.create_room(player, client, room, rules.name, *size, chosen, name)
+        room_id, _ = await service.rooms.create_room(player, client, room, rules.name, *size, chosen, name)
         return RedirectResponse(f"/rooms/{room_id}", status_code=303)
     # The form holds every mode's fields: only the chosen mode's go to it.
     seat_fields = rules.seat_fields
-    game_id, _ = await service.create(
+    game_id, _ = await service.games.create(
         player,
         client,
         rules.name,
@@ -152,27 +153,27 @@ async def play_board(
     board_id: str, player: Player, client: Client, service: Service, mode: str = BOARD_MODE
 ) -> Response:
     """A shared board: a new game of the layout its id names, for whoever opens the link."""
-    game_id, _ = await service.create(player, client, mode, 0, 0, 0, {}, board_id)
+    game_id, _ = await service.games.create(player, client, mode, 0, 0, 0, {}, board_id)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
 @router.post("/games/{game_id}/restart")
 async def restart_form(game_id: str, player: Player, client: Client, service: Service) -> Response:
-    new_id, _ = await service.restart(game_id, player, client)
+    new_id, _ = await service.games.restart(game_id, player, client)
     return RedirectResponse(f"/games/{new_id}", status_code=303)
 
 
 async def settings_from(service: GameService, game_id: str, player: str) -> dict[str, bool]:
     """A game's settings as they are now; the defaults when it is gone or damaged (a new game must still start)."""
     try:
-        return (await service.load(game_id, player)).options.as_dict()
+        return (await service.games.load(game_id, player)).options.as_dict()
     except (NotFound, Corrupt):
         return {}
 
 
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
-    game, overlay, review = await service.look(game_id, player)
+    game, overlay, review = await service.games.look(game_id, player)
     return page(request, await game_context(request, service, game_id, game, player, overlay, review=review))
 
 
@@ -218,7 +219,7 @@ async def company(
     game; `room`, the room's view the caller has just worked out, spares working it out again)."""
     view = room if room is not None else await room_of(request, service, game, viewer)
     player = request.session.get("player")
-    kept = await service.kept_name(player) if view is not None and view.watching and player else None
+    kept = await service.rooms.kept_name(player) if view is not None and view.watching and player else None
     return {
         "seating": await seating_of(request, service, game_id, game, viewer, present, key),
         "room": room_look(request, view, key, game_id, kept) if view is not None else None,
@@ -231,7 +232,7 @@ async def room_of(request: Request, service: GameService, game: Game, viewer: st
     if game.room is None:
         return None
     try:
-        return await service.room_view(game.room["id"], viewer, request.session.get("player"))
+        return await service.rooms.room_view(game.room["id"], viewer, request.session.get("player"))
     except RoomNotFound:
         return None
 
@@ -255,7 +256,7 @@ async def seating_of(
     invitation = link_key(game.seats)
     invited = seating_invitation(game.seats)
     if present is None:
-        _, present = await service.live(game_id, viewer)
+        _, present = await service.seats.live(game_id, viewer)
     waiting = open_seat(game.seats) is not None
     return Seating(
         seat=next(iter(held)) if len(held) == 1 else None,
@@ -279,7 +280,7 @@ async def invitation(request: Request, game_id: str, key: str, service: Service)
     """An invitation's link shows the game; taking the seat is a button on it (join_invitation). A link
     preview (a chat app fetching the link to draw it) must not take the friend's seat, nor may any other
     plain GET. The player who holds a seat goes to their game."""
-    game = await service.load(game_id, watcher(key))
+    game = await service.games.load(game_id, watcher(key))
     if held_by(game.seats, request.session.get("player", "")):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     return RedirectResponse(f"/games/{game_id}/watch/{key}", status_code=303)
@@ -288,14 +289,14 @@ async def invitation(request: Request, game_id: str, key: str, service: Service)
 @router.post("/games/{game_id}/join/{key}")
 async def join_invitation(game_id: str, key: str, player: Player, service: Service) -> Response:
     """Take the invitation's seat: the player's (their cookie keeps it) if nobody took it first; else they watch."""
-    seated = await service.join(game_id, key, player)
+    seated = await service.seats.join(game_id, key, player)
     return RedirectResponse(f"/games/{game_id}" if seated else f"/games/{game_id}/watch/{key}", status_code=303)
 
 
 @router.post("/games/{game_id}/free-seat")
 async def free_seat_form(game_id: str, player: Player, service: Service) -> Response:
     """The inviter frees the seat of someone who took it and never moved: a new link to send."""
-    await service.free_seat(game_id, player)
+    await service.seats.free_seat(game_id, player)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
@@ -303,7 +304,7 @@ async def free_seat_form(game_id: str, player: Player, service: Service) -> Resp
 async def watch_page(request: Request, game_id: str, key: str, service: Service) -> Response:
     """A game of two as a spectator sees it: everything the players see, nothing to click."""
     viewer = watcher(key)
-    game, overlay, review = await service.look(game_id, viewer, request.session.get("player"))
+    game, overlay, review = await service.games.look(game_id, viewer, request.session.get("player"))
     return page(request, await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review))
 
 
@@ -316,7 +317,7 @@ async def live_events(
     shown_version, shown_present, shown_room = version, None, room_state
     while True:
         try:
-            current, present, room = await service.live_with_room(game_id, viewer, player)
+            current, present, room = await service.rooms.live_with_room(game_id, viewer, player)
         except (NotFound, Corrupt, StoreUnavailable):
             return  # the game is gone or cannot be read now: the page's poll says why
         if room is not None:
@@ -329,21 +330,21 @@ async def live_events(
             shown_version, shown_present, shown_room = current, present, signature
             yield ServerSentEvent(event="changed", data=f"{current}")
             if room is not None:
-                await service.wait_for_change(game_id, current, ROOM_NEWS_SECONDS)
-        await service.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS, room)
-        if service.changes.closed:
+                await service.seats.wait_for_change(game_id, current, ROOM_NEWS_SECONDS)
+        await service.seats.wait_for_change(game_id, current, PRESENCE_CHECK_SECONDS, room)
+        if service.seats.changes.closed:
             return  # the server is stopping: the page reconnects to whichever answers next
 
 
 async def seat_viewer(game_id: str, player: Player, service: Service) -> str:
     """A player who holds a seat in the game (NotFound, a 404, otherwise: checked before a stream starts)."""
-    await service.live(game_id, player)
+    await service.seats.live(game_id, player)
     return player
 
 
 async def link_viewer(request: Request, game_id: str, key: str, service: Service) -> str:
     """Whoever holds the game's invitation link, to watch it."""
-    await service.live(game_id, watcher(key), request.session.get("player"))
+    await service.seats.live(game_id, watcher(key), request.session.get("player"))
     return watcher(key)
 
 
@@ -414,12 +415,12 @@ async def live_answer(
     room_state: str = "",
 ) -> Response:
     asker = request.session.get("player")
-    current, present, room = await service.live_with_room(game_id, viewer, asker)
+    current, present, room = await service.rooms.live_with_room(game_id, viewer, asker)
     shown = "".join(str(seat) for seat in sorted(present))
     signature = room.signature if room is not None else ""
     if version == str(current) and presence == shown and room_state == signature:
         return Response(status_code=204)
-    game, overlay, review = await service.look(game_id, viewer, asker)
+    game, overlay, review = await service.games.look(game_id, viewer, asker)
     context = await game_context(
         request, service, game_id, game, viewer, overlay, present=present, key=key, room=room, review=review, oob=True
     )
@@ -464,7 +465,7 @@ async def move_form(
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     move = Move(action, whole(x, "x") if x else None, whole(y, "y") if y else None)
     request.state.page_version = version  # a refusal answers a page behind the game with the board as it is
-    result = await service.move(game_id, player, move, client)
+    result = await service.games.move(game_id, player, move, client)
     around = await company(request, service, game_id, result.after, player)
     return move_answer(request, game_id, result, version, service.clock(), **around)
 
@@ -482,7 +483,7 @@ async def bot_move_form(
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     request.state.page_version = version
-    result = await service.bot_move(game_id, player, client)
+    result = await service.games.bot_move(game_id, player, client)
     around = await company(request, service, game_id, result.after, player)
     return move_answer(request, game_id, result, version, service.clock(), **around)
 
@@ -490,15 +491,15 @@ async def bot_move_form(
 @router.get("/games/{game_id}/bot")
 async def bot_choice_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
     """What would the bot do? Its next cell, ringed on the board, with the reason in the panel."""
-    _, choice = await service.bot_choice(game_id, player)
-    game, overlay, _ = await service.look(game_id, player)
+    _, choice = await service.aids.bot_choice(game_id, player)
+    game, overlay, _ = await service.games.look(game_id, player)
     context = await game_context(request, service, game_id, game, player, overlay, bot=choice, oob=is_htmx(request))
     return blocks(request, context, "panel") if is_htmx(request) else page(request, context)
 
 
 @router.post("/games/{game_id}/options")
 async def options_form(request: Request, game_id: str, player: Player, service: Service) -> Response:
-    game = await service.load(game_id, player)
+    game = await service.games.load(game_id, player)
     # The form sends only the ticked boxes, so any other body (JSON, nothing at all) would read
     # as "every box unticked": only the form's own encoding is taken.
     if request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/x-www-form-urlencoded":
@@ -509,7 +510,7 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
     # is off. Any other name or value is refused by the check, naming it.
     sent = {name: True if value == "on" else value for name, value in form.multi_items()}
     changes = options.checked({**dict.fromkeys(options.names(), False), **sent})
-    await service.set_options(game_id, player, changes)
+    await service.games.set_options(game_id, player, changes)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
     # A setting that shapes the deal, changed once the board is dealt, is kept for the next game: say so.
@@ -523,7 +524,7 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         if waiting
         else ""
     )
-    game, overlay, review = await service.look(game_id, player)
+    game, overlay, review = await service.games.look(game_id, player)
     context = await game_context(
         request, service, game_id, game, player, overlay, review=review, oob=True, message=message
     )
@@ -534,10 +535,10 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
 async def hint_form(
     request: Request, game_id: str, player: Player, service: Service, show: Annotated[str, Form()] = ""
 ) -> Response:
-    _, advice = await service.hint(game_id, player)
+    _, advice = await service.aids.hint(game_id, player)
     if not is_htmx(request):
         return RedirectResponse(f"/games/{game_id}", status_code=303)
-    game, overlay, _ = await service.look(game_id, player)
+    game, overlay, _ = await service.games.look(game_id, player)
     context = await game_context(
         request, service, game_id, game, player, overlay, hint=advice, show_hint=show == "yes", oob=True
     )
@@ -564,10 +565,10 @@ def decimal(text: str, name: str) -> float:
 @router.get("/games/{game_id}/replay")
 async def replay_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
     """A finished game's replay, every move graded; 404 while it is in play, as for another player's game."""
-    game, graded = await service.review(game_id, player)
+    game, graded = await service.reviews.review(game_id, player)
     share = str(request.url_for("shared_replay", game_id=game_id, key=game.share)) if game.share else None
     owner = player == game.maker
-    on_ladder = owner and await service.on_ladder(game_id, game)
+    on_ladder = owner and await service.daily.on_ladder(game_id, game)
     context = replay_context(game_id, game, graded, service.clock(), owner=owner, share=share, on_ladder=on_ladder)
     return page(request, context)
 
@@ -577,8 +578,8 @@ async def shared_replay(request: Request, game_id: str, key: str, service: Servi
     """A replay shared by its link: the same page, without its owner's controls, naming its player to anyone
     else; 404 once withdrawn."""
     asker = request.session.get("player")
-    game, graded = await service.review(game_id, replay_watcher(key), asker)
-    player = await service.shown_name(game.maker) if asker != game.maker else None
+    game, graded = await service.reviews.review(game_id, replay_watcher(key), asker)
+    player = await service.daily.shown_name(game.maker) if asker != game.maker else None
     return page(request, replay_context(game_id, game, graded, service.clock(), key=key, player=player))
 
 
@@ -597,7 +598,7 @@ async def overlay_answer(
 ) -> JSONResponse:
     """What could be known after `step` steps of the replay: the cells the overlays change, and a note
     when counting took too long."""
-    _, frame, overlay = await service.replay_overlay(game_id, viewer, step, asker)
+    _, frame, overlay = await service.reviews.replay_overlay(game_id, viewer, step, asker)
     note = "Too complex to count in time: the chances are left out." if overlay.too_complex else ""
     return JSONResponse({"step": step, "changes": overlay_changes(frame, overlay), "note": note})
 
@@ -605,5 +606,5 @@ async def overlay_answer(
 @router.post("/games/{game_id}/share")
 async def share_form(game_id: str, player: Player, service: Service, shared: Annotated[str, Form()] = "1") -> Response:
     """Share the replay (shared=1) or withdraw its link (shared=0), then back to the replay."""
-    await service.share(game_id, player, shared != "0")
+    await service.reviews.share(game_id, player, shared != "0")
     return RedirectResponse(f"/games/{game_id}/replay#share", status_code=303)

@@ -12,7 +12,8 @@ from app.modes import BOARD_MODE, MODES
 from app.results.daily import stored_board
 from app.results.review import Review
 from app.rooms import KINDS
-from app.service import MoveResult, Overlay
+from app.service.games import MoveResult
+from app.service.overlays import Overlay
 from app.web.deps import templates
 from app.web.faces import PARTS, face_of
 from app.web.replay import kept_accuracy, replay_view

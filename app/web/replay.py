@@ -18,7 +18,7 @@ from app.modes import get_mode
 from app.results.daily import DailyBoard
 from app.results.records import accuracy_of
 from app.results.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
-from app.service import Overlay
+from app.service.overlays import Overlay
 from app.web.view import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
 from solver.position import Cell, describe
 

@@ -180,7 +180,7 @@ PARTS = frozenset(templates.env.list_templates(filter_func=lambda name: name.sta
 
 async def room_page_context(request: Request, service: Service, view: RoomView, key: str | None = None) -> dict:
     player = request.session.get("player")
-    kept = await service.kept_name(player) if view.watching and player else None
+    kept = await service.rooms.kept_name(player) if view.watching and player else None
     return page_context(None, now=service.clock(), room=room_look(request, view, key, kept=kept), room_page=True)
 
 
@@ -188,7 +188,7 @@ async def room_page_context(request: Request, service: Service, view: RoomView, 
 async def room_page(request: Request, room_id: str, player: Player, service: Service) -> Response:
     """A member's room: their game in it when there is one (the board with the room beside it), else the
     room alone (a race's lobby)."""
-    view = await service.room_view(room_id, player)
+    view = await service.rooms.room_view(room_id, player)
     if view.game is not None:
         return RedirectResponse(f"/games/{view.game}", status_code=303)
     return page(request, await room_page_context(request, service, view))
@@ -198,7 +198,7 @@ async def room_page(request: Request, room_id: str, player: Player, service: Ser
 async def room_invitation(request: Request, room_id: str, key: str, service: Service) -> Response:
     """A room's link: its members go to the room; anyone else watches it, with a form to join (a link
     preview, which only GETs, joins nobody)."""
-    view = await service.room_view(room_id, watcher(key), request.session.get("player"))
+    view = await service.rooms.room_view(room_id, watcher(key), request.session.get("player"))
     if not view.watching:
         return RedirectResponse(f"/rooms/{room_id}", status_code=303)
     return RedirectResponse(f"/rooms/{room_id}/watch/{key}", status_code=303)
@@ -207,7 +207,7 @@ async def room_invitation(request: Request, room_id: str, key: str, service: Ser
 @router.get("/rooms/{room_id}/watch/{key}")
 async def room_watch(request: Request, room_id: str, key: str, service: Service) -> Response:
     """A room as whoever holds its link sees it: the shared board, or the room alone; a form to join."""
-    view = await service.room_view(room_id, watcher(key), request.session.get("player"))
+    view = await service.rooms.room_view(room_id, watcher(key), request.session.get("player"))
     if not view.watching:
         return RedirectResponse(f"/rooms/{room_id}", status_code=303)
     if view.game is not None:
@@ -227,19 +227,19 @@ async def join_room_form(
 ) -> Response:
     """Join the room by its link, with the name and colour chosen (kept for the next room)."""
     wished = int(colour) if colour.isdigit() else None
-    await service.join_room(room_id, key, player, name, wished)
+    await service.rooms.join_room(room_id, key, player, name, wished)
     return RedirectResponse(f"/rooms/{room_id}", status_code=303)
 
 
 @router.post("/rooms/{room_id}/start")
 async def start_room_form(room_id: str, player: Player, service: Service) -> Response:
-    await service.start_room(room_id, player)
+    await service.rooms.start_room(room_id, player)
     return RedirectResponse(f"/rooms/{room_id}", status_code=303)
 
 
 @router.post("/rooms/{room_id}/leave")
 async def leave_room_form(room_id: str, player: Player, service: Service) -> Response:
-    await service.leave_room(room_id, player)
+    await service.rooms.leave_room(room_id, player)
     return RedirectResponse("/", status_code=303)
 
 
@@ -252,28 +252,28 @@ async def room_events(
     """A "changed" event whenever what the room's panel shows differs from what the page shows."""
     while True:
         try:
-            view = await service.room_view(room_id, viewer, player)
+            view = await service.rooms.room_view(room_id, viewer, player)
         except (RoomNotFound, NotFound, Corrupt, StoreUnavailable):
             return
         if view.signature != shown:
             shown = view.signature
             yield ServerSentEvent(event="changed", data=shown)
             await asyncio.sleep(ROOM_NEWS_SECONDS)
-        await service.changes.wait_any(view.versions, PRESENCE_CHECK_SECONDS)
-        if service.changes.closed:
+        await service.seats.changes.wait_any(view.versions, PRESENCE_CHECK_SECONDS)
+        if service.seats.changes.closed:
             return
 
 
 async def room_member(room_id: str, player: Player, service: Service) -> str:
     """A member of the room (RoomNotFound, a 404, otherwise): checked before a stream starts, as a stream's
     answer is sent before its first event."""
-    await service.room_view(room_id, player)
+    await service.rooms.room_view(room_id, player)
     return player
 
 
 async def room_link_holder(request: Request, room_id: str, key: str, service: Service) -> str:
     """Whoever holds the room's link (its credential), checked before a stream starts."""
-    await service.room_view(room_id, watcher(key), request.session.get("player"))
+    await service.rooms.room_view(room_id, watcher(key), request.session.get("player"))
     return watcher(key)
 
 
@@ -308,7 +308,7 @@ async def member_room_live(
 ) -> Response:
     """The room page's poll (and what its stream's event asks for): 204 while it is up to date, else its panel;
     the member whose round began goes to their board."""
-    view = await service.room_view(room_id, player)
+    view = await service.rooms.room_view(room_id, player)
     if view.signature == room_state:
         return Response(status_code=204)
     if view.game is not None:
@@ -320,7 +320,7 @@ async def member_room_live(
 async def watcher_room_live(
     request: Request, room_id: str, key: str, service: Service, room_state: str = ""
 ) -> Response:
-    view = await service.room_view(room_id, watcher(key), request.session.get("player"))
+    view = await service.rooms.room_view(room_id, watcher(key), request.session.get("player"))
     if view.signature == room_state:
         return Response(status_code=204)
     if not view.watching:

@@ -17,7 +17,7 @@ from app.core.game import QUESTION, BotChoice, Game, LossReview
 from app.core.seats import computers, invitation
 from app.modes import get_mode
 from app.results.records import accuracy_of, fixed_layout_figures
-from app.service import Overlay
+from app.service.overlays import Overlay
 from app.store import Listing
 from app.web.faces import face_of
 from solver import Status
