@@ -65,16 +65,16 @@ def run(work):
 
 def test_a_name_is_held_by_one_player_at_a_time_whatever_its_case_or_look_alike_letters(hosts):  # noqa: F811
     one, other = hosts
-    assert run(one.set_name("ann", "c", "Alice")) == "Alice"
+    assert run(one.daily.set_name("ann", "c", "Alice")) == "Alice"
     for taken in ("Alice", "alice", "\uff21lice", "AIice"):
         with pytest.raises(Refused, match="looks like this one"):
-            run(other.set_name("bob", "c", taken))
-    assert run(other.name_of("bob")) is None
-    assert run(other.set_name("ann", "c", "alice")) == "alice"  # her own look, as she likes it
-    assert run(one.set_name("ann", "c", "Alicia")) == "Alicia"  # and the old look is let go
-    assert run(other.set_name("bob", "c", "Alice")) == "Alice"
+            run(other.daily.set_name("bob", "c", taken))
+    assert run(other.daily.name_of("bob")) is None
+    assert run(other.daily.set_name("ann", "c", "alice")) == "alice"  # her own look, as she likes it
+    assert run(one.daily.set_name("ann", "c", "Alicia")) == "Alicia"  # and the old look is let go
+    assert run(other.daily.set_name("bob", "c", "Alice")) == "Alice"
     with pytest.raises(Refused):
-        run(one.set_name("ann", "c", "alice"))
+        run(one.daily.set_name("ann", "c", "alice"))
     # Two players asking for one look at the same moment on two hosts: one gets it.
     asked = at_once(
         lambda: _named(one, "cy", "Zed"),
@@ -94,17 +94,17 @@ def _named(service, player: str, name: str) -> bool:
 
 def test_a_rooms_members_go_by_names_that_look_like_no_others(hosts):  # noqa: F811
     one, other = hosts
-    run(one.set_name("lou", "c", "Lou"))
-    room_id, room = run(one.create_room("ann", "c", "coop", "classic", 9, 9, 10, {}, "Ann"))
+    run(one.daily.set_name("lou", "c", "Lou"))
+    room_id, room = run(one.rooms.create_room("ann", "c", "coop", "classic", 9, 9, 10, {}, "Ann"))
     for refused, message in (("ann", "looks like 'ann'"), ("lou", "looks like this one"), ("\u0410nn", "one script")):
         with pytest.raises((Refused, Invalid), match=message):
-            run(other.join_room(room_id, room.invite, "bob", refused))
+            run(other.rooms.join_room(room_id, room.invite, "bob", refused))
     with pytest.raises(Invalid, match="anonymous"):
-        run(other.join_room(room_id, room.invite, "bob", "anonymous 1234"))
+        run(other.rooms.join_room(room_id, room.invite, "bob", "anonymous 1234"))
     # The name every newcomer is offered is numbered, so that the room tells them apart.
-    run(other.join_room(room_id, room.invite, "bob", "Player"))
-    run(one.join_room(room_id, room.invite, "cy", "Player"))
-    names = [member.name for member in run(one.room_view(room_id, "ann")).room.members]
+    run(other.rooms.join_room(room_id, room.invite, "bob", "Player"))
+    run(one.rooms.join_room(room_id, room.invite, "cy", "Player"))
+    names = [member.name for member in run(one.rooms.room_view(room_id, "ann")).room.members]
     assert names == ["Ann", "Player", "Player 2"]
     # Lou goes by his own name in a room too.
-    run(one.join_room(room_id, room.invite, "lou", "Lou"))
+    run(one.rooms.join_room(room_id, room.invite, "lou", "Lou"))
