@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 from app.core import seats as seating
 from app.core.game import (
     ACTIONS,
+    LAYOUT_SEEN,
     PRESETS,
     BotChoice,
     Choice,
@@ -324,7 +325,25 @@ class Mode:
         raise Invalid(f"{self.title} games have no fixed layout to play from a board id")
 
     def board_id(self, game: Game) -> str | None:
-        """The id of the game's board, once it has one, whether or not the player may see it (public_state)."""
+        """The id of the game's board, once it has one, whether or not the player may see it (shown_board_id)."""
+        return None
+
+    def shown_board_id(self, game: Game) -> str | None:
+        """The board's id as its player may see it: a board others compete on keeps it until the game ends, as
+        with it another game of the board would show the layout."""
+        return None if game.sealed and game.status == "playing" else self.board_id(game)
+
+    def layout_seen(self, game: Game) -> bool:
+        """Whether the game is marked as played on a layout the player had seen in another game of its board (a
+        board played again from its id): no result then."""
+        return False
+
+    def see_layout(self, game: Game) -> None:
+        """Mark that the player saw the board's layout in another game of it: an aid, and the game no result."""
+        game.aided(LAYOUT_SEEN)
+
+    def start_cell(self, game: Game) -> int | None:
+        """The cell a board dealt before its first click is marked to start on; None where the first click deals."""
         return None
 
     def options(self, **settings: bool) -> Switches:
@@ -466,7 +485,7 @@ class Mode:
         return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
 
     def first_click_hint(self, game: Game) -> str:
-        if game.state.get("start") is not None:
+        if self.start_cell(game) is not None:
             return "Start on the marked cell: whoever starts there is dealt the same board"
         if getattr(game.options, "first_click_safe_only", False):
             return "Click anywhere: the first click is always safe"
@@ -495,7 +514,7 @@ class Mode:
                 explanation = analyzer.explain(example)
             proof, uses_count = list(explanation.numbers), explanation.uses_count
         chance = probabilities.cells[clicked] if probabilities.cells is not None else None
-        by_bot = game.state.get("bot_moves", 0) > before.state.get("bot_moves", 0)
+        by_bot = self.bot_moves(game) > self.bot_moves(before)
         return LossReview(
             clicked, analyzer.is_outside(clicked), chance, safe, example, proof, uses_count, statuses, by_bot
         )
@@ -505,6 +524,23 @@ class Mode:
     def public_state(self, game: Game) -> dict[str, Any]:
         """The mode's state as the JSON API shows it: all of `state`, never `hidden`."""
         return dict(game.state)
+
+    def missed_cells(self, game: Game) -> list[int]:
+        """Cells a lost game shows the player missed (proven safe when they asked for help); none by default."""
+        return []
+
+    def clicks(self, game: Game) -> int | None:
+        """The clicks a game of a fixed layout took (its efficiency against 3BV); None where the layout is dealt
+        as play goes."""
+        return None
+
+    def bot_moves(self, game: Game) -> int:
+        """Moves the bot played for the player (Play for me): such a game is nobody's result."""
+        return 0
+
+    def forced_guesses(self, game: Game) -> int:
+        """Guesses the game forced on the player, where the mode counts them."""
+        return 0
 
     def record_kind(self, game: Game) -> str:
         """What sets a game apart in the records beside its mode and size ("no guessing"): the records

@@ -415,12 +415,26 @@ class Classic(Mode):
     def board_id(self, game: Game) -> str | None:
         return game.state.get("board_id")
 
+    def layout_seen(self, game: Game) -> bool:
+        return bool(game.state.get("layout_seen"))
+
+    def see_layout(self, game: Game) -> None:
+        game.state["layout_seen"] = True
+        super().see_layout(game)
+
+    def start_cell(self, game: Game) -> int | None:
+        return game.state.get("start")
+
+    def clicks(self, game: Game) -> int | None:
+        return game.state.get("clicks")
+
+    def bot_moves(self, game: Game) -> int:
+        return game.state.get("bot_moves", 0)
+
     def public_state(self, game: Game) -> dict[str, Any]:
-        # The board seed says nothing without the server's key; the id waits for the first click. A board others
-        # compete on keeps its id until the game ends: with it, another game of the board would show the layout.
-        sealed = game.sealed and game.status == "playing"
+        # The board seed says nothing without the server's key; the id waits for the first click (shown_board_id).
         return {
-            "board_id": None if sealed else self.board_id(game),
+            "board_id": self.shown_board_id(game),
             "start": game.state.get("start"),
             "bot_moves": game.state.get("bot_moves", 0),
         }

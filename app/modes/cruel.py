@@ -158,6 +158,12 @@ class Cruel(SeededDeals):
     def result_counts(self, game: Game) -> list[str]:
         return [counted(game.state["forced_guesses"], "forced guess"), *super().result_counts(game)]
 
+    def forced_guesses(self, game: Game) -> int:
+        return game.state["forced_guesses"]
+
+    def start_cell(self, game: Game) -> int | None:
+        return game.state.get("start")
+
 
 def _opening_layout(game: Game, index: int, rng: random.Random) -> set[int] | None:
     """The first click's layout when it opens an area (nothing is revealed yet, so every layout with the

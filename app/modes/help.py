@@ -120,6 +120,9 @@ class Help(Classic):
             *super().counters(game),
         ]
 
+    def missed_cells(self, game: Game) -> list[int]:
+        return list(game.state["missed"])
+
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.
         return {

@@ -157,7 +157,7 @@ def entry_of(game_id: str, game: Game) -> Entry:
     won = game.status == "won"
     # A board whose layout the player saw in another game (app.service marks it) is no test; games kept before
     # that mark was an aid have it in their state alone.
-    aids = sorted({*game.aids, *([LAYOUT_SEEN] if game.state.get("layout_seen") else [])})
+    aids = sorted({*game.aids, *([LAYOUT_SEEN] if get_mode(game.mode).layout_seen(game) else [])})
     return {
         "won": won,
         "clean": won and not aids and game.deaths == 0 and game.hints == 0,

@@ -87,11 +87,12 @@ RESULT = TypeAdapter(Result)
 def fixed_layout_figures(game: Game) -> tuple[int, float, int] | None:
     """(3BV, 3BV per second, clicks) of a won game whose layout was fixed from the start of play; None
     for any other (cruel-but-fair deals as it goes, so its board has no 3BV to speak of)."""
-    if game.status != "won" or "clicks" not in game.state or game.shown_mines is None:
+    clicks = get_mode(game.mode).clicks(game)
+    if game.status != "won" or clicks is None or game.shown_mines is None:
         return None
     value = bbbv(game.width, game.height, frozenset(game.shown_mines))
     seconds = game.elapsed(game.finished_at or 0.0)
-    return value, (value / seconds if seconds > 0 else 0.0), game.state["clicks"]
+    return value, (value / seconds if seconds > 0 else 0.0), clicks
 
 
 def counts_in_records(game: Game) -> bool:
@@ -99,9 +100,10 @@ def counts_in_records(game: Game) -> bool:
     me), even one undone since, nor when the player had seen its board's layout (`layout_seen`: another
     game of the board ended first), nor a game of a room whose kind makes it nobody's own (a co-op
     board). Hints, Show me, the overlays and the assists leave it the player's own."""
+    rules = get_mode(game.mode)
     return (
-        not game.state.get("bot_moves")
-        and not game.state.get("layout_seen")
+        not rules.bot_moves(game)
+        and not rules.layout_seen(game)
         and (game.room is None or get_kind(game.room["kind"]).counts_in_records)
     )
 

@@ -230,10 +230,10 @@ class DailyOperations:
                 raise DailyLimited.of("new games", limit, window)
             game = board.game(self.context.board_secret)
             game.seats = [Player(player)]
-            board_id = get_mode(game.mode).board_id(game)
+            rules = get_mode(game.mode)
+            board_id = rules.board_id(game)
             if board_id is not None and self.store.board_seen_in(player, board_id) is not None:
-                game.state["layout_seen"] = True  # as for any board played again from its id (app.results.records)
-                game.aided(LAYOUT_SEEN)
+                rules.see_layout(game)  # as for any board played again from its id (app.results.records)
             if claimed is not None and board.key not in self.store.ladder_entries_of(player):
                 # An earlier game of the board, deleted or expired before it ended, showed some of it.
                 game.aided(LAYOUT_SEEN)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from app import modes
 from app.core.errors import KaboomError
-from app.core.game import LAYOUT_SEEN, BotChoice, Busy, Game, Invalid, LossReview, Move, Outcome, Refused, set_options
+from app.core.game import BotChoice, Busy, Game, Invalid, LossReview, Move, Outcome, Refused, set_options
 from app.results.records import Records, counts_in_records, result_of, tallied
 from app.service.aids import bot_off_cheap_threads, choose
 from app.service.context import Context
@@ -103,8 +103,7 @@ class GameOperations:
             await context.offload(self._check_seals, player, board)
             if await context.offload(self.store.board_seen_in, player, board) is not None:
                 # Known from the start: the page says so all along (app.results.records.counts_in_records).
-                game.state["layout_seen"] = True
-                game.aided(LAYOUT_SEEN)
+                rules.see_layout(game)
         rules.seat(game, player, opponent, level)
         limit, window = context.settings.create_limit, context.settings.create_window
         if not await context.offload(self.store.allow, f"create:{client}", limit, window):
@@ -261,11 +260,11 @@ class GameOperations:
         """Another game of this board ended first, since this one started: no result, and the page says why.
         (Two ending at the same moment are told apart by the store alone, and the page may not say.)"""
         after = end.after
-        if end.board is None or after.state.get("layout_seen"):
+        rules = modes.get_mode(after.mode)
+        if end.board is None or rules.layout_seen(after):
             return
         if self.store.board_seen_in(after.maker, end.board) not in (None, end.game_id):
-            after.state["layout_seen"] = True
-            after.aided(LAYOUT_SEEN)
+            rules.see_layout(after)
 
     def _record_end(self, end: GameEnd) -> None:
         """The game's first end is its result (the store keeps only the first): a loss undone and played on to a
