@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.results.records import records_of, recount, tallied  # noqa: E402
+from app.service.kept import KEPT  # noqa: E402
 from app.store import SQLiteStore  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -108,7 +109,7 @@ def timed(work, repeat: int = 3) -> float:
 
 
 def fill_sqlite(path: Path, results: list[str]) -> None:
-    SQLiteStore(path).close()  # the schema, as the server makes it
+    SQLiteStore(path, kept=KEPT).close()  # the schema, as the server makes it
     import sqlite3
 
     with sqlite3.connect(path) as connection:

@@ -12,6 +12,7 @@ import pytest
 
 from app.core.game import Move
 from app.modes import ClassicOptions, apply_move, bot_choice, new_game
+from app.service.kept import KEPT
 from solver import Analyzer
 from solver.counting import Budget
 
@@ -128,7 +129,7 @@ def test_the_bot_on_a_big_board_plays_where_slow_work_runs(size, slow, deal_seed
 
     async def scene() -> tuple[bool, bool]:
         settings = Settings(database=tmp_path / "games.sqlite3")  # its key is made there, not in the working tree
-        service = GameService(MemoryStore(), settings, Deals(seed=deal_seed), clock=lambda: 100.0)
+        service = GameService(MemoryStore(kept=KEPT), settings, Deals(seed=deal_seed), clock=lambda: 100.0)
         game_id, _ = await service.games.create("alice", "client", "classic", *size, {})
         _, choice = await service.aids.bot_choice(game_id, "alice")
         asked = game_id in service.runner.slow_games

@@ -27,6 +27,7 @@ from app.results.daily import (
     streaks,
 )
 from app.service import Deals, GameService
+from app.service.kept import KEPT
 from app.store import MemoryStore, SQLiteStore
 from solver import Analyzer
 from solver.strategy import progress_cell
@@ -46,7 +47,11 @@ def service_on(store, clock, key: str = KEY, path=None) -> GameService:
 @pytest.fixture(params=["memory", "sqlite"])
 def service(request, tmp_path):
     clock = FakeClock(MIDNIGHT + 3600)
-    store = MemoryStore(clock) if request.param == "memory" else SQLiteStore(tmp_path / "games.sqlite3", clock)
+    store = (
+        MemoryStore(clock, kept=KEPT)
+        if request.param == "memory"
+        else SQLiteStore(tmp_path / "games.sqlite3", clock, kept=KEPT)
+    )
     service = service_on(store, clock, path=tmp_path / "games.sqlite3")
     yield service
     service.close()
@@ -89,8 +94,10 @@ def test_a_board_is_the_same_for_the_same_key_and_day_and_differs_with_either():
 
 def test_two_players_and_two_hosts_sharing_the_key_get_the_same_board(tmp_path):
     clock = FakeClock(MIDNIGHT + 60)
-    one = service_on(MemoryStore(clock), clock)
-    other = service_on(SQLiteStore(tmp_path / "other.sqlite3", clock), clock, path=tmp_path / "other.sqlite3")
+    one = service_on(MemoryStore(clock, kept=KEPT), clock)
+    other = service_on(
+        SQLiteStore(tmp_path / "other.sqlite3", clock, kept=KEPT), clock, path=tmp_path / "other.sqlite3"
+    )
     try:
         for key in ("2026-11-26/cruel", "2026-11-26/classic"):
             made = [
@@ -330,7 +337,7 @@ def test_the_api_gives_the_days_boards_plays_one_ranks_it_and_names_the_player(t
 
 def a_mine_of(board: DailyBoard, clock) -> tuple[int, int]:
     """A mine of a classic board of the day: its layout follows from the server's key, which the test holds."""
-    service = service_on(MemoryStore(clock), clock)
+    service = service_on(MemoryStore(clock, kept=KEPT), clock)
     game = board.game(service.context.board_secret)
     service.close()
     board_id = BoardId.parse(game.state["board_id"])

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from app.results.daily import DailyBoard, anonymous_name
+from app.service.kept import KEPT
 from app.store import SQLiteStore
 from app.store.redis import RedisStore
 from solver import Analyzer
@@ -36,9 +37,9 @@ def two_hosts(request, tmp_path):
     path = tmp_path / "games.sqlite3"
     if request.param == "redis":
         url, prefix = request.getfixturevalue("redis_url"), f"daily-{uuid.uuid4().hex}"
-        stores = [RedisStore(url, prefix=prefix, clock=clock) for _ in range(2)]
+        stores = [RedisStore(url, prefix=prefix, clock=clock, kept=KEPT) for _ in range(2)]
     else:
-        stores = [SQLiteStore(path, clock) for _ in range(2)]
+        stores = [SQLiteStore(path, clock, kept=KEPT) for _ in range(2)]
     hosts = [service_on(store, clock, path=path) for store in stores]
     yield hosts
     for host in hosts:

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from app.core.game import Move, Refused
 from app.core.seats import Player
 from app.modes import apply_move, new_game
+from app.service.kept import KEPT
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
 from app.web.view import Look
@@ -396,7 +397,7 @@ def test_a_game_key_of_the_wrong_type_stops_neither_the_cap_nor_expiry(redis_wor
     from app.store.redis import RedisStore
 
     _, _, connection, url = redis_workers
-    store = RedisStore(url, clock=clock)
+    store = RedisStore(url, clock=clock, kept=KEPT)
     try:
         damaged, kept = store.create(game_for("alice")), store.create(game_for("alice"))
         connection.delete(f"kaboom:game:{damaged}")
@@ -419,7 +420,7 @@ def test_expiry_rebuilds_the_index_of_all_games_if_it_is_of_the_wrong_type(redis
     from app.store.redis import RedisStore
 
     _, _, connection, url = redis_workers
-    store = RedisStore(url, clock=clock)
+    store = RedisStore(url, clock=clock, kept=KEPT)
     try:
         old = store.create(game_for("alice"))
         clock.advance(10)
@@ -495,7 +496,7 @@ def damaged_rows(draw) -> tuple[dict, list[dict]]:
 @pytest.fixture(scope="module")
 def property_store(tmp_path_factory):
     path = tmp_path_factory.mktemp("property") / "games.sqlite3"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, kept=KEPT)
     game_id = store.create(new_game(9, 9, 25, seats=[Player("alice")], rng=random.Random(0)))
     store.close()
     return path, game_id
@@ -517,7 +518,7 @@ def test_any_damage_loads_as_a_playable_game_or_as_corrupt(property_store, row):
             "INSERT INTO history (game_id, seq, record) VALUES (?, ?, ?)",
             [(game_id, seq, json.dumps(record)) for seq, record in enumerate(records)],
         )
-    store = SQLiteStore(path)  # another process: nothing cached
+    store = SQLiteStore(path, kept=KEPT)  # another process: nothing cached
     try:
         try:
             game = store.load(game_id, "alice")

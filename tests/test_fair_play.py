@@ -22,6 +22,7 @@ from app.modes import get_mode
 from app.modes.classic import BoardId
 from app.results.daily import DailyBoard
 from app.service import Deals, GameService
+from app.service.kept import KEPT
 from app.store import MemoryStore, SQLiteStore
 from app.store.redis import RedisStore
 from solver import Analyzer, Status
@@ -41,13 +42,13 @@ def hosts(request, tmp_path) -> Iterator[tuple[GameService, GameService]]:
     clock = FakeClock(MIDNIGHT + 3600)
     path = tmp_path / "games.sqlite3"
     if request.param == "memory":
-        one = MemoryStore(clock)
+        one = MemoryStore(clock, kept=KEPT)
         stores = [one, one]
     elif request.param == "sqlite":
-        stores = [SQLiteStore(path, clock), SQLiteStore(path, clock)]
+        stores = [SQLiteStore(path, clock, kept=KEPT), SQLiteStore(path, clock, kept=KEPT)]
     else:
         url, prefix = request.getfixturevalue("redis_url"), f"fair-{uuid.uuid4().hex}"
-        stores = [RedisStore(url, prefix=prefix, clock=clock) for _ in range(2)]
+        stores = [RedisStore(url, prefix=prefix, clock=clock, kept=KEPT) for _ in range(2)]
     settings = Settings(database=path, secret_key=KEY, race_countdown=COUNTDOWN, create_limit=1000)
     services = tuple(
         GameService(store, settings, Deals(seed=number), clock=clock) for number, store in enumerate(stores)
@@ -151,7 +152,7 @@ def test_through_the_api_a_racer_never_sees_the_races_board_id_and_it_plays_nowh
             ann.get(f"/api/games/{game_id}").json(),
         ]
         assert [game["board_id"] for game in seen] == [None] * 4
-        stored = SQLiteStore(database, clock)
+        stored = SQLiteStore(database, clock, kept=KEPT)
         board_id = get_mode("classic").board_id(stored.peek([game_id])[game_id])
         stored.close()
         assert board_id is not None

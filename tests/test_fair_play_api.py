@@ -14,6 +14,7 @@ from app.core.config import Settings
 from app.modes import get_mode
 from app.results.daily import DailyBoard
 from app.service import GameService
+from app.service.kept import KEPT
 from app.store import MemoryStore
 from tests.live import kaboom_process
 from tests.redis_server import redis_server
@@ -39,7 +40,7 @@ def two_servers(request, tmp_path):
 
 def the_days_classic_board_id(date: datetime.date) -> str:
     """The id of the day's no-guess board, as the servers make it from the day and their key."""
-    service = GameService(MemoryStore(), Settings(database="unused.sqlite3", secret_key=KEY))
+    service = GameService(MemoryStore(kept=KEPT), Settings(database="unused.sqlite3", secret_key=KEY))
     try:
         board_id = get_mode("classic").board_id(DailyBoard(date, "classic").game(service.context.board_secret))
     finally:

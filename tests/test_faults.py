@@ -25,6 +25,7 @@ import pytest
 import redis
 
 from app.service import Deals
+from app.service.kept import KEPT
 from app.store import SQLiteStore, StoreUnavailable
 from app.store.redis import UNREACHABLE, Lease, RedisStore
 from tests.live import live_server, wait_until
@@ -63,7 +64,7 @@ def read_only(*files: Path):
 
 def test_writes_work_again_on_the_same_store_once_a_read_only_episode_ends(tmp_path):
     path = tmp_path / "games.sqlite3"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, kept=KEPT)
     game_id = store.create(game_for("alice"))
     game = store.load(game_id, "alice")
     flagged = moved(game, "flag", 0, 0)
@@ -80,7 +81,7 @@ def test_writes_work_again_on_the_same_store_once_a_read_only_episode_ends(tmp_p
     # No connection that failed, or that was opened read-only, is used again: the first write goes through.
     store.save(game_id, "alice", flagged, game.version)
     assert store.load(game_id, "alice") == flagged
-    assert SQLiteStore(path).load(game_id, "alice") == flagged
+    assert SQLiteStore(path, kept=KEPT).load(game_id, "alice") == flagged
     store.close()
 
 
@@ -89,7 +90,7 @@ def test_a_save_that_fails_between_the_undo_record_and_the_game_keeps_neither(tm
     """FAIL stops the statement and leaves the transaction open; ROLLBACK is SQLite undoing it by itself,
     as it does on a full disk: either way the store reports the failure itself and keeps nothing of the move."""
     path = tmp_path / "games.sqlite3"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, kept=KEPT)
     game_id = store.create(game_for("alice"))
     game = store.load(game_id, "alice")
     revealed = moved(game, "reveal", 4, 4)
@@ -104,9 +105,9 @@ def test_a_save_that_fails_between_the_undo_record_and_the_game_keeps_neither(tm
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT COUNT(*) FROM history WHERE game_id = ?", (game_id,)).fetchone() == (0,)
         connection.execute("DROP TRIGGER fail_between")
-    assert SQLiteStore(path).load(game_id, "alice") == game
+    assert SQLiteStore(path, kept=KEPT).load(game_id, "alice") == game
     store.save(game_id, "alice", revealed, game.version)
-    assert SQLiteStore(path).load(game_id, "alice") == revealed
+    assert SQLiteStore(path, kept=KEPT).load(game_id, "alice") == revealed
     store.close()
 
 
@@ -245,7 +246,7 @@ def redis_alone():
 
 def test_a_redis_that_refuses_writes_answers_503_and_saves_again_once_it_can(redis_alone):
     server, observer = redis_alone
-    store = RedisStore(server.url)
+    store = RedisStore(server.url, kept=KEPT)
     game_id = store.create(game_for("alice"))
     game = store.load(game_id, "alice")
     observer.config_set("maxmemory", 1)  # as full as Redis gets: every write is refused with OOM
@@ -265,7 +266,7 @@ def test_a_redis_that_refuses_writes_answers_503_and_saves_again_once_it_can(red
 
 def test_a_lease_request_that_timed_out_is_never_applied_later(redis_alone):
     server, observer = redis_alone
-    store = RedisStore(server.url, socket_seconds=0.5)
+    store = RedisStore(server.url, socket_seconds=0.5, kept=KEPT)
     # Connected before the hang, so the lease request itself is what waits
     # (a new connection would stop at its handshake, before any lease request is sent).
     game_id = store.create(game_for("alice"))
@@ -281,7 +282,7 @@ def test_a_lease_request_that_timed_out_is_never_applied_later(redis_alone):
         lambda: len(observer.client_list()) == 1, 10, "the timed-out client's departure did not happen within 10 s"
     )
     assert not observer.exists(f"kaboom:lease:{game_id}")
-    with RedisStore(server.url).lease(game_id):
+    with RedisStore(server.url, kept=KEPT).lease(game_id):
         pass
 
 
@@ -311,7 +312,7 @@ def held_past_its_timeout(observer: redis.Redis, key: str, lease_seconds: float)
 def test_a_lease_is_renewed_while_its_move_runs_and_no_longer(redis_alone):
     server, observer = redis_alone
     lease_seconds = 1.0
-    store = RedisStore(server.url, lease_seconds=lease_seconds)
+    store = RedisStore(server.url, lease_seconds=lease_seconds, kept=KEPT)
     game_id = store.create(game_for("alice"))
     key = f"kaboom:lease:{game_id}"
     with store.lease(game_id):
@@ -324,7 +325,8 @@ def test_a_lease_is_renewed_while_its_move_runs_and_no_longer(redis_alone):
 HOLDER = """
 import sys, time
 from app.store.redis import RedisStore
-store = RedisStore(sys.argv[1], lease_seconds=float(sys.argv[3]))
+from app.service.kept import KEPT
+store = RedisStore(sys.argv[1], lease_seconds=float(sys.argv[3]), kept=KEPT)
 with store.lease(sys.argv[2]):
     print("held", flush=True)
     time.sleep(3600)
@@ -334,7 +336,7 @@ with store.lease(sys.argv[2]):
 def test_a_host_killed_mid_move_holds_its_game_up_for_one_lease_timeout_at_most(redis_alone):
     server, observer = redis_alone
     lease_seconds = 1.0
-    store = RedisStore(server.url, lease_seconds=lease_seconds)
+    store = RedisStore(server.url, lease_seconds=lease_seconds, kept=KEPT)
     game_id = store.create(game_for("alice"))
     key = f"kaboom:lease:{game_id}"
     holder = subprocess.Popen(
@@ -361,7 +363,7 @@ def test_opening_a_connection_keeps_the_locks_other_connections_hold(tmp_path):
     them all. Another process then believes it holds the last connection, and on closing it
     checkpoints and deletes the write-ahead log under this process's feet (a corrupt file)."""
     path = tmp_path / "games.sqlite3"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, kept=KEPT)
     holder = sqlite3.connect(path, isolation_level=None)
     try:
         holder.execute("SELECT count(*) FROM games").fetchall()  # this process has the database open

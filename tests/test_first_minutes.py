@@ -16,6 +16,7 @@ import pytest
 
 from app.core.game import Move
 from app.modes.flags import Flags
+from app.service.kept import KEPT
 from app.store.sqlite import SQLiteStore
 from solver.generate import bbbv
 from tests.live import put_layout, put_position
@@ -500,7 +501,7 @@ def blue_behind(page, database: Path) -> str:
     game_id = page.get_attribute("#board", "data-game")
     with sqlite3.connect(database) as connection:
         seats = [player for (player,) in connection.execute("SELECT player FROM seats WHERE game_id = ?", (game_id,))]
-    store = SQLiteStore(database)
+    store = SQLiteStore(database, kept=KEPT)
     stored = store.load(game_id, seats[0])
     flags = Flags()
     width = len(BOMB_BOARD[0])

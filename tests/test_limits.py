@@ -16,6 +16,7 @@ import pytest
 
 from app.core.game import Move
 from app.modes import apply_move
+from app.service.kept import KEPT
 from solver import Analyzer, Limits, OutOfWork, Status
 from tests.live import live_server, put_position
 from tests.test_rules import scattered_game
@@ -191,7 +192,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
     async def play(database: Path, lane: bool) -> list:
         settings = Settings(database=database)
         slow_lane = Lane(settings, lane_service) if lane else None
-        service = GameService(open_store(settings), settings, Deals(seed=5), clock=lambda: 100.0, lane=slow_lane)
+        service = GameService(open_store(settings, KEPT), settings, Deals(seed=5), clock=lambda: 100.0, lane=slow_lane)
         try:
             # As a server does when it starts: slow games play in a thread until the lane's process has loaded.
             service.start()
@@ -220,7 +221,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
 
     async def start(database: Path) -> None:
         settings = Settings(database=database)
-        service = GameService(open_store(settings), settings, Deals(seed=1))
+        service = GameService(open_store(settings, KEPT), settings, Deals(seed=1))
         await service.games.create("alice", "client", "cruel", 9, 9, 10, {})
         service.close()
 
@@ -241,7 +242,7 @@ def test_a_slow_lane_that_cannot_start_leaves_slow_games_playable(tmp_path, capl
 
     async def play() -> None:
         settings = Settings(database=tmp_path / "games.sqlite3")
-        service = GameService(open_store(settings), settings, Deals(seed=5), lane=Lane(settings, lane_service))
+        service = GameService(open_store(settings, KEPT), settings, Deals(seed=5), lane=Lane(settings, lane_service))
         try:
             game_id, _ = await service.games.create("alice", "client", "cruel", 9, 9, 10, {})
 

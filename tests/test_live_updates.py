@@ -22,6 +22,7 @@ from app.core.seats import Player
 from app.modes import apply_move, new_game
 from app.service import Deals
 from app.service.changes import ChangeFeed
+from app.service.kept import KEPT
 from app.store import MemoryStore
 from tests.live import kaboom_process, live_server
 from tests.redis_server import redis_server
@@ -41,7 +42,7 @@ def saved_again(store: MemoryStore, game_id: str) -> None:
 
 
 def test_one_save_wakes_every_stream_of_its_game_and_no_other() -> None:
-    store = MemoryStore()
+    store = MemoryStore(kept=KEPT)
     moved, still = (store.create(new_game(9, 9, 10, seats=[Player("alice")], rng=random.Random(0))) for _ in range(2))
     feed = ChangeFeed(store)
     threads_before = threading.active_count()
@@ -68,7 +69,7 @@ def test_one_save_wakes_every_stream_of_its_game_and_no_other() -> None:
 
 
 def test_a_wait_with_nothing_changed_ends_at_its_time_with_false() -> None:
-    store = MemoryStore()
+    store = MemoryStore(kept=KEPT)
     game_id = store.create(new_game(9, 9, 10, seats=[Player("alice")], rng=random.Random(0)))
     feed = ChangeFeed(store)
     try:

@@ -12,6 +12,7 @@ from app.core.game import Move
 from app.core.seats import Player
 from app.modes import apply_move, new_game
 from app.service.context import AnalyzerCache
+from app.service.kept import KEPT
 from app.store.base import history_footprint
 from app.store.memory import MemoryStore
 from solver import Analyzer, Budget
@@ -78,7 +79,7 @@ def test_a_finished_game_leaves_the_analyzer_cache():
 
 
 def test_the_history_cache_holds_no_more_bytes_than_it_may():
-    store = MemoryStore()
+    store = MemoryStore(kept=KEPT)
     limit = 40_000
     store.bound_history_cache(limit)
     for seat in range(8):
@@ -103,7 +104,7 @@ def test_a_worker_says_what_it_holds_each_against_its_bound(tmp_path):
     from app.service import GameService
     from app.store.sqlite import SQLiteStore, sqlite_memory
 
-    store = SQLiteStore(tmp_path / "games.sqlite3")
+    store = SQLiteStore(tmp_path / "games.sqlite3", kept=KEPT)
     service = GameService(store, Settings(database=tmp_path / "games.sqlite3", cache_megabytes=32))
     game_id = store.create(new_game(30, 16, 99, seats=[Player("alice")], rng=random.Random(1)))
     store.load(game_id, "alice")

@@ -24,6 +24,7 @@ from app.host.lane import Lane
 from app.host.worker import worker_app
 from app.modes import ClassicOptions, apply_move, new_game
 from app.service import Deals, GameService, lane_service
+from app.service.kept import KEPT
 from app.store.memory import MemoryStore
 from solver import Allowance, Limits, OutOfWork
 from solver.generate import no_guess_layout
@@ -174,7 +175,7 @@ def test_a_big_no_guess_deal_is_made_where_slow_work_runs(tmp_path, monkeypatch,
     """Never on the threads beside other players' clicks, even when this board's search happens to be quick
     (100x100 with 1,000 mines takes some 70 ms): which boards go is a rule of size and mines, not of luck."""
     settings = Settings(database=tmp_path / "unused.sqlite3", secret_key="a-long-test-secret-of-32-characters!")
-    service = GameService(MemoryStore(), settings, Deals(seed=3))
+    service = GameService(MemoryStore(kept=KEPT), settings, Deals(seed=3))
     cheap = deals_seen(monkeypatch, service)
 
     async def play() -> str:
@@ -222,7 +223,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
     # None where none is configured: turned off, or a store only this process sees.
     for app in (
         worker_app(Settings(database=tmp_path / "off.sqlite3", slow_lane=False)),
-        worker_app(Settings(database=tmp_path / "games.sqlite3"), store=MemoryStore()),
+        worker_app(Settings(database=tmp_path / "games.sqlite3"), store=MemoryStore(kept=KEPT)),
     ):
         asyncio.run(serve(app))
         assert app.state.service.runner.lane is None

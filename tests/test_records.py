@@ -31,6 +31,7 @@ from app.results.records import (
     tally_key,
 )
 from app.service import Deals, GameService
+from app.service.kept import KEPT
 from app.store import Listing, MemoryStore, SQLiteStore
 from app.web.view import accuracy_text, game_list
 from solver.generate import bbbv
@@ -302,7 +303,9 @@ BOARD = "9x9-10-o-5.5-0123456789abcdef"
 @pytest.fixture(params=["memory", "sqlite"])
 def service(request, tmp_path, clock):
     settings = Settings(database=tmp_path / "games.sqlite3", secret_key="a test key, long enough")
-    store = MemoryStore(clock) if request.param == "memory" else SQLiteStore(settings.database, clock)
+    store = (
+        MemoryStore(clock, kept=KEPT) if request.param == "memory" else SQLiteStore(settings.database, clock, kept=KEPT)
+    )
     service = GameService(store, settings, Deals(seed=0), clock=clock)
     yield service
     service.close()

@@ -10,6 +10,7 @@ import pytest
 
 from app.core.config import ConfigurationError
 from app.core.game import Game
+from app.service.kept import KEPT
 from app.store import Conflict, Corrupt, NotFound
 from app.store.redis import RedisStore
 from tests.live import free_port
@@ -25,14 +26,14 @@ def redis_url():
 
 @pytest.fixture
 def store(redis_url):
-    store = RedisStore(redis_url)
+    store = RedisStore(redis_url, kept=KEPT)
     yield store
     store.redis.flushdb()
     store.close()
 
 
 def test_of_two_processes_saving_over_the_same_version_exactly_one_wins(store, redis_url):
-    processes = [RedisStore(redis_url), RedisStore(redis_url)]
+    processes = [RedisStore(redis_url, kept=KEPT), RedisStore(redis_url, kept=KEPT)]
     game_id = store.create(game_for("alice"))
 
     def save(process: RedisStore, game: Game, read_version: int, start: threading.Barrier) -> Game | None:
@@ -58,7 +59,7 @@ def test_of_two_processes_saving_over_the_same_version_exactly_one_wins(store, r
 
 
 def test_a_lease_queues_hosts_and_a_lost_lease_is_not_an_error(store, redis_url):
-    other = RedisStore(redis_url)
+    other = RedisStore(redis_url, kept=KEPT)
     game_id = store.create(game_for("alice"))
     order: list[str] = []
 
@@ -94,7 +95,7 @@ def test_a_key_of_the_wrong_type_is_damage_not_a_crash(store):
 def test_an_unreachable_redis_stops_the_start_without_showing_its_password():
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
     with pytest.raises(ConfigurationError, match=r"cannot reach Redis at redis://:\*\*\*@127\.0\.0\.1") as error:
-        RedisStore(url)
+        RedisStore(url, kept=KEPT)
     assert "hunter2" not in str(error.value)
 
 

@@ -12,6 +12,7 @@ from app.core.game import Game
 from app.core.seats import left_by
 from app.modes import get_mode
 from app.modes.classic import BoardId
+from app.service.kept import KEPT
 from app.store import SQLiteStore
 from tests import test_rooms
 from tests.test_rooms import COUNTDOWN, client, join, move, new_room, ok
@@ -21,7 +22,7 @@ server = test_rooms.server  # the same live server for each test: rooms on a rea
 
 def stored(database, game_id: str) -> Game:
     """The game as the server's SQLite file holds it, secret and all."""
-    store = SQLiteStore(database)
+    store = SQLiteStore(database, kept=KEPT)
     try:
         game = store.peek([game_id])[game_id]
     finally:

@@ -18,6 +18,7 @@ from app.core.seats import Invitation, Player, replay_watcher, watcher
 from app.modes import apply_move, new_game
 from app.rooms import MAX_PLAYERS, Member, Room
 from app.rooms.base import new_invite
+from app.service.kept import KEPT
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
 
@@ -126,7 +127,7 @@ class MemoryBackend(Backend):
     name = "memory"
 
     def open(self) -> Store:
-        return MemoryStore(clock=self.clock)
+        return MemoryStore(clock=self.clock, kept=KEPT)
 
     def another(self) -> Store:
         # One process holds a memory store: "another" is the same one, its history cache emptied.
@@ -163,10 +164,10 @@ class SQLiteBackend(Backend):
         super().__init__(clock)
 
     def open(self) -> Store:
-        return SQLiteStore(self.path, clock=self.clock)
+        return SQLiteStore(self.path, clock=self.clock, kept=KEPT)
 
     def another(self) -> Store:
-        return SQLiteStore(self.path, clock=self.clock)
+        return SQLiteStore(self.path, clock=self.clock, kept=KEPT)
 
     def damage_state(self, game_id: str) -> None:
         with sqlite3.connect(self.path) as connection:
@@ -207,7 +208,7 @@ class RedisBackend(Backend):
     def open(self) -> Store:
         from app.store.redis import RedisStore
 
-        return RedisStore(self.url, clock=self.clock)
+        return RedisStore(self.url, clock=self.clock, kept=KEPT)
 
     another = open
 
@@ -839,12 +840,12 @@ def _rewrite(backend: Backend, game_id: str, data: str, record: str) -> bool:
 def test_a_sqlite_file_from_before_seats_opens_with_its_games(tmp_path, clock):
     """The seats table is filled from the old owner column when an old file is opened."""
     path = tmp_path / "old.sqlite3"
-    store = SQLiteStore(path, clock=clock)
+    store = SQLiteStore(path, clock=clock, kept=KEPT)
     game_id = store.create(game_for("alice"))
     store.close()
     with sqlite3.connect(path) as connection:
         connection.execute("DROP TABLE seats")
-    reopened = SQLiteStore(path, clock=clock)
+    reopened = SQLiteStore(path, clock=clock, kept=KEPT)
     assert reopened.load(game_id, "alice").seats == [Player("alice")]
     assert reopened.latest("alice") == game_id
     reopened.close()
@@ -853,13 +854,13 @@ def test_a_sqlite_file_from_before_seats_opens_with_its_games(tmp_path, clock):
 def test_a_sqlite_file_from_before_rooms_opens_and_keeps_rooms(tmp_path, clock):
     """Rooms' tables are made when a file from before them is opened; its games stay as they were."""
     path = tmp_path / "old.sqlite3"
-    store = SQLiteStore(path, clock=clock)
+    store = SQLiteStore(path, clock=clock, kept=KEPT)
     game_id = store.create(game_for("alice"))
     store.close()
     with sqlite3.connect(path) as connection:
         for table in ("room_presence", "room_members", "rooms"):
             connection.execute(f"DROP TABLE {table}")
-    reopened = SQLiteStore(path, clock=clock)
+    reopened = SQLiteStore(path, clock=clock, kept=KEPT)
     room = room_for("alice")
     room_id = reopened.create_room(room)
     assert reopened.load_room(room_id) == room and reopened.rooms_of("alice") == [room_id]
@@ -901,12 +902,13 @@ def test_processes_on_one_sqlite_file_take_turns_at_a_game_and_a_dead_holder_let
     import app.store.sqlite as sqlite_store
 
     path = tmp_path / "games.sqlite3"
-    store = SQLiteStore(path)
+    store = SQLiteStore(path, kept=KEPT)
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            "import sys; from app.store import SQLiteStore; store = SQLiteStore(sys.argv[1])\n"
+            "import sys; from app.store import SQLiteStore; from app.service.kept import KEPT\n"
+            "store = SQLiteStore(sys.argv[1], kept=KEPT)\n"
             "with store.lease('game'):\n    print('held', flush=True); sys.stdin.read()",
             str(path),
         ],

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from app.service.kept import KEPT
 from app.store import Corrupt, LadderPage, LadderRow, SQLiteStore, Store
 from tests.test_store import RedisBackend, game_for
 
@@ -219,7 +220,7 @@ class TestLadderContract:
 def test_a_sqlite_file_from_before_ladders_opens_and_gains_them(tmp_path, clock):
     """Names' and ladders' tables are made when a file from before them is opened; its games stay as they were."""
     path = tmp_path / "old.sqlite3"
-    store = SQLiteStore(path, clock=clock)
+    store = SQLiteStore(path, clock=clock, kept=KEPT)
     game_id = store.create(game_for("alice"))
     store.close()
     with sqlite3.connect(path) as connection:
@@ -227,7 +228,7 @@ def test_a_sqlite_file_from_before_ladders_opens_and_gains_them(tmp_path, clock)
             connection.execute(f"DROP TABLE {table}")
         indexes = connection.execute("SELECT name FROM sqlite_master WHERE name LIKE 'ladders_%'").fetchall()
         assert indexes == []  # they went with their table: the old file had none
-    reopened = SQLiteStore(path, clock=clock)
+    reopened = SQLiteStore(path, clock=clock, kept=KEPT)
     assert enter(reopened, "alice", 0, 5_000)
     reopened.set_name("alice", "Alice")
     assert reopened.ladder(DAY, 10, "alice").own == LadderRow(1, "alice", 0, 5_000, entry("alice"))
@@ -240,7 +241,7 @@ def test_a_sqlite_file_from_before_ladders_opens_and_gains_them(tmp_path, clock)
 
 
 def test_sqlite_ladder_rows_that_do_not_read_are_left_off_the_page(tmp_path, clock):
-    store = SQLiteStore(tmp_path / "games.sqlite3", clock=clock)
+    store = SQLiteStore(tmp_path / "games.sqlite3", clock=clock, kept=KEPT)
     try:
         for number, player in enumerate(["first", "broken", "third", "fourth"]):
             enter(store, player, 0, 1_000 * (number + 1))

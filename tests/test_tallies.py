@@ -7,11 +7,13 @@ app.results.records.records_of says when it counts every result the store kept.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
 
 from app.results.records import TALLIED, records_of, tallied, tally_key
+from app.service.kept import KEPT
 from app.store import Store
 from tests.test_records import result
 
@@ -142,8 +144,7 @@ class TestTallies:
         def refused(stored):
             raise AssertionError("counted every result again")
 
-        for module in ("memory", "sqlite", "redis"):
-            monkeypatch.setattr(f"app.store.{module}.recount", refused)
+        monkeypatch.setattr(store, "kept", dataclasses.replace(store.kept, recount=refused))
         keep(store, "alice", "graded", result(True, 10.0, 4, accuracy=0.5))
         keep(store, "alice", "graded-too", result(False, 2.0, 5, accuracy=1.0))
         keep(store, "alice", "none-bet", result(False, 2.0, 6, accuracy=None))
@@ -185,9 +186,8 @@ class TestTallies:
         def refused(stored):
             raise AssertionError("counted every result again")
 
-        for module in ("memory", "sqlite", "redis"):
-            monkeypatch.setattr(f"app.store.{module}.recount", refused)
         store = backend.store
+        monkeypatch.setattr(store, "kept", dataclasses.replace(store.kept, recount=refused))
         kept = [text for text in HISTORY if text != "not JSON"]
         kept.sort(key=lambda text: json.loads(text)["finished_at"])
         for number, text in enumerate(kept):
@@ -198,7 +198,7 @@ class TestTallies:
 def test_a_tallies_key_of_another_type_in_redis_is_written_over(redis_url, clock):
     from app.store.redis import RedisStore
 
-    store = RedisStore(redis_url, clock=clock)
+    store = RedisStore(redis_url, clock=clock, kept=KEPT)
     try:
         store.redis.set("kaboom:tallies:alice", "a string")
         keep(store, "alice", "game", result(True, 3.0, 1))

@@ -21,6 +21,7 @@ from app.core.config import Settings
 from app.core.game import Move, Refused
 from app.core.seats import Computer, Invitation, Player, watcher
 from app.service import Deals, GameService
+from app.service.kept import KEPT
 from app.store.sqlite import SQLiteStore
 
 OLD = Path(__file__).parent / "stored" / "games-before-typed-seats.sqlite3"
@@ -61,7 +62,7 @@ def by_kind(database: Path) -> dict[str, str]:
 
 def service_on(database: Path) -> GameService:
     settings = Settings(database=database, secret_key="a key for the old database only", computer_pause=0.0)
-    return GameService(SQLiteStore(database), settings, Deals(seed=3))
+    return GameService(SQLiteStore(database, kept=KEPT), settings, Deals(seed=3))
 
 
 def covered_cell(game) -> tuple[int, int]:
@@ -78,7 +79,7 @@ def test_the_old_file_holds_what_this_test_expects() -> None:
 
 def test_every_game_loads_with_typed_seats(database) -> None:
     kinds, old = by_kind(database), rows(database)
-    store = SQLiteStore(database)
+    store = SQLiteStore(database, kept=KEPT)
     try:
         for kind, game_id in kinds.items():
             credentials, data = old[game_id]

@@ -29,6 +29,7 @@ from app.service.aids import AidOperations
 from app.service.context import Context, Deals
 from app.service.daily import DailyOperations
 from app.service.games import GameOperations
+from app.service.kept import KEPT
 from app.service.reviews import ReviewOperations
 from app.service.rooms import RoomOperations
 from app.service.seats import SeatOperations
@@ -93,4 +94,4 @@ class GameService:
 
 def lane_service(settings: Settings) -> GameService:
     """The service a slow lane's process runs operations on: the same store the settings name, no lane of its own."""
-    return GameService(open_store(settings), settings)
+    return GameService(open_store(settings, KEPT), settings)

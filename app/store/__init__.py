@@ -11,6 +11,7 @@ from app.store.base import (
     Clock,
     Conflict,
     Corrupt,
+    Kept,
     LadderPage,
     LadderRow,
     Listing,
@@ -23,24 +24,28 @@ from app.store.memory import MemoryStore
 from app.store.sqlite import SQLiteStore
 
 
-def open_store(settings: Settings, clock: Clock = time.time) -> Store:
-    """The store the settings name, its history cache sized by them; one that cannot be opened raises
-    ConfigurationError."""
-    store = _open(settings, clock)
+def open_store(settings: Settings, kept: Kept, clock: Clock = time.time) -> Store:
+    """The store the settings name, reading and writing what it keeps as `kept` says, its history cache sized by
+    the settings; one that cannot be opened raises ConfigurationError."""
+    store = _open(settings, kept, clock)
     store.bound_history_cache(settings.cache_megabytes * 2**20 // 4)
     return store
 
 
-def _open(settings: Settings, clock: Clock) -> Store:
+def _open(settings: Settings, kept: Kept, clock: Clock) -> Store:
     if settings.store:
         from app.store.redis import RedisStore
 
         return RedisStore(
-            settings.store, clock=clock, lease_seconds=settings.lease_seconds, socket_seconds=settings.redis_timeout
+            settings.store,
+            clock=clock,
+            lease_seconds=settings.lease_seconds,
+            socket_seconds=settings.redis_timeout,
+            kept=kept,
         )
     try:
         settings.database.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStore(settings.database, clock=clock)
+        return SQLiteStore(settings.database, clock=clock, kept=kept)
     except (OSError, sqlite3.Error, StoreUnavailable) as error:
         raise ConfigurationError(f"cannot open the database {settings.database}: {error}") from None
 
@@ -50,6 +55,7 @@ __all__ = [
     "Clock",
     "Conflict",
     "Corrupt",
+    "Kept",
     "LadderPage",
     "LadderRow",
     "Listing",

@@ -53,8 +53,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -65,8 +64,6 @@ from app.core.errors import KaboomError
 from app.core.game import Game
 from app.core.seats import Player
 from app.core.stored import dump, read_records, read_state
-from app.modes import MODES
-from app.rooms import Room, decode_room, encode_room
 
 Clock = Callable[[], float]
 # How many of a player's games the list shows: as many as a player may keep (create's `keep`).
@@ -198,6 +195,23 @@ def history_footprint(history: list[dict[str, Any]]) -> int:
     return sum(600 + 150 * (len(record.get("cells", ())) + len(record.get("marks", ()))) for record in history)
 
 
+@dataclass(frozen=True)
+class Kept:
+    """What the layers above hand the store so that it can read and write what it keeps without depending on them:
+    the modes (a game's state reads back through its mode's schema, app.core.stored), the rooms' codec, and the
+    records' tallies (kept in the same write as the result they count). app.service.kept builds the one every
+    server uses."""
+
+    modes: Mapping[str, Any]
+    encode_room: Callable[[Any], str]
+    decode_room: Callable[[str | bytes], Any]  # a room as the rooms read it: its `version` and `players`
+    room_seats: int  # presence marks a room may have: one per member's colour
+    tallied: str  # the key of a player's tally of everything
+    tally_key: Callable[[str], str | None]  # the tally a result counts in beside it, if any
+    tally: Callable[[dict[str, str], str, bool], dict[str, str] | None]  # (rows, result, alone) -> rows changed
+    recount: Callable[[list[str]], dict[str, str]]  # every tally again from all of a player's results
+
+
 class Store:
     """What every store offers. Histories of recently used games stay decoded in memory,
     keyed by version: a given version of a game always has the same history."""
@@ -205,8 +219,9 @@ class Store:
     # Whether another process can open the same games from the same settings (the slow lane does).
     shared_by_processes = False
 
-    def __init__(self, clock: Clock = time.time) -> None:
+    def __init__(self, clock: Clock, kept: Kept) -> None:
         self.clock = clock
+        self.kept = kept
         self._cache_lock = threading.Lock()
         self.bound_history_cache(HISTORY_CACHE_BYTES)
         # Keys found over their limit, and when their window ends (by `clock`): see allow.
@@ -257,18 +272,16 @@ class Store:
         as played, so its address still opens it for them. NotFound unless they hold a seat."""
         raise NotImplementedError
 
-    @staticmethod
-    def _listing(game_id: str, version: Any, data: str | bytes | None, updated_at: Any) -> Listing:
+    def _listing(self, game_id: str, version: Any, data: str | bytes | None, updated_at: Any) -> Listing:
         """A game as the list shows it; a game that does not read back is listed as damaged (game None)."""
-        game = Store._glance(version, data)
+        game = self._glance(version, data)
         return Listing(game_id, game, float(updated_at) if isinstance(updated_at, (int, float, str, bytes)) else 0.0)
 
-    @staticmethod
-    def _glance(version: Any, data: str | bytes | None) -> Game | None:
+    def _glance(self, version: Any, data: str | bytes | None) -> Game | None:
         """A game's state without its history, as the list and `peek` read it; None when it is gone, does not
         read back, or its stored version disagrees with its data."""
         try:
-            game = read_state(data, MODES) if data is not None else None
+            game = read_state(data, self.kept.modes) if data is not None else None
         except ValueError:
             return None
         return game if game is not None and version == game.version else None
@@ -358,16 +371,16 @@ class Store:
     # The store lets anyone load a room by id: what a room admits is the service's to check (Room.admits).
     # Rooms and games share one space of ids: stored_version, stored_versions and changes speak of both.
 
-    def create_room(self, room: Room) -> str:
+    def create_room(self, room: Any) -> str:
         """Keep a new room; its id, as hard to guess as a game's."""
         raise NotImplementedError
 
-    def load_room(self, room_id: str) -> Room:
+    def load_room(self, room_id: str) -> Any:
         """The room as stored; NotFound for none, Corrupt when it does not read back (or its stored version
         disagrees with its data)."""
         raise NotImplementedError
 
-    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+    def save_room(self, room_id: str, room: Any, read_version: int) -> None:
         """Write all of the room or nothing, over the version it was read at (Conflict otherwise, NotFound
         once it is gone); its members are indexed as it has them, and its live pages hear of it."""
         raise NotImplementedError
@@ -489,7 +502,7 @@ class Store:
         version's history, checked when it was read or written.
         """
         try:
-            game = read_state(data, MODES)
+            game = read_state(data, self.kept.modes)
             if type(version) is not int or version != game.version:
                 raise ValueError(f"version: the store holds version {version!r}, the game's data {game.version}")
             if records is None:
@@ -498,7 +511,7 @@ class Store:
             else:
                 if history_length is not None and history_length != len(records):
                     raise ValueError(f"history: {len(records)} undo records where the store counts {history_length!r}")
-                game.history = read_records(game, records, MODES)
+                game.history = read_records(game, records, self.kept.modes)
         except ValueError as error:
             raise Corrupt(f"game {game_id}: {error}") from None
         if not game.seats:
@@ -506,6 +519,36 @@ class Store:
             game.seats = [Player(player)]
         self._remember_history(game_id, game)
         return game
+
+    def _encode(self, game: Game, game_id: str = "new") -> str:
+        """A game's state as stored. A state that would not read back is not written at all: Corrupt
+        (an undo record that does not fit its game, say, undone into an impossible board)."""
+        try:
+            return dump(game, self.kept.modes)
+        except ValueError as error:
+            raise Corrupt(f"game {game_id}: not stored, as it would not read back: {error}") from None
+
+    def _room_data(self, room: Any, room_id: str = "new") -> str:
+        """A room as stored. One that would not read back is not written at all: Corrupt."""
+        try:
+            return self.kept.encode_room(room)
+        except ValueError as error:
+            raise Corrupt(f"room {room_id}: not stored, as it would not read back: {error}") from None
+
+    def _read_room(self, room_id: str, version: Any, data: str | bytes) -> Any:
+        """A stored room back, every field checked; Corrupt naming the room and what is wrong.
+
+        `version` is the store's own copy beside the data, the one save_room
+        checks: if the two disagree no save could ever pass, so the room is
+        damaged rather than "changed, try again" forever.
+        """
+        try:
+            room = self.kept.decode_room(data)
+            if type(version) is not int or version != room.version:
+                raise ValueError(f"version: the store holds version {version!r}, the room's data {room.version}")
+        except ValueError as error:
+            raise Corrupt(f"room {room_id}: {error}") from None
+        return room
 
 
 # How often a store without a push channel is asked for the versions of the watched games: one read for
@@ -538,38 +581,5 @@ class PolledChanges(Changes):
         self._closed.set()
 
 
-def encode(game: Game, game_id: str = "new") -> str:
-    """A game's state as stored. A state that would not read back is not written at all: Corrupt
-    (an undo record that does not fit its game, say, undone into an impossible board)."""
-    try:
-        return dump(game, MODES)
-    except ValueError as error:
-        raise Corrupt(f"game {game_id}: not stored, as it would not read back: {error}") from None
-
-
 def creator(game: Game) -> str:
     return game.maker
-
-
-def room_data(room: Room, room_id: str = "new") -> str:
-    """A room as stored. One that would not read back is not written at all: Corrupt."""
-    try:
-        return encode_room(room)
-    except ValueError as error:
-        raise Corrupt(f"room {room_id}: not stored, as it would not read back: {error}") from None
-
-
-def read_room(room_id: str, version: Any, data: str | bytes) -> Room:
-    """A stored room back, every field checked; Corrupt naming the room and what is wrong.
-
-    `version` is the store's own copy beside the data, the one save_room
-    checks: if the two disagree no save could ever pass, so the room is
-    damaged rather than "changed, try again" forever.
-    """
-    try:
-        room = decode_room(data)
-        if type(version) is not int or version != room.version:
-            raise ValueError(f"version: the store holds version {version!r}, the room's data {room.version}")
-    except ValueError as error:
-        raise Corrupt(f"room {room_id}: {error}") from None
-    return room

@@ -9,31 +9,27 @@ from collections import Counter
 from typing import Any
 
 from app.core.game import Game
-from app.results.records import TALLIED, recount, tally, tally_key
-from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
     LADDER_LISTED_GROUPS,
     Clock,
     Conflict,
+    Kept,
     LadderPage,
     Listing,
     NotFound,
     Store,
     check_ladder_arguments,
     creator,
-    encode,
     ladder_row,
     new_game_id,
-    read_room,
-    room_data,
     window_start,
 )
 
 
 class MemoryStore(Store):
-    def __init__(self, clock: Clock = time.time) -> None:
-        super().__init__(clock)
+    def __init__(self, clock: Clock = time.time, *, kept: Kept) -> None:
+        super().__init__(clock, kept)
         self._games: dict[str, dict[str, Any]] = {}
         self._counters: dict[str, tuple[float, int]] = {}
         self._results: dict[str, dict[str, str]] = {}  # player -> game id -> result, in the order kept
@@ -63,7 +59,7 @@ class MemoryStore(Store):
             self._games[game_id] = {
                 "creator": maker,
                 "seats": game.credentials(),
-                "data": encode(game),
+                "data": self._encode(game),
                 "history": [],
                 "updated": self.clock(),
                 "status": game.status,
@@ -84,7 +80,7 @@ class MemoryStore(Store):
         return self._decode(game_id, player, version, data, records)
 
     def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
-        data = encode(game, game_id)
+        data = self._encode(game, game_id)
         records = [json.dumps(record) for record in game.history]
         with self._changed:
             row = self._row(game_id, player)
@@ -146,9 +142,9 @@ class MemoryStore(Store):
                 return
             text = results[game_id] = json.dumps(result)
             tallies = self._tallies.setdefault(player, {})
-            key = tally_key(text)
-            rows = {name: tallies[name] for name in (TALLIED, key) if name in tallies}
-            changes = tally(rows, text, alone=len(results) == 1)
+            key = self.kept.tally_key(text)
+            rows = {name: tallies[name] for name in (self.kept.tallied, key) if name in tallies}
+            changes = self.kept.tally(rows, text, len(results) == 1)
             if changes is None:
                 tallies.clear()  # counted again from every result when next read, as the other stores do
             else:
@@ -165,7 +161,7 @@ class MemoryStore(Store):
     def tallies_of(self, player: str) -> dict[str, str]:
         with self._changed:
             tallies = dict(self._tallies.get(player, {}))
-            return tallies if TALLIED in tallies else self._retally(player)
+            return tallies if self.kept.tallied in tallies else self._retally(player)
 
     def retally(self, player: str) -> dict[str, str]:
         with self._changed:
@@ -173,7 +169,7 @@ class MemoryStore(Store):
 
     def _retally(self, player: str) -> dict[str, str]:
         results = list(self._results.get(player, {}).values())
-        self._tallies[player] = recount(results) if results else {}
+        self._tallies[player] = self.kept.recount(results) if results else {}
         return dict(self._tallies[player])
 
     def count_event(self, key: str, limit: int, window: float) -> bool:
@@ -199,9 +195,9 @@ class MemoryStore(Store):
         with self._changed:
             return {seat for (game, seat), until in self._presence.items() if game == game_id and until > now}
 
-    def create_room(self, room: Room) -> str:
+    def create_room(self, room: Any) -> str:
         room_id = new_game_id()
-        data = room_data(room, room_id)
+        data = self._room_data(room, room_id)
         with self._changed:
             self._rooms[room_id] = {
                 "data": data,
@@ -211,16 +207,16 @@ class MemoryStore(Store):
             }
         return room_id
 
-    def load_room(self, room_id: str) -> Room:
+    def load_room(self, room_id: str) -> Any:
         with self._changed:
             row = self._rooms.get(room_id)
             if row is None:
                 raise NotFound(room_id)
             version, data = row["version"], row["data"]
-        return read_room(room_id, version, data)
+        return self._read_room(room_id, version, data)
 
-    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
-        data = room_data(room, room_id)
+    def save_room(self, room_id: str, room: Any, read_version: int) -> None:
+        data = self._room_data(room, room_id)
         with self._changed:
             row = self._rooms.get(room_id)
             if row is None:

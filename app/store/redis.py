@@ -58,8 +58,6 @@ from redis.typing import EncodableT
 
 from app.core.config import ConfigurationError
 from app.core.game import Game
-from app.results.records import TALLIED, recount, tally, tally_key
-from app.rooms import MAX_PLAYERS, Room
 from app.store.base import (
     CHANGES_POLL_SECONDS,
     GAMES_LISTED,
@@ -71,6 +69,7 @@ from app.store.base import (
     Clock,
     Conflict,
     Corrupt,
+    Kept,
     LadderPage,
     Listing,
     NotFound,
@@ -78,11 +77,8 @@ from app.store.base import (
     StoreUnavailable,
     check_ladder_arguments,
     creator,
-    encode,
     ladder_row,
     new_game_id,
-    read_room,
-    room_data,
     window_start,
 )
 
@@ -271,8 +267,10 @@ class RedisStore(Store):
         clock: Clock = time.time,
         lease_seconds: float = LEASE_SECONDS,
         socket_seconds: float = SOCKET_SECONDS,
+        *,
+        kept: Kept,
     ) -> None:
-        super().__init__(clock)
+        super().__init__(clock, kept)
         self.prefix = prefix
         self.lease_seconds = lease_seconds
         self.socket_seconds = socket_seconds
@@ -298,7 +296,7 @@ class RedisStore(Store):
     def create(self, game: Game, keep: int = 100) -> str:
         maker = creator(game)
         game_id = new_game_id()
-        data = encode(game, game_id)
+        data = self._encode(game, game_id)
         made = self._key("owner", maker)
         self._repair_indexes(self._index_keys(game.credentials()))
 
@@ -390,7 +388,7 @@ class RedisStore(Store):
     def save(self, game_id: str, player: str, game: Game, read_version: int) -> None:
         key = self._key("game", game_id)
         history_key = self._key("history", game_id)
-        data = encode(game, game_id)
+        data = self._encode(game, game_id)
 
         def write(pipe: redis.client.Pipeline) -> None:
             fields = ("seats", "owner", "version", "history_length", "departed")
@@ -597,7 +595,7 @@ class RedisStore(Store):
                         return
                     changes, damaged = None, False
                     if keep and text is not None:
-                        names = [TALLIED, *filter(None, [tally_key(text)])]
+                        names = [self.kept.tallied, *filter(None, [self.kept.tally_key(text)])]
                         try:
                             values = cast(list[bytes | None], pipe.hmget(tallies, names))
                         except redis.ResponseError:  # tallies of another type: written over
@@ -607,7 +605,7 @@ class RedisStore(Store):
                             for name, value in zip(names, values, strict=True)
                             if value
                         }
-                        changes = tally(rows, text, TALLIED not in rows and pipe.hlen(results) == 0)
+                        changes = self.kept.tally(rows, text, self.kept.tallied not in rows and pipe.hlen(results) == 0)
                     pipe.multi()
                     if board is not None and first is None:
                         pipe.hset(boards, board, game_id)
@@ -646,7 +644,11 @@ class RedisStore(Store):
         except redis.ResponseError:  # a key of another type: counted again, over it
             return self.retally(player)
         rows = {name.decode(errors="replace"): value.decode(errors="replace") for name, value in stored.items()}
-        return rows if TALLIED in rows or not self.redis.exists(self._key("results", player)) else self.retally(player)
+        return (
+            rows
+            if self.kept.tallied in rows or not self.redis.exists(self._key("results", player))
+            else self.retally(player)
+        )
 
     @store_faults()
     def retally(self, player: str) -> dict[str, str]:
@@ -659,7 +661,7 @@ class RedisStore(Store):
                         stored = self._stored_results(pipe, results)
                     except redis.ResponseError:  # results of another type: none to count, and they are left as they are
                         stored = []
-                    rows = recount(stored) if stored else {}
+                    rows = self.kept.recount(stored) if stored else {}
                     pipe.multi()
                     pipe.delete(tallies)
                     if rows:
@@ -699,7 +701,7 @@ class RedisStore(Store):
     @store_faults()
     def present(self, game_id: str) -> set[int]:
         # A game has two seats at most, a room a place per member: one read covers either.
-        keys = [self._key("presence", game_id, str(seat)) for seat in range(MAX_PLAYERS)]
+        keys = [self._key("presence", game_id, str(seat)) for seat in range(self.kept.room_seats)]
         marks = cast(list[bytes | None], self.redis.mget(keys))
         now = self.clock()
         return {seat for seat, until in enumerate(marks) if until is not None and _moment(until) > now}
@@ -725,9 +727,9 @@ class RedisStore(Store):
         return RedisChanges(self)
 
     @store_faults()
-    def create_room(self, room: Room) -> str:
+    def create_room(self, room: Any) -> str:
         room_id = new_game_id()
-        data = room_data(room, room_id)
+        data = self._room_data(room, room_id)
         players = room.players()
         rooms = self._key("rooms")
         self._repair_room_indexes([rooms, *self._member_keys(players)])
@@ -750,7 +752,7 @@ class RedisStore(Store):
         return room_id
 
     @store_faults()
-    def load_room(self, room_id: str) -> Room:
+    def load_room(self, room_id: str) -> Any:
         try:
             version, data = cast(list[bytes | None], self.redis.hmget(self._key("room", room_id), "version", "data"))
         except redis.ResponseError as error:
@@ -759,12 +761,12 @@ class RedisStore(Store):
             raise NotFound(room_id)
         if data is None:
             raise Corrupt(f"room {room_id}: its data is missing")
-        return read_room(room_id, _room_version(room_id, version), data)
+        return self._read_room(room_id, _room_version(room_id, version), data)
 
     @store_faults()
-    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
+    def save_room(self, room_id: str, room: Any, read_version: int) -> None:
         key, rooms = self._key("room", room_id), self._key("rooms")
-        data = room_data(room, room_id)
+        data = self._room_data(room, room_id)
         players = room.players()
 
         def write(pipe: redis.client.Pipeline) -> None:

@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from app.core.game import Game
-from app.results.records import TALLIED, recount, tally, tally_key
-from app.rooms import Room
 from app.store.base import (
     GAMES_LISTED,
     LADDER_LISTED_GROUPS,
     LEASE_WAIT_SECONDS,
     Clock,
     Conflict,
+    Kept,
     LadderPage,
     Listing,
     NotFound,
@@ -41,11 +40,8 @@ from app.store.base import (
     StoreUnavailable,
     check_ladder_arguments,
     creator,
-    encode,
     ladder_row,
     new_game_id,
-    read_room,
-    room_data,
     window_start,
 )
 
@@ -278,8 +274,8 @@ class SQLiteStore(Store):
             SELECT id, 0, owner FROM games WHERE NOT EXISTS (SELECT 1 FROM seats WHERE game_id = games.id);
     """
 
-    def __init__(self, path: Path, clock: Clock = time.time):
-        super().__init__(clock)
+    def __init__(self, path: Path, clock: Clock = time.time, *, kept: Kept):
+        super().__init__(clock, kept)
         self.path = Path(path)
         # Connections not in use. A pool, not one per thread: the thread pool
         # retires and replaces its threads, and per-thread connections (each
@@ -393,7 +389,7 @@ class SQLiteStore(Store):
             connection.execute(
                 "INSERT INTO games (id, owner, version, data, finished, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, maker, game.version, encode(game, game_id), game.status != "playing", now, now),
+                (game_id, maker, game.version, self._encode(game, game_id), game.status != "playing", now, now),
             )
             self._seat(connection, game_id, game)
         return game_id
@@ -450,7 +446,7 @@ class SQLiteStore(Store):
                 "UPDATE games SET version = ?, data = ?, history_length = ?, finished = ?, updated_at = ? WHERE id = ?",
                 (
                     game.version,
-                    encode(game, game_id),
+                    self._encode(game, game_id),
                     len(game.history),
                     game.status != "playing",
                     now,
@@ -532,21 +528,21 @@ class SQLiteStore(Store):
             ).rowcount
             if not kept:
                 return
-            key = tally_key(text)
+            key = self.kept.tally_key(text)
             rows = dict(
                 connection.execute(
                     "SELECT key, data FROM tallies WHERE player = ? AND key IN (?, ?)",
-                    (player, TALLIED, key or TALLIED),
+                    (player, self.kept.tallied, key or self.kept.tallied),
                 )
             )
             alone = (
-                TALLIED not in rows
+                self.kept.tallied not in rows
                 and connection.execute(
                     "SELECT COUNT(*) FROM (SELECT 1 FROM results WHERE player = ? LIMIT 2)", (player,)
                 ).fetchone()[0]
                 == 1
             )
-            changes = tally(rows, text, alone)
+            changes = self.kept.tally(rows, text, alone)
             if changes is None:
                 # Counted again from every result when next read (tallies_of), outside the write lock every move takes.
                 connection.execute("DELETE FROM tallies WHERE player = ?", (player,))
@@ -574,7 +570,7 @@ class SQLiteStore(Store):
         with self._connection() as connection:
             rows = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ?", (player,)))
             if (
-                TALLIED in rows
+                self.kept.tallied in rows
                 or connection.execute("SELECT 1 FROM results WHERE player = ? LIMIT 1", (player,)).fetchone() is None
             ):
                 return rows
@@ -586,7 +582,7 @@ class SQLiteStore(Store):
         for _ in range(3):
             with self._snapshot() as connection:
                 results = self._results(connection, player)
-            rows = recount(results) if results else {}
+            rows = self.kept.recount(results) if results else {}
             try:
                 with self._transaction() as connection:
                     if connection.execute("SELECT COUNT(*) FROM results WHERE player = ?", (player,)).fetchone()[
@@ -601,7 +597,7 @@ class SQLiteStore(Store):
 
     def _retally(self, connection: sqlite3.Connection, player: str) -> dict[str, str]:
         results = self._results(connection, player)
-        rows = recount(results) if results else {}
+        rows = self.kept.recount(results) if results else {}
         self._keep_tallies(connection, player, rows)
         return rows
 
@@ -684,9 +680,9 @@ class SQLiteStore(Store):
             ).fetchall()
         return {seat for (seat,) in rows}
 
-    def create_room(self, room: Room) -> str:
+    def create_room(self, room: Any) -> str:
         room_id = new_game_id()
-        data = room_data(room, room_id)
+        data = self._room_data(room, room_id)
         now = self.clock()
         with self._transaction() as connection:
             connection.execute(
@@ -697,7 +693,7 @@ class SQLiteStore(Store):
         return room_id
 
     @staticmethod
-    def _members(connection: sqlite3.Connection, room_id: str, room: Room) -> None:
+    def _members(connection: sqlite3.Connection, room_id: str, room: Any) -> None:
         players = room.players()
         marks = ", ".join("?" * len(players))
         connection.execute(
@@ -708,15 +704,15 @@ class SQLiteStore(Store):
             [(room_id, player) for player in players],
         )
 
-    def load_room(self, room_id: str) -> Room:
+    def load_room(self, room_id: str) -> Any:
         with self._connection() as connection:
             row = connection.execute("SELECT version, data FROM rooms WHERE id = ?", (room_id,)).fetchone()
         if row is None:
             raise NotFound(room_id)
-        return read_room(room_id, *row)
+        return self._read_room(room_id, *row)
 
-    def save_room(self, room_id: str, room: Room, read_version: int) -> None:
-        data = room_data(room, room_id)
+    def save_room(self, room_id: str, room: Any, read_version: int) -> None:
+        data = self._room_data(room, room_id)
         with self._transaction() as connection:
             row = connection.execute("SELECT version FROM rooms WHERE id = ?", (room_id,)).fetchone()
             if row is None:

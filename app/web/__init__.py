@@ -27,6 +27,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from app.core.config import Settings
 from app.service import Deals, GameService
+from app.service.kept import KEPT
 from app.store import Store, StoreUnavailable, open_store
 from app.web import api, daily, errors, pages, rooms
 from app.web.deps import STATIC, templates
@@ -90,7 +91,7 @@ def create_app(
     # first player's request (bench/hammer.py --fresh).
     for name in templates.env.list_templates(extensions=["html"]):
         templates.env.get_template(name)
-    store = store or open_store(settings, clock)
+    store = store or open_store(settings, KEPT, clock)
     service = GameService(store, settings, deals, clock, lane)
 
     async def expire_idle_games() -> None:
