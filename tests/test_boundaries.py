@@ -15,14 +15,17 @@ MODE_MODULES = {f"app.modes.{path.stem}" for path in (ROOT / "app" / "modes").gl
     "app.modes.__init__",
     "app.modes.base",
 }
-# Everything that draws or serves every game alike: the web layer but the faces, the service, the shared
-# page and the page's script.
+# Everything that draws or serves every game alike: the web layer but the faces, the service, the pages'
+# templates but the modes' own, and the page's script.
 SHARED_PYTHON = sorted(
     path
     for path in [*(ROOT / "app" / "web").glob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
     if path.parent.name != "faces"
 )
-SHARED_PAGE = [ROOT / "templates" / "game.html", ROOT / "static" / "kaboom.js"]
+SHARED_PAGE = [
+    *sorted(path for path in (ROOT / "templates").rglob("*.html") if path.parent.parent.name != "modes"),
+    ROOT / "static" / "kaboom.js",
+]
 
 
 def imported(path: Path) -> set[str]:

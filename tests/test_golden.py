@@ -71,12 +71,17 @@ def covered(game: dict) -> list[tuple[int, int]]:
     return [(x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == "."]
 
 
+def redirected(recorder: Recorder, label: str, response: httpx.Response, kind: str = "GAME") -> str:
+    """The id a redirect's location ends with (a game's, a room's), kept under a name, the answer with it."""
+    recorder.keep(label, response, 303)
+    found = response.headers["location"].rsplit("/", 1)[1]
+    recorder.name(found, kind)
+    recorder.answers[label] = recorder.answers[label].replace(found, recorder.names[found])
+    return found
+
+
 def created(recorder: Recorder, label: str, form: dict[str, str]) -> str:
-    response = recorder.keep(label, recorder.client.post("/games", data=form), 303)
-    game_id = response.headers["location"].rsplit("/", 1)[1]
-    recorder.name(game_id, "GAME")
-    recorder.answers[label] = recorder.answers[label].replace(game_id, recorder.names[game_id])
-    return game_id
+    return redirected(recorder, label, recorder.client.post("/games", data=form))
 
 
 def page_move(
@@ -225,6 +230,121 @@ def play_flags_computer(recorder: Recorder) -> None:
     recorder.keep("page-after-computer", client.get(f"/games/{game_id}"))
 
 
+def first_move(recorder: Recorder, label: str, game_id: str) -> None:
+    """The first reveal, on the cell a board that opens at one outlines (a no-guess deal's), else in its corner."""
+    page_move(recorder, label, game_id, "reveal", *(recorder.api(game_id)["start"] or (4, 4)))
+
+
+def lose(recorder: Recorder, game_id: str, prefix: str) -> None:
+    """Reveals covered cells in reading order until the game ends (on a beginner board, soon by a mine)."""
+    for step in range(100):
+        game = recorder.api(game_id)
+        if game["status"] != "playing":
+            return
+        x, y = covered(game)[0]
+        page_move(recorder, f"{prefix}-{step}", game_id, "reveal", x, y)
+    raise AssertionError("the game did not end in 100 reveals")
+
+
+def play_pages(recorder: Recorder, guest: httpx.Client) -> None:
+    """The pages beside a game: the API's, the error pages, a finished game's replay (its owner's and a shared
+    one), the records, and the boards of the day with their calendar."""
+    client = recorder.client
+    recorder.keep("docs", client.get("/docs"))
+    recorder.keep("gone", client.get("/games/no-such-game"), 404)
+    recorder.keep("refused-form", client.post("/games", data={"mode": "cruel", "width": "x", "height": "9"}), 422)
+    game_id = created(recorder, "create", {"choice": "classic beginner"})
+    page_move(recorder, "move-first", game_id, "reveal", 4, 4)
+    recorder.keep("replay-in-play", client.get(f"/games/{game_id}/replay"), 404)
+    lose(recorder, game_id, "move")
+    recorder.keep("page-ended", client.get(f"/games/{game_id}"))
+    recorder.keep("replay", client.get(f"/games/{game_id}/replay"))
+    recorder.keep("share", client.post(f"/games/{game_id}/share", data={"shared": "1"}), 303)
+    shared = client.get(f"/games/{game_id}/replay")
+    key = re.search(rf"/replays/{game_id}/([A-Za-z0-9_-]+)", shared.text).group(1)
+    recorder.name(key, "KEY")
+    recorder.keep("replay-shared", shared)
+    seen = guest.get(f"/replays/{game_id}/{key}")
+    recorder.name(re.search(r"anonymous [0-9a-f]{4}", seen.text).group(0), "ANONYMOUS")
+    recorder.keep("replay-seen", seen)
+    recorder.keep("records", client.get("/records"))
+    today = client.get("/daily")
+    recorder.name(re.search(r'placeholder="(anonymous [0-9a-f]{4})"', today.text).group(1), "ANONYMOUS")
+    recorder.keep("daily", today)
+    recorder.keep("daily-name-refused", client.post("/daily/name", data={"name": "<b>me</b>"}), 303)
+    recorder.keep("daily-refused", client.get("/daily"))
+    recorder.keep("daily-name", client.post("/daily/name", data={"name": "Ada"}), 303)
+    date = re.search(r'action="/daily/([0-9-]+)/classic/games"', today.text).group(1)
+    daily_id = redirected(recorder, "daily-play", client.post(f"/daily/{date}/classic/games"))
+    recorder.keep("daily-page-new", client.get(f"/games/{daily_id}"))
+    first_move(recorder, "daily-move", daily_id)
+    lose(recorder, daily_id, "daily-move")
+    later = client.get("/daily")
+    recorder.name(re.search(rf"/replays/{daily_id}/([A-Za-z0-9_-]+)", later.text).group(1), "KEY")
+    recorder.keep("daily-later", later)
+    seen_today = guest.get("/daily")
+    recorder.name(re.search(r'placeholder="(anonymous [0-9a-f]{4})"', seen_today.text).group(1), "ANONYMOUS")
+    recorder.keep("daily-seen", seen_today)
+    before = re.search(r'href="/daily/([0-9-]+)">← The day before', today.text).group(1)
+    recorder.keep("daily-before", client.get(f"/daily/{before}"))
+    recorder.keep("daily-history", client.get("/daily/history"))
+    recorder.keep("home", client.get("/"))
+
+
+def play_rooms(recorder: Recorder, guest: httpx.Client) -> None:
+    """A race's lobby, as its maker and as whoever holds its link, joined and started; a co-op room's game."""
+    client = recorder.client
+    room_id = redirected(
+        recorder,
+        "race-create",
+        client.post("/games", data={"choice": "classic beginner", "room": "race", "name": "Ann"}),
+        "ROOM",
+    )
+    lobby = client.get(f"/rooms/{room_id}")
+    key = re.search(rf"/rooms/{room_id}/join/([A-Za-z0-9_-]+)", lobby.text).group(1)
+    recorder.name(key, "KEY")
+    recorder.keep("race-lobby", lobby)
+    recorder.keep("race-live", client.get(f"/rooms/{room_id}/live", params={"room_state": ""}, headers=HTMX))
+    recorder.keep("race-invitation", guest.get(f"/rooms/{room_id}/join/{key}"), 303)
+    recorder.keep("race-watch", guest.get(f"/rooms/{room_id}/watch/{key}"))
+    recorder.keep(
+        "race-watch-live", guest.get(f"/rooms/{room_id}/watch/{key}/live", params={"room_state": ""}, headers=HTMX)
+    )
+    recorder.keep("race-join", guest.post(f"/rooms/{room_id}/join/{key}", data={"name": "Bob", "colour": "1"}), 303)
+    recorder.keep("race-lobby-joined", client.get(f"/rooms/{room_id}"))
+    recorder.keep("race-lobby-guest", guest.get(f"/rooms/{room_id}"))
+    recorder.keep("race-start", client.post(f"/rooms/{room_id}/start"), 303)
+    race_id = redirected(recorder, "race-room", client.get(f"/rooms/{room_id}"))
+    recorder.keep("race-page", client.get(f"/games/{race_id}"))
+    recorder.clock.advance(5)
+    first_move(recorder, "race-move", race_id)
+    recorder.keep("race-page-later", client.get(f"/games/{race_id}"))
+    coop_room = redirected(
+        recorder,
+        "coop-create",
+        client.post("/games", data={"choice": "classic beginner", "room": "coop", "name": "Ann"}),
+        "ROOM",
+    )
+    coop_id = redirected(recorder, "coop-room", client.get(f"/rooms/{coop_room}"))
+    page = client.get(f"/games/{coop_id}")
+    coop_key = re.search(rf"/rooms/{coop_room}/join/([A-Za-z0-9_-]+)", page.text).group(1)
+    recorder.name(coop_key, "KEY")
+    recorder.keep("coop-page", page)
+    recorder.keep("coop-watch", guest.get(f"/rooms/{coop_room}/watch/{coop_key}"), 303)
+    recorder.keep("coop-watch-page", guest.get(f"/games/{coop_id}/watch/{coop_key}"))
+    first_move(recorder, "coop-move", coop_id)
+    recorder.keep("coop-hint", client.post(f"/games/{coop_id}/hint", data={"show": "yes"}, headers=HTMX))
+    recorder.keep(
+        "coop-live",
+        client.get(f"/games/{coop_id}/live", params={"version": "0", "presence": "", "room_state": ""}, headers=HTMX),
+    )
+    recorder.keep(
+        "coop-watch-live",
+        guest.get(f"/games/{coop_id}/watch/{coop_key}/live", params={"version": "0", "room_state": ""}, headers=HTMX),
+    )
+    recorder.keep("home", client.get("/"))
+
+
 SCRIPTS = {
     "classic": lambda recorder, guest: play_one_player(recorder, "classic"),
     "cruel": lambda recorder, guest: play_one_player(recorder, "cruel"),
@@ -232,6 +352,8 @@ SCRIPTS = {
     "flags-screen": lambda recorder, guest: play_flags_on_one_screen(recorder),
     "flags-invite": play_flags_invitation,
     "flags-computer": lambda recorder, guest: play_flags_computer(recorder),
+    "pages": play_pages,
+    "rooms": play_rooms,
 }
 
 

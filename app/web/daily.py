@@ -137,7 +137,6 @@ async def day_context(service: GameService, player: str, date: str | None, **ext
     day, ladders = await service.daily.ladders(date or today.isoformat(), player)
     context = page_context(
         None,
-        daily_page=True,
         day=day,
         today=day == today,
         day_title=day_text(day, year=True),
@@ -179,7 +178,7 @@ def _refused_on(request: Request, service: GameService, player: str) -> None:
 
     async def again(message: str, status: int) -> Response:
         context = await day_context(service, player, None, message=message, refused=True)
-        return page(request, context, status_code=status)
+        return page(request, "daily.html", context, status_code=status)
 
     request.state.page_again = again
 
@@ -198,7 +197,7 @@ async def today_page(request: Request, player: Player, service: Service) -> Resp
         extra = {"message": refused["message"], "refused": True, "typed": refused["typed"]}
     else:
         extra = {}
-    return page(request, await day_context(service, player, None, **extra))
+    return page(request, "daily.html", await day_context(service, player, None, **extra))
 
 
 @router.get("/daily/history")
@@ -207,9 +206,9 @@ async def history_page(request: Request, player: Player, service: Service) -> Re
     history = await service.daily.history(player)
     return page(
         request,
+        "calendar.html",
         page_context(
             None,
-            daily_page=True,
             history=history,
             weeks=weeks_of(history.days),
             boards=[get_mode(part.board.mode).daily_title for part in history.days[0].boards],
@@ -220,7 +219,7 @@ async def history_page(request: Request, player: Player, service: Service) -> Re
 @router.get("/daily/{date}")
 async def day_page(request: Request, date: str, player: Player, service: Service) -> Response:
     """A day's boards and ladders; today's is the page above."""
-    return page(request, await day_context(service, player, date))
+    return page(request, "daily.html", await day_context(service, player, date))
 
 
 @router.post("/daily/{date}/{mode}/games")

@@ -140,7 +140,7 @@ async def handle(request: Request, error: Exception) -> Response:
             return await handle(request, unreadable)
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
-            return page(request, page_context(None, message=message, refused=True), status_code=answer.status)
+            return page(request, "home.html", page_context(None, message=message, refused=True), answer.status)
         from app.web.pages import game_context  # the pages' routes are answered here: imported once they exist
 
         context = await game_context(
@@ -167,7 +167,7 @@ async def handle(request: Request, error: Exception) -> Response:
     form = getattr(request.state, "form", None)
     back = f"/games/{game_id}" if answer.back and game_id is not None else None
     context = page_context(None, message=message, refused=True, form=form, back=back)
-    return page(request, context, status_code=answer.status)
+    return page(request, "home.html", context, status_code=answer.status)
 
 
 def as_sentence(message: str) -> str:

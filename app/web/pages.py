@@ -51,7 +51,7 @@ def healthz(service: Service) -> JSONResponse:
 def api_docs(request: Request) -> Response:
     """Swagger UI for the JSON API, from the copy vendored in static/ (see static/VENDORED.md), under Kaboom's
     header: a way back to the game."""
-    return page(request, page_context(None, docs_page=True))
+    return page(request, "docs.html", page_context(None))
 
 
 @router.get("/")
@@ -60,22 +60,23 @@ async def home(request: Request, player: Player, service: Service) -> Response:
     listings = await service.games.games_of(player)
     latest = next((listing for listing in listings if listing.game is not None), None)
     rooms = room_rows(await service.rooms.rooms_of(player))
-    return page(
-        request, page_context(None, games=game_list(listings, service.clock(), player), latest=latest, rooms=rooms)
-    )
+    context = page_context(None, games=game_list(listings, service.clock(), player), latest=latest, rooms=rooms)
+    return page(request, "home.html", context)
 
 
 @router.get("/rules")
 async def rules_page(request: Request) -> Response:
     """Every mode's rules with a picture of its key idea, the rooms', the boards of the day's and the review's,
     the controls and the settings."""
-    return page(request, page_context(None, rules_page=True, daily=daily_rules(), margin=MARGIN_TEXT))
+    return page(request, "rules.html", page_context(None, daily=daily_rules(), margin=MARGIN_TEXT))
 
 
 @router.get("/records")
 async def records_page(request: Request, player: Player, service: Service) -> Response:
     """The player's records per mode and size."""
-    return page(request, page_context(None, records=await service.games.records(player), clock=clock_text))
+    return page(
+        request, "records.html", page_context(None, records=await service.games.records(player), clock=clock_text)
+    )
 
 
 @router.post("/games/{game_id}/delete")
@@ -174,7 +175,9 @@ async def settings_from(service: GameService, game_id: str, player: str) -> dict
 @router.get("/games/{game_id}")
 async def game_page(request: Request, game_id: str, player: Player, service: Service) -> Response:
     game, overlay, review = await service.games.look(game_id, player)
-    return page(request, await game_context(request, service, game_id, game, player, overlay, review=review))
+    return page(
+        request, "game.html", await game_context(request, service, game_id, game, player, overlay, review=review)
+    )
 
 
 # ----- games of two: the invitation, watching, live updates ---------------------------------
@@ -305,7 +308,8 @@ async def watch_page(request: Request, game_id: str, key: str, service: Service)
     """A game of two as a spectator sees it: everything the players see, nothing to click."""
     viewer = watcher(key)
     game, overlay, review = await service.games.look(game_id, viewer, request.session.get("player"))
-    return page(request, await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review))
+    context = await game_context(request, service, game_id, game, viewer, overlay, key=key, review=review)
+    return page(request, "game.html", context)
 
 
 async def live_events(
@@ -494,7 +498,7 @@ async def bot_choice_page(request: Request, game_id: str, player: Player, servic
     _, choice = await service.aids.bot_choice(game_id, player)
     game, overlay, _ = await service.games.look(game_id, player)
     context = await game_context(request, service, game_id, game, player, overlay, bot=choice, oob=is_htmx(request))
-    return blocks(request, context, "panel") if is_htmx(request) else page(request, context)
+    return blocks(request, context, "panel") if is_htmx(request) else page(request, "game.html", context)
 
 
 @router.post("/games/{game_id}/options")
@@ -570,7 +574,7 @@ async def replay_page(request: Request, game_id: str, player: Player, service: S
     owner = player == game.maker
     on_ladder = owner and await service.daily.on_ladder(game_id, game)
     context = replay_context(game_id, game, graded, service.clock(), owner=owner, share=share, on_ladder=on_ladder)
-    return page(request, context)
+    return page(request, "replay.html", context)
 
 
 @router.get("/replays/{game_id}/{key}")
@@ -580,7 +584,7 @@ async def shared_replay(request: Request, game_id: str, key: str, service: Servi
     asker = request.session.get("player")
     game, graded = await service.reviews.review(game_id, replay_watcher(key), asker)
     player = await service.daily.shown_name(game.maker) if asker != game.maker else None
-    return page(request, replay_context(game_id, game, graded, service.clock(), key=key, player=player))
+    return page(request, "replay.html", replay_context(game_id, game, graded, service.clock(), key=key, player=player))
 
 
 @router.get("/games/{game_id}/replay/overlay", response_class=JSONResponse)

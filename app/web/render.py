@@ -1,4 +1,5 @@
-"""Rendering the one page and its blocks: the whole page, the status panel, a move's changes."""
+"""Rendering the pages (a template each, extending base.html) and their blocks: a whole page, a game's status panel,
+a move's changes."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from app.web.faces import PARTS, face_of
 from app.web.replay import kept_accuracy, replay_view
 from app.web.view import Look, bot_text, cell_html, changed_cells, panel, probability_legend, review_text, seat_lines
 
-PAGE = "game.html"
+# The page that owns most fragments: a game's panel, board and settings are blocks of it.
+GAME_PAGE = "game.html"
 # Past this many changed cells a response sends rows, past this many rows the whole grid:
 # htmx fires an event per earlier swap on every out-of-band swap (N^2/2 events in all).
 OOB_CELLS = 40
@@ -135,18 +137,29 @@ def replay_context(
     return context
 
 
-def page(request: Request, context: dict, status_code: int = 200) -> Response:
-    return templates.TemplateResponse(request, PAGE, context, status_code=status_code, headers=FRESH)
+def page(request: Request, template: str, context: dict, status_code: int = 200) -> Response:
+    """The page `template` (under templates/) draws, whole."""
+    return templates.TemplateResponse(request, template, context, status_code=status_code, headers=FRESH)
 
 
 def blocks(
-    request: Request, context: dict, *names: str, status_code: int = 200, headers: dict | None = None
+    request: Request,
+    context: dict,
+    *names: str,
+    template: str = GAME_PAGE,
+    status_code: int = 200,
+    headers: dict | None = None,
 ) -> Response:
-    """Only the named blocks of the page, for HTMX to swap. The status shows in three places, the
-    counters above the board, the Undo button and the panel beside it: "panel" brings all three."""
+    """Only the named blocks of the page `template` draws, for HTMX to swap. A game's status shows in three
+    places, the counters above the board, the Undo button and the panel beside it: "panel" brings all three."""
     names = tuple(part for name in names for part in (("topbar", "undo", name) if name == "panel" else (name,)))
     return templates.TemplateResponse(
-        request, PAGE, context, status_code=status_code, block_names=list(names), headers={**FRESH, **(headers or {})}
+        request,
+        template,
+        context,
+        status_code=status_code,
+        block_names=list(names),
+        headers={**FRESH, **(headers or {})},
     )
 
 

@@ -1,7 +1,8 @@
 """Rooms on the page: how a room looks (its members, its kind's part, its log), and its pages and fragments.
 
 A room's games are drawn by the game page (templates/game.html) with the room's panel beside the board; a
-room without a game for the viewer (a race's lobby, a race watched) is the same page with the panel alone.
+room without a game for the viewer (a race's lobby, a race watched) is the room page (templates/room.html), the
+panel alone.
 A kind that shows more has its part in templates/rooms/<kind>/panel.html; nothing here names a kind.
 """
 
@@ -181,7 +182,7 @@ PARTS = frozenset(templates.env.list_templates(filter_func=lambda name: name.sta
 async def room_page_context(request: Request, service: Service, view: RoomView, key: str | None = None) -> dict:
     player = request.session.get("player")
     kept = await service.rooms.kept_name(player) if view.watching and player else None
-    return page_context(None, now=service.clock(), room=room_look(request, view, key, kept=kept), room_page=True)
+    return page_context(None, now=service.clock(), room=room_look(request, view, key, kept=kept))
 
 
 @router.get("/rooms/{room_id}")
@@ -191,7 +192,7 @@ async def room_page(request: Request, room_id: str, player: Player, service: Ser
     view = await service.rooms.room_view(room_id, player)
     if view.game is not None:
         return RedirectResponse(f"/games/{view.game}", status_code=303)
-    return page(request, await room_page_context(request, service, view))
+    return page(request, "room.html", await room_page_context(request, service, view))
 
 
 @router.get("/rooms/{room_id}/join/{key}", name="room_invitation")
@@ -212,7 +213,7 @@ async def room_watch(request: Request, room_id: str, key: str, service: Service)
         return RedirectResponse(f"/rooms/{room_id}", status_code=303)
     if view.game is not None:
         return RedirectResponse(f"/games/{view.game}/watch/{key}", status_code=303)
-    return page(request, await room_page_context(request, service, view, key))
+    return page(request, "room.html", await room_page_context(request, service, view, key))
 
 
 @router.post("/rooms/{room_id}/join/{key}")
@@ -313,7 +314,7 @@ async def member_room_live(
         return Response(status_code=204)
     if view.game is not None:
         return Response(headers={"HX-Redirect": f"/games/{view.game}"})
-    return blocks(request, await room_page_context(request, service, view), "room")
+    return blocks(request, await room_page_context(request, service, view), "room", template="room.html")
 
 
 @router.get("/rooms/{room_id}/watch/{key}/live")
@@ -325,7 +326,9 @@ async def watcher_room_live(
         return Response(status_code=204)
     if not view.watching:
         return Response(headers={"HX-Redirect": f"/rooms/{room_id}"})
-    return blocks(request, await room_page_context(request, service, view, key), "room", headers=FRESH)
+    return blocks(
+        request, await room_page_context(request, service, view, key), "room", template="room.html", headers=FRESH
+    )
 
 
 __all__ = ["RoomLook", "room_look", "router"]

@@ -1,6 +1,6 @@
 """How each mode looks beyond the generic board: its face, found by the mode's name.
 
-The shared page (templates/game.html) draws what every game has: the board, the status panel, a game
+The game page (templates/game.html) draws what every game has: the board, the status panel, a game
 of several seats' turn, invitation and live updates. A mode that shows more — counters of its own, a
 line in the panel, its rules in place of the settings, a part of the JSON answer, cells in a seat's
 colour — has a face here, and its templates in templates/modes/<mode>/ (`topbar.html`, `panel.html`,
