@@ -1,177 +1,22 @@
 """The pages of the boards of the day: a day's boards with their ladders, the player's name, the calendar.
 
-They read what GET /api/daily and its ladder read (app.service.daily); words about an entry are written
-here, for the pages alone.
+How they look is app.web.views.daily's.
 """
 
 from __future__ import annotations
 
-import datetime
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.core.game import AIDS
-from app.core.names import NAME_LENGTH
-from app.modes import MODES, get_mode
-from app.results.daily import Entry
+from app.modes import get_mode
 from app.service import GameService
-from app.service.daily import Day, DayBoard, Ladder, LadderLine
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
-from app.web.view import accuracy_text, clock_text, day_text
+from app.web.views.daily import day_context, weeks_of
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
-
-
-@dataclass(frozen=True)
-class DailyRules:
-    """What the rules page says of the boards of the day, read from the code that decides it."""
-
-    boards: list[str]  # each day's boards, as their pages call them
-    aids: list[str]  # what makes a win not clean, as the ladders call it
-    settings: list[str]  # the settings that help, on any board of the day
-    name_length: int
-
-
-def daily_rules() -> DailyRules:
-    modes = [mode for mode in MODES.values() if mode.daily is not None]
-    settings = {mode.options_class.label(name) for mode in modes for name in mode.options_class.helping()}
-    return DailyRules(
-        boards=[mode.daily_title for mode in modes],
-        aids=list(AIDS.values()),
-        settings=sorted(label[:1].lower() + label[1:] for label in settings),
-        name_length=NAME_LENGTH,
-    )
-
-
-@dataclass(frozen=True)
-class Mark:
-    """How the calendar shows a player's part in one board of a day."""
-
-    symbol: str
-    kind: str  # a CSS class: clean, helped, lost, playing, none
-    text: str  # what a screen reader says and the tip shows
-
-
-@dataclass(frozen=True)
-class Line:
-    """A ladder's line as the page shows it."""
-
-    place: str
-    name: str
-    named: bool
-    own: bool
-    time: str
-    rate: str
-    accuracy: str
-    helped: str  # what helped a win that is not clean; "" for a clean win and for a loss (its time says "lost")
-    replay: str | None
-
-
-def line_of(line: LadderLine, mode: str) -> Line:
-    entry = line.entry
-    return Line(
-        place=str(line.place) if line.place is not None else "–",
-        name=line.name,
-        named=line.named,
-        own=line.own,
-        time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
-        rate=f"{entry['bbbv_per_second']:.2f}" if entry["won"] and entry["bbbv_per_second"] is not None else "–",
-        accuracy=accuracy_text(entry["accuracy"]),
-        helped=help_text(entry, mode) if entry["won"] and not entry["clean"] else "",
-        replay=line.replay,
-    )
-
-
-def help_text(entry: Entry, mode: str) -> str:
-    """Why an entry is not a clean win, in words."""
-    options = type(get_mode(mode).options())
-    helped = [AIDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
-    if entry["deaths"]:
-        helped.append(f"{entry['deaths']} mine{'s' if entry['deaths'] != 1 else ''} hit")
-    return ", ".join(helped) if helped else "help"
-
-
-def mark_of(part: DayBoard) -> Mark:
-    entry = part.entry
-    if entry is None:
-        if part.game_id is not None:
-            return Mark("▶", "playing", "in play")
-        return Mark("·", "none", "not played")
-    if entry["clean"]:
-        return Mark("★", "clean", f"won in {clock_text(entry['seconds'], tenths=True)}")
-    if entry["won"]:
-        return Mark("☆", "helped", f"won with help in {clock_text(entry['seconds'], tenths=True)}")
-    return Mark("✕", "lost", "lost")
-
-
-@dataclass(frozen=True)
-class CalendarDay:
-    day: Day
-    # The month's short name on the first day shown and on a month's first day, "" on the others. Shown over the
-    # day's link, outside it: the link's name says the whole date, and must hold every word the link shows ("Oct"
-    # is not in "October").
-    month: str
-    marks: list[tuple[DayBoard, Mark]]
-
-
-def weeks_of(days: list[Day]) -> list[list[CalendarDay | None]]:
-    """The calendar's rows: weeks from Monday, oldest first, with gaps before the first day and after today."""
-    ordered = sorted(days, key=lambda day: day.date)
-    if not ordered:
-        return []
-    cells: list[CalendarDay | None] = [None] * ordered[0].date.weekday()
-    for day in ordered:
-        month = day.date.strftime("%b") if day is ordered[0] or day.date.day == 1 else ""
-        cells.append(CalendarDay(day, month, [(part, mark_of(part)) for part in day.boards]))
-    cells += [None] * (-len(cells) % 7)
-    return [cells[start : start + 7] for start in range(0, len(cells), 7)]
-
-
-async def day_context(service: GameService, player: str, date: str | None, **extra: Any) -> dict:
-    """A day's page: its boards with their ladders and, on today's, the player's game of each, name and streak."""
-    today = service.daily.today()
-    day, ladders = await service.daily.ladders(date or today.isoformat(), player)
-    context = page_context(
-        None,
-        daily_page=True,
-        day=day,
-        today=day == today,
-        day_title=day_text(day, year=True),
-        before=(day - datetime.timedelta(days=1)).isoformat(),
-        after=(day + datetime.timedelta(days=1)).isoformat() if day < today else None,
-        ladders=[_board_view(ladder) for ladder in ladders],
-        rules=daily_rules(),
-        clock=clock_text,
-        **extra,
-    )
-    if day == today:
-        mine = await service.daily.daily(player)
-        context.update(
-            parts={part.board.key: part for part in mine.day.boards},
-            name=mine.name,
-            anonymous=mine.anonymous,
-            streak=(mine.streak, mine.best_streak),
-        )
-    return context
-
-
-@dataclass(frozen=True)
-class BoardView:
-    ladder: Ladder
-    lines: list[Line]
-    own: Line | None  # the viewer's line when the ladder's lines leave it out
-
-
-def _board_view(ladder: Ladder) -> BoardView:
-    mode = ladder.board.mode
-    lines = [line_of(line, mode) for line in ladder.lines]
-    shown = any(line.own for line in ladder.lines)
-    own = line_of(ladder.own, mode) if ladder.own is not None and not shown else None
-    return BoardView(ladder, lines, own)
 
 
 def _refused_on(request: Request, service: GameService, player: str) -> None:

@@ -28,6 +28,7 @@ from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context
+from app.web.views.game_page import game_context
 
 log = logging.getLogger("kaboom")
 
@@ -141,8 +142,6 @@ async def handle(request: Request, error: Exception) -> Response:
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
             return page(request, page_context(None, message=message, refused=True), status_code=answer.status)
-        from app.web.pages import game_context  # the pages' routes are answered here: imported once they exist
-
         context = await game_context(
             request,
             service,
