@@ -12,34 +12,23 @@ from app.core.seats import watcher
 from app.service import GameService
 from app.service.rooms import RoomView
 from app.web.deps import Client, Player, Service
-from app.web.schemas import (
-    ERROR_RESPONSES,
+from app.web.schemas.base import ERROR_RESPONSES, ErrorOut
+from app.web.schemas.daily import DailyOut, LadderOut, NameIn, NameOut, daily_out, ladder_out
+from app.web.schemas.games import (
     AnalysisOut,
     BotOut,
-    DailyOut,
-    ErrorOut,
     GameListOut,
     GameOut,
     HintOut,
-    JoinRoomIn,
-    LadderOut,
     MoveIn,
-    NameIn,
-    NameOut,
     NewGameIn,
-    NewRoomIn,
     OptionsIn,
     ProbabilitiesOut,
-    RecordOut,
-    ReviewOut,
-    RoomOut,
-    ShareOut,
-    daily_out,
     game_out,
-    ladder_out,
-    review_out,
-    room_out,
 )
+from app.web.schemas.records import RecordOut
+from app.web.schemas.reviews import ReviewOut, ShareOut, review_out
+from app.web.schemas.rooms import JoinRoomIn, NewRoomIn, RoomOut, room_out
 
 router = APIRouter(prefix="/api/games", tags=["games"], responses=ERROR_RESPONSES)
 rooms_router = APIRouter(prefix="/api/rooms", tags=["rooms"], responses=ERROR_RESPONSES)
