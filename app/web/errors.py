@@ -158,7 +158,7 @@ async def handle(request: Request, error: Exception) -> Response:
         parts = ("panel", "settings", "grid") if stale else ("panel", "settings")
         return blocks(request, context, *parts, status_code=answer.htmx_status or answer.status)
     again = getattr(request.state, "page_again", None)
-    if again is not None:  # a route that has a page of its own to say it on (app.web.daily)
+    if again is not None:  # a route that has a page of its own to say it on (app.web.routes.daily)
         try:
             return await again(message, answer.status)
         except KaboomError:

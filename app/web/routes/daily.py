@@ -1,4 +1,5 @@
-"""The pages of the boards of the day: a day's boards with their ladders, the player's name, the calendar.
+"""The boards of the day: their pages (a day's boards with their ladders, the player's name, the calendar) and
+their part of the JSON API.
 
 How they look is app.web.views.daily's.
 """
@@ -8,12 +9,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.modes import get_mode
 from app.service import GameService
 from app.web.deps import Client, Player, Service
 from app.web.render import page, page_context
+from app.web.routes.games import CREATES_A_GAME
+from app.web.schemas.base import ERROR_RESPONSES
+from app.web.schemas.daily import DailyOut, LadderOut, NameIn, NameOut, daily_out, ladder_out
+from app.web.schemas.games import game_out
 from app.web.views.daily import day_context, weeks_of
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
@@ -89,3 +94,39 @@ async def name_form(
     request.state.page_again = again
     await service.daily.set_name(player, client, name)
     return RedirectResponse("/daily#you", status_code=303)
+
+
+# ----- the JSON API ---------------------------------------------------------------------------------------
+
+api_router = APIRouter(prefix="/api/daily", tags=["boards of the day"], responses=ERROR_RESPONSES)
+names_router = APIRouter(prefix="/api/name", tags=["boards of the day"], responses=ERROR_RESPONSES)
+
+
+@api_router.get("", response_model=DailyOut)
+async def daily(player: Player, service: Service) -> DailyOut:
+    """Today's boards (UTC; they change at 00:00 UTC), the same for every player of the server: a cruel Expert
+    board and a no-guess classic Expert board, with the player's game of each still in play, their entry on
+    each ladder, their name and their streak of days won."""
+    return daily_out(await service.daily.daily(player))
+
+
+@api_router.post("/{date}/{mode}/games", **CREATES_A_GAME)
+async def play_daily(date: str, mode: str, player: Player, client: Client, service: Service) -> JSONResponse:
+    """Play today's board in `mode`: the player's game of it still in play, or a new one. The first of the
+    player's games of a board to end is their entry on its ladder; later ones are practice."""
+    game_id, game = await service.daily.play_daily(player, client, f"{date}/{mode}")
+    return JSONResponse(game_out(game_id, game, service.clock()), status_code=201)
+
+
+@api_router.get("/{date}/ladder", response_model=LadderOut)
+async def ladder(date: str, player: Player, service: Service) -> LadderOut:
+    """The ladders of a day's boards: clean wins by time (ties by who finished first), then wins with help,
+    marked; at most the best 100, and the line of the player asking wherever it stands."""
+    return ladder_out(await service.daily.ladders(date, player))
+
+
+@names_router.put("", response_model=NameOut)
+async def set_name(body: NameIn, player: Player, client: Client, service: Service) -> NameOut:
+    """Choose the name the ladders show (1 to 24 letters of any script, digits, spaces, '-' and '_'; trimmed).
+    A player without one is shown as "anonymous" with a tag that stays the same."""
+    return NameOut(name=await service.daily.set_name(player, client, body.name))
