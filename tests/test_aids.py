@@ -13,7 +13,7 @@ import pytest
 
 from app.core.game import AIDS, Move
 from app.results.daily import DailyBoard
-from app.web import api, daily, pages, rooms
+from app.web.routes import ROUTERS
 from tests.live import put_layout
 from tests.test_daily import MIDNIGHT, played_out, service  # noqa: F401  (service: on memory and on SQLite)
 
@@ -67,10 +67,9 @@ TELLS_NOTHING = {
 
 
 def routes_of_a_game() -> set[tuple[str, str]]:
-    routers = (pages.router, rooms.router, daily.router, api.router, api.records_router, api.rooms_router)
     return {
         (method, route.path)
-        for router in routers
+        for router in ROUTERS
         for route in router.routes
         for method in route.methods
         if "{game_id}" in route.path

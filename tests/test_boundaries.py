@@ -19,8 +19,8 @@ MODE_MODULES = {f"app.modes.{path.stem}" for path in (ROOT / "app" / "modes").gl
 # templates but the modes' own, and the page's script.
 SHARED_PYTHON = sorted(
     path
-    for path in [*(ROOT / "app" / "web").glob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
-    if path.parent.name != "faces"
+    for path in [*(ROOT / "app" / "web").rglob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
+    if "faces" not in path.relative_to(ROOT).parts
 )
 SHARED_PAGE = [
     *sorted(path for path in (ROOT / "templates").rglob("*.html") if path.parent.parent.name != "modes"),
@@ -51,7 +51,7 @@ def test_the_registries_list_every_mode_module() -> None:
 
 
 def test_no_shared_module_imports_a_modes_own_module() -> None:
-    reaching = {path.name: sorted(imported(path) & MODE_MODULES) for path in SHARED_PYTHON}
+    reaching = {str(path.relative_to(ROOT)): sorted(imported(path) & MODE_MODULES) for path in SHARED_PYTHON}
     assert {name: modules for name, modules in reaching.items() if modules} == {}
 
 
@@ -67,3 +67,14 @@ def test_no_shared_file_names_a_mode() -> None:
         if quoted.search(line)
     }
     assert found == {}
+
+
+def test_the_web_layer_imports_nothing_of_the_host() -> None:
+    # app.host (the server, the allocator, the slow lane) runs the web layer; the web layer knows nothing of it.
+    reaching = {
+        str(path.relative_to(ROOT)): sorted(
+            module for module in imported(path) if module == "app.host" or module.startswith("app.host.")
+        )
+        for path in (ROOT / "app" / "web").rglob("*.py")
+    }
+    assert {name: modules for name, modules in reaching.items() if modules} == {}

@@ -11,8 +11,8 @@ import pytest
 
 from app.core.game import Game, Refused
 from app.modes import ClassicOptions, game_from_json, get_mode, hint, new_game
-from app.web.schemas import game_out
-from app.web.view import Look
+from app.web.schemas.games import game_out
+from app.web.views.game import Look
 from solver import Analyzer
 from tests.boards import classic_from, play
 from tests.stats import assert_follows

@@ -13,7 +13,7 @@ from app.core.game import Game, Move
 from app.modes import get_mode
 from app.modes.flags import BOMB_SIDE, Flags
 from app.results.review import Step, grade
-from app.web.replay import grade_text
+from app.web.views.reviews import grade_text
 from solver.position import COVERED, MINE
 
 CRUEL_FLAGS = get_mode("cruel-flags")

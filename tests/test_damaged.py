@@ -33,7 +33,7 @@ from app.modes import apply_move, new_game
 from app.service.kept import KEPT
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
-from app.web.view import Look
+from app.web.views.game import Look
 from tests.live import live_server
 from tests.redis_server import redis_server
 from tests.test_store import game_for

@@ -11,7 +11,7 @@ import pytest
 
 from app.core.game import Move, Refused
 from app.modes import ClassicOptions, apply_move, get_mode, new_game
-from app.web.schemas import game_out
+from app.web.schemas.games import game_out
 from solver import Analyzer, Status
 from solver.local import deduce
 from tests.boards import classic_from, play

@@ -33,7 +33,7 @@ from app.results.records import (
 from app.service import Deals, GameService
 from app.service.kept import KEPT
 from app.store import Listing, MemoryStore, SQLiteStore
-from app.web.view import accuracy_text, game_list
+from app.web.views.game import accuracy_text, game_list
 from solver.generate import bbbv
 from tests.boards import classic_from, play
 

@@ -12,7 +12,7 @@ import pytest
 from app.core.game import AIDS as AID_WORDS
 from app.modes import MODES
 from app.rooms import KINDS
-from app.web.replay import MARGIN_TEXT
+from app.web.views.reviews import MARGIN_TEXT
 from tests.live import live_server, put_layout
 from tests.test_flags_web import create
 from tests.test_rooms import new_room

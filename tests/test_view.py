@@ -9,7 +9,7 @@ from app.core.seats import Invitation, Player
 from app.modes import get_mode
 from app.service.overlays import Overlay
 from app.web.errors import as_sentence
-from app.web.view import Look, Seating, cell_html, clock_text, panel, review_text, seat_lines
+from app.web.views.game import Look, Seating, cell_html, clock_text, panel, review_text, seat_lines
 from solver import Allowance
 from tests.boards import classic_from
 from tests.test_flags import game_of, move

@@ -1,12 +1,15 @@
 """The web layer: pages and fragments for people, JSON for scripts. `create_app` only wires the parts.
 
+routes/     the routes, one module per feature (their order: routes.ROUTERS)
+views/      what a page or a fragment shows
+schemas/    the API's request and answer shapes
+faces/      how a mode looks beyond the generic board
 deps.py     the player, the service and the templates routes depend on
-pages.py    the page, its forms and HTMX fragments
-api.py      the JSON API
-schemas.py  the API's request and response shapes
 errors.py   one table from exceptions to answers
-render.py   the page's blocks; view.py how cells and the status line look
+render.py   the page's blocks: the whole page, the panel, a move's changes
 guard.py    headers, the cross-site check, the body limit, strict JSON, server timing, each client's turns
+
+The web layer imports nothing of app.host.
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from app.core.config import Settings
 from app.service import Deals, GameService
 from app.service.kept import KEPT
 from app.store import Store, StoreUnavailable, open_store
-from app.web import api, daily, errors, pages, rooms
+from app.web import errors
 from app.web.deps import STATIC, templates
 from app.web.guard import ClientTurns, Guard, StrictJSON
+from app.web.routes import ROUTERS
 
 EXPIRY_SWEEP_SECONDS = 3600
 EXPIRY_RETRY_SECONDS = 60
@@ -128,7 +132,7 @@ def create_app(
         summary="Cruel-but-fair Minesweeper: a SAT solver decides what the player could have known.",
         lifespan=lifespan,
         # FastAPI's pages load Swagger UI and ReDoc from a CDN and start them with inline scripts:
-        # pages.py serves /docs from the vendored copy in static/ instead, and ReDoc not at all.
+        # routes/site.py serves /docs from the vendored copy in static/ instead, and ReDoc not at all.
         docs_url=None,
         redoc_url=None,
     )
@@ -152,12 +156,6 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     errors.install(app)
-    app.include_router(pages.router)
-    app.include_router(rooms.router)
-    app.include_router(daily.router)
-    app.include_router(api.router)
-    app.include_router(api.records_router)
-    app.include_router(api.rooms_router)
-    app.include_router(api.daily_router)
-    app.include_router(api.names_router)
+    for router in ROUTERS:
+        app.include_router(router)
     return app

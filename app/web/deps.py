@@ -15,7 +15,7 @@ from app.core.addresses import address_key
 from app.service import GameService
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
-from app.web.view import accuracy_text, day_text
+from app.web.views.game import accuracy_text, day_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"

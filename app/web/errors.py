@@ -28,6 +28,7 @@ from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
 from app.web.deps import is_htmx, player_id, wants_json
 from app.web.render import blocks, page, page_context
+from app.web.views.game_page import game_context
 
 log = logging.getLogger("kaboom")
 
@@ -141,8 +142,6 @@ async def handle(request: Request, error: Exception) -> Response:
         except StoreUnavailable:
             # Not even a read gets through, so no panel: the page says the server could not apply it (kaboom.js).
             return page(request, "home.html", page_context(None, message=message, refused=True), answer.status)
-        from app.web.pages import game_context  # the pages' routes are answered here: imported once they exist
-
         context = await game_context(
             request,
             service,
@@ -159,7 +158,7 @@ async def handle(request: Request, error: Exception) -> Response:
         parts = ("panel", "settings", "grid") if stale else ("panel", "settings")
         return blocks(request, context, *parts, status_code=answer.htmx_status or answer.status)
     again = getattr(request.state, "page_again", None)
-    if again is not None:  # a route that has a page of its own to say it on (app.web.daily)
+    if again is not None:  # a route that has a page of its own to say it on (app.web.routes.daily)
         try:
             return await again(message, answer.status)
         except KaboomError:

@@ -17,8 +17,17 @@ from app.service.games import MoveResult
 from app.service.overlays import Overlay
 from app.web.deps import templates
 from app.web.faces import PARTS, face_of
-from app.web.replay import kept_accuracy, replay_view
-from app.web.view import Look, bot_text, cell_html, changed_cells, panel, probability_legend, review_text, seat_lines
+from app.web.views.game import (
+    Look,
+    bot_text,
+    cell_html,
+    changed_cells,
+    panel,
+    probability_legend,
+    review_text,
+    seat_lines,
+)
+from app.web.views.reviews import kept_accuracy, replay_view
 
 # The page that owns most fragments: a game's panel, board and settings are blocks of it.
 GAME_PAGE = "game.html"
@@ -127,7 +136,7 @@ def replay_context(
     on_ladder: bool = False,
     player: str | None = None,
 ) -> dict:
-    """The page's context for a finished game's replay: the header's, and the replay (app.web.replay).
+    """The page's context for a finished game's replay: the header's, and the replay (app.web.views.reviews).
     `player`: the player's name, for a viewer who is someone else."""
     context = page_context(None, now=now)
     ladder = stored_board(game.daily) if on_ladder and game.daily else None

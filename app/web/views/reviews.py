@@ -1,7 +1,7 @@
 """How a finished game's story looks: its replay's frames, each move's grade in words, the summary.
 
 The board is drawn once as it stood before the first move; each step sends only the cells whose look it
-changed, as app.web.view draws them (kaboom.js plays them forward and back). Words about a grade are
+changed, as app.web.views.game draws them (kaboom.js plays them forward and back). Words about a grade are
 written here once, for the page and for nothing else: the JSON answer gives the grades as figures.
 """
 
@@ -19,7 +19,7 @@ from app.results.daily import DailyBoard
 from app.results.records import accuracy_of
 from app.results.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
 from app.service.overlays import Overlay
-from app.web.view import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
+from app.web.views.game import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
 from solver.position import Cell, describe
 
 # What a move that is not a bet was, after the caption has named it.

@@ -1,4 +1,5 @@
-"""The pages of the boards of the day: a day's boards with their ladders, the player's name, the calendar.
+"""How the boards of the day look: a day's boards with their ladders, the calendar, what the rules page says of
+them.
 
 They read what GET /api/daily and its ladder read (app.service.daily); words about an entry are written
 here, for the pages alone.
@@ -8,10 +9,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import Annotated, Any
-
-from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from typing import Any
 
 from app.core.game import AIDS
 from app.core.names import NAME_LENGTH
@@ -19,11 +17,8 @@ from app.modes import MODES, get_mode
 from app.results.daily import Entry
 from app.service import GameService
 from app.service.daily import Day, DayBoard, Ladder, LadderLine
-from app.web.deps import Client, Player, Service
-from app.web.render import page, page_context
-from app.web.view import accuracy_text, clock_text, day_text
-
-router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+from app.web.render import page_context
+from app.web.views.game import accuracy_text, clock_text, day_text
 
 
 @dataclass(frozen=True)
@@ -171,75 +166,3 @@ def _board_view(ladder: Ladder) -> BoardView:
     shown = any(line.own for line in ladder.lines)
     own = line_of(ladder.own, mode) if ladder.own is not None and not shown else None
     return BoardView(ladder, lines, own)
-
-
-def _refused_on(request: Request, service: GameService, player: str) -> None:
-    """A refused form comes back to today's page with the message, not to the home page."""
-
-    async def again(message: str, status: int) -> Response:
-        context = await day_context(service, player, None, message=message, refused=True)
-        return page(request, "daily.html", context, status_code=status)
-
-    request.state.page_again = again
-
-
-# A refused name comes back to today's page by a redirect, so that reloading it posts nothing again: the
-# refusal and the text typed (cut to a length no field sends) ride in the session to that one page.
-REFUSED_NAME = "refused_name"
-TYPED_KEPT = 200
-
-
-@router.get("/daily")
-async def today_page(request: Request, player: Player, service: Service) -> Response:
-    """Today's boards: play them, see their ladders, choose your name."""
-    refused = request.session.pop(REFUSED_NAME, None)
-    if isinstance(refused, dict) and isinstance(refused.get("message"), str) and isinstance(refused.get("typed"), str):
-        extra = {"message": refused["message"], "refused": True, "typed": refused["typed"]}
-    else:
-        extra = {}
-    return page(request, "daily.html", await day_context(service, player, None, **extra))
-
-
-@router.get("/daily/history")
-async def history_page(request: Request, player: Player, service: Service) -> Response:
-    """The calendar of the past weeks' boards with the player's results, and their streaks."""
-    history = await service.daily.history(player)
-    return page(
-        request,
-        "calendar.html",
-        page_context(
-            None,
-            history=history,
-            weeks=weeks_of(history.days),
-            boards=[get_mode(part.board.mode).daily_title for part in history.days[0].boards],
-        ),
-    )
-
-
-@router.get("/daily/{date}")
-async def day_page(request: Request, date: str, player: Player, service: Service) -> Response:
-    """A day's boards and ladders; today's is the page above."""
-    return page(request, "daily.html", await day_context(service, player, date))
-
-
-@router.post("/daily/{date}/{mode}/games")
-async def play_form(
-    request: Request, date: str, mode: str, player: Player, client: Client, service: Service
-) -> Response:
-    """The player's game of today's board: the one in play, or a new one."""
-    _refused_on(request, service, player)
-    game_id, _ = await service.daily.play_daily(player, client, f"{date}/{mode}")
-    return RedirectResponse(f"/games/{game_id}", status_code=303)
-
-
-@router.post("/daily/name")
-async def name_form(
-    request: Request, player: Player, client: Client, service: Service, name: Annotated[str, Form()] = ""
-) -> Response:
-    async def again(message: str, status: int) -> Response:
-        request.session[REFUSED_NAME] = {"message": message, "typed": name[:TYPED_KEPT]}
-        return RedirectResponse("/daily#you", status_code=303)
-
-    request.state.page_again = again
-    await service.daily.set_name(player, client, name)
-    return RedirectResponse("/daily#you", status_code=303)

@@ -1,8 +1,8 @@
-"""Rooms on the page: how a room looks (its members, its kind's part, its log), and its pages and fragments.
+"""Rooms: their pages and fragments, their live updates, and their part of the JSON API (how a room looks:
+app.web.views.rooms).
 
 A room's games are drawn by the game page (templates/game.html) with the room's panel beside the board; a
-room without a game for the viewer (a race's lobby, a race watched) is the room page (templates/room.html), the
-panel alone.
+room without a game for the viewer (a race's lobby, a race watched) is the same page with the panel alone.
 A kind that shows more has its part in templates/rooms/<kind>/panel.html; nothing here names a kind.
 """
 
@@ -10,179 +10,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.core.seats import watcher
-from app.modes import get_mode
-from app.rooms import RoomNotFound, get_kind
-from app.rooms.base import COLOURS, DEFAULT_NAME, Room
+from app.rooms import RoomNotFound
+from app.rooms.base import DEFAULT_NAME
+from app.service import GameService
 from app.service.rooms import RoomView
 from app.store import Corrupt, NotFound, StoreUnavailable
-from app.web.deps import PRESENCE_CHECK_SECONDS, ROOM_NEWS_SECONDS, Player, Service, stream_slot, templates
-from app.web.render import FRESH, blocks, page, page_context
-from app.web.view import board_title, clock_text
+from app.web.deps import PRESENCE_CHECK_SECONDS, ROOM_NEWS_SECONDS, Client, Player, Service, stream_slot
+from app.web.render import FRESH, blocks, page
+from app.web.schemas.base import ERROR_RESPONSES, ErrorOut
+from app.web.schemas.games import game_out
+from app.web.schemas.rooms import JoinRoomIn, NewRoomIn, RoomOut, room_out
+from app.web.views.rooms import room_page_context
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
-# What the log says each event was.
-EVENT_WORDS = {
-    "joined": "joined",
-    "left": "left",
-    "started": "started a round",
-    "undo": "took back the last action",
-    "hint": "asked for a hint",
-    "show": "asked to be shown a safe cell",
-}
-
-
-@dataclass
-class MemberRow:
-    name: str
-    colour: int
-    present: bool
-    you: bool
-    racing: bool
-    percent: int
-    deaths: int
-    status: str  # what their game stands at, in words
-    time: str  # their time, once they cleared the board
-    rank: int | None
-    watch: str | None  # their board, where the viewer may look at it
-
-
-@dataclass
-class RoomRow:
-    """A room in its member's list of rooms (the home page)."""
-
-    room_id: str
-    title: str  # the kind and the board
-    mode: str
-    members: list[tuple[str, int]]  # each member's name and colour
-    state: str
-
-
-def room_rows(rooms: list[tuple[str, Room]]) -> list[RoomRow]:
-    return [
-        RoomRow(
-            room_id,
-            f"{get_kind(room.kind).title} · {board_title(room.mode, room.width, room.height, room.mines)}",
-            get_mode(room.mode).title,
-            [(member.name, member.colour) for member in room.members],
-            get_kind(room.kind).state_text(room),
-        )
-        for room_id, room in rooms
-    ]
-
-
-@dataclass
-class RoomLook:
-    """A room as its panel draws it for one viewer."""
-
-    view: RoomView
-    title: str  # the kind, the mode and the board
-    members: list[MemberRow]
-    live_path: str  # the room's page: its stream and its poll are under it
-    invite: str | None = None  # the link to send, for the members
-    join: str | None = None  # where whoever watches joins (a POST), while there is room
-    log: list[tuple[int, str, str]] = field(default_factory=list)  # (colour, who, what they did), newest first
-    countdown: float | None = None  # seconds until the boards open
-    start: str = ""  # the start button's words, where the viewer may start
-    part: str | None = None  # the kind's own part of the panel
-    name: str = DEFAULT_NAME  # the name the join form offers
-    colour: int = 0  # the colour it offers
-    own_game: str | None = None  # the viewer's game in the room now (a race's new round), to go to
-    game_live_path: str = ""  # the page's game's live updates (for whoever watches: by the link)
-    colours: tuple[str, ...] = COLOURS
-
-    @property
-    def signature(self) -> str:
-        return self.view.signature
-
-
-def room_look(
-    request: Request,
-    view: RoomView,
-    key: str | None = None,
-    game_id: str | None = None,
-    kept: tuple[str, int | None] | None = None,
-) -> RoomLook:
-    """How the room looks to the viewer of `view`; `key`, the link they came by (whoever watches);
-    `game_id`, the game the page shows, if any; `kept`, the name and colour the join form offers."""
-    room, kind = view.room, view.kind
-    rules = get_mode(room.mode)
-    size = next((name for name, size in rules.presets.items() if size == (room.width, room.height, room.mines)), None)
-    board = f"{room.width}×{room.height}, {room.mines} mines"
-    title = f"{kind.title} · {rules.title} · {rules.preset_title(size) + ' ' if size else ''}{board}"
-    base = f"/rooms/{view.room_id}"
-    watch_key = key or room.invite
-    members = [
-        MemberRow(
-            name=row.name,
-            colour=row.colour,
-            present=row.present,
-            you=view.viewer is not None and room.members[row.member].player == room.members[view.viewer].player,
-            racing=row.racing,
-            percent=row.percent,
-            deaths=row.deaths,
-            status=_status(row.status, row.racing),
-            time=clock_text(row.seconds, tenths=True) if row.seconds is not None else "",
-            rank=row.rank,
-            watch=f"/games/{row.game}/watch/{watch_key}" if row.game else None,
-        )
-        for row in view.standings
-    ]
-    look = RoomLook(
-        view,
-        title,
-        members,
-        live_path=base if not view.watching else f"{base}/watch/{key}",
-        log=[
-            (event["colour"], event["name"], EVENT_WORDS.get(event["what"], event["what"]))
-            for event in reversed(room.log)
-        ],
-        part=f"rooms/{room.kind}/panel.html" if f"rooms/{room.kind}/panel.html" in PARTS else None,
-        game_live_path=f"/games/{game_id}" + (f"/watch/{key}" if view.watching and key else ""),
-    )
-    if not view.watching:
-        look.invite = str(request.url_for("room_invitation", room_id=view.room_id, key=room.invite))
-        look.start = _start_words(view) if view.may_start else ""
-        if view.game is not None and view.game != game_id:
-            look.own_game = view.game
-    elif key is not None and len(room.members) < len(COLOURS):
-        look.join = f"{base}/join/{key}"
-        look.name, colour = kept or (DEFAULT_NAME, None)
-        look.colour = room.free_colour(colour)
-    if view.opens_at is not None and view.opens_at > view.now:
-        look.countdown = view.opens_at - view.now
-    return look
-
-
-def _status(status: str, racing: bool) -> str:
-    if not racing:
-        return "watching"
-    return {"playing": "playing", "won": "cleared", "lost": "lost", "": "ready"}.get(status, status)
-
-
-def _start_words(view: RoomView) -> str:
-    return "Rematch" if view.round else "Start"
-
-
-# The kinds' own parts, as the templates folder has them.
-PARTS = frozenset(templates.env.list_templates(filter_func=lambda name: name.startswith("rooms/")))
-
 
 # ----- pages ----------------------------------------------------------------------------------------------
-
-
-async def room_page_context(request: Request, service: Service, view: RoomView, key: str | None = None) -> dict:
-    player = request.session.get("player")
-    kept = await service.rooms.kept_name(player) if view.watching and player else None
-    return page_context(None, now=service.clock(), room=room_look(request, view, key, kept=kept))
 
 
 @router.get("/rooms/{room_id}")
@@ -331,4 +181,80 @@ async def watcher_room_live(
     )
 
 
-__all__ = ["RoomLook", "room_look", "router"]
+# ----- the JSON API ---------------------------------------------------------------------------------------
+
+api_router = APIRouter(prefix="/api/rooms", tags=["rooms"], responses=ERROR_RESPONSES)
+
+ROOM_404: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "no such room, or the caller is neither in it nor holds its link"}
+}
+
+
+async def room_answer(request: Request, service: GameService, view: RoomView, viewer: str) -> RoomOut:
+    """The room as the API shows it to `viewer`, with its game for them (co-op: the shared one; a race:
+    their own, once started)."""
+    game = None
+    if view.game is not None:
+        game = game_out(view.game, await service.games.load(view.game, viewer), service.clock())
+    link = str(request.url_for("room_invitation", room_id=view.room_id, key=view.room.invite))
+    return room_out(view, link, game)
+
+
+ROOM_429: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorOut, "description": "too many rooms: the player's, or new ones from this address"}
+}
+
+
+@api_router.post("", status_code=201, response_model=RoomOut, responses=ROOM_429)
+async def new_room(body: NewRoomIn, request: Request, player: Player, client: Client, service: Service) -> RoomOut:
+    """Make a room: "coop", one game every member plays; "race", a game each of the same board, started
+    together. The maker is its first member; others join with its `invite` (POST .../join)."""
+    room_id, _ = await service.rooms.create_room(
+        player,
+        client,
+        body.kind,
+        body.mode,
+        body.width,
+        body.height,
+        body.mines,
+        body.settings(),
+        body.name,
+        body.colour,
+    )
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
+
+
+@api_router.post("/{room_id}/join", response_model=RoomOut, responses=ROOM_404)
+async def join_room(room_id: str, body: JoinRoomIn, request: Request, player: Player, service: Service) -> RoomOut:
+    """Join a room by its invitation's key, as `name` (up to 8 players; joining again changes nothing). A
+    co-op member moves in the shared game at once (POST /api/games/{game}/moves); a race's late joiner
+    watches until the rematch."""
+    await service.rooms.join_room(room_id, body.invite, player, body.name, body.colour)
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
+
+
+@api_router.get("/{room_id}", response_model=RoomOut, responses=ROOM_404)
+async def read_room(
+    room_id: str, request: Request, player: Player, service: Service, invite: str | None = None
+) -> RoomOut:
+    """The room: its players (name, colour, whether their page is open, and in a race each one's progress,
+    deaths and time) and its game. Whoever holds the link and has not joined passes `invite` and watches;
+    a racer still playing is never shown another racer's board."""
+    viewer = watcher(invite) if invite is not None else player
+    view = await service.rooms.room_view(room_id, viewer, player)
+    return await room_answer(request, service, view, player if not view.watching else viewer)
+
+
+@api_router.post("/{room_id}/start", response_model=RoomOut, responses=ROOM_404)
+async def start_room(room_id: str, request: Request, player: Player, service: Service) -> RoomOut:
+    """Start a race (its maker, with two players at least), or its rematch (any racer, once someone cleared
+    the board or every racer is out): every racer's board opens after a short countdown (`starts_at`)."""
+    await service.rooms.start_room(room_id, player)
+    return await room_answer(request, service, await service.rooms.room_view(room_id, player), player)
+
+
+@api_router.post("/{room_id}/leave", status_code=204, responses=ROOM_404)
+async def leave_room(room_id: str, player: Player, service: Service) -> Response:
+    """Leave a room; its games stay as they were played. The last to leave takes the room away."""
+    await service.rooms.leave_room(room_id, player)
+    return Response(status_code=204)
