@@ -16,13 +16,17 @@ MODE_MODULES = {f"app.modes.{path.stem}" for path in (ROOT / "app" / "modes").gl
     "app.modes.base",
 }
 # Everything that draws or serves every game alike: the web layer but the faces, the service, the shared
-# page and the page's script.
+# page and the page's script (its entry and its modules; a face's own script is in static/modes/).
 SHARED_PYTHON = sorted(
     path
     for path in [*(ROOT / "app" / "web").glob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
     if path.parent.name != "faces"
 )
-SHARED_PAGE = [ROOT / "templates" / "game.html", ROOT / "static" / "kaboom.js"]
+SHARED_PAGE = [
+    ROOT / "templates" / "game.html",
+    ROOT / "static" / "kaboom.js",
+    *sorted((ROOT / "static" / "js").glob("*.js")),
+]
 
 
 def imported(path: Path) -> set[str]:

@@ -21,7 +21,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
@@ -30,6 +29,7 @@ from app.service import Deals, GameService
 from app.store import Store, StoreUnavailable, open_store
 from app.web import api, daily, errors, pages, rooms
 from app.web.deps import STATIC, templates
+from app.web.faces import FaceFiles
 from app.web.guard import ClientTurns, Guard, StrictJSON
 
 EXPIRY_SWEEP_SECONDS = 3600
@@ -147,7 +147,7 @@ def create_app(
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client, waiting=settings.connections_per_client)
     app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", FaceFiles(directory=STATIC), name="static")
     errors.install(app)
     app.include_router(pages.router)
     app.include_router(rooms.router)
