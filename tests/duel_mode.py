@@ -1,8 +1,9 @@
 """A mode with seats, for tests of the house's interfaces: Duel, two players who take turns on one layout.
 
-Nothing outside tests/ is written for it: its rules are a Mode, its face a Face with templates in
-tests/duel_face/, and a test registers both (`registered`). A seat reveals a cell; a mine loses the game
-for it, anything else hands the turn over; once every safe cell is open the game is a draw.
+Nothing outside tests/ is written for it: its rules are a Mode, its face a Face with templates, a script
+and a stylesheet in tests/duel_face/, and a test registers both (`registered`). A seat reveals a cell; a
+mine loses the game for it, anything else hands the turn over; once every safe cell is open the game is a
+draw.
 """
 
 from __future__ import annotations
@@ -134,6 +135,10 @@ class DuelOut(BaseModel):
 class DuelFace(Face):
     parts = frozenset({"topbar"})
     templates = Path(__file__).parent / "duel_face"
+    # Its script and stylesheet, beside its templates: served as /static/modes/test-duel/<name>.
+    scripts = ("duel.js",)
+    styles = ("duel.css",)
+    static = templates
     api_field = "duel"
     api_model = DuelOut
     api_description = "Duel games: whose turn, and each seat's reveals"

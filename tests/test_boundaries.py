@@ -16,7 +16,7 @@ MODE_MODULES = {f"app.modes.{path.stem}" for path in (ROOT / "app" / "modes").gl
     "app.modes.base",
 }
 # Everything that draws or serves every game alike: the web layer but the faces, the service, the pages'
-# templates but the modes' own, and the page's script.
+# templates but the modes' own, and the page's script (its entry and its modules; a face's own is in static/modes/).
 SHARED_PYTHON = sorted(
     path
     for path in [*(ROOT / "app" / "web").rglob("*.py"), *(ROOT / "app" / "service").glob("*.py")]
@@ -25,6 +25,7 @@ SHARED_PYTHON = sorted(
 SHARED_PAGE = [
     *sorted(path for path in (ROOT / "templates").rglob("*.html") if path.parent.parent.name != "modes"),
     ROOT / "static" / "kaboom.js",
+    *sorted((ROOT / "static" / "js").glob("*.js")),
 ]
 
 

@@ -8,6 +8,7 @@ Every deal is seeded (`deal_seed`); every move acts on a cell read from the answ
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from app.service import Deals
 from tests.clock import FakeClock
 from tests.duel_mode import registered
-from tests.live import live_server
+from tests.live import live_server, wait_until
 from tests.test_flags_web import HTMX, api, covered, lines
 
 
@@ -125,3 +126,67 @@ def test_the_json_api_plays_it_and_shows_its_part(server) -> None:
         assert moved.json()["duel"]["moves"] == [1, 0]
         refused = player.post(f"/api/games/{game['id']}/moves", json={"action": "flag", "x": x, "y": y})
         assert refused.status_code == 422 and "expected reveal" in refused.json()["detail"]
+
+
+FACE_SCRIPT = '<script type="module" src="/static/modes/test-duel/duel.js"></script>'
+FACE_STYLE = '<link rel="stylesheet" href="/static/modes/test-duel/duel.css">'
+
+
+def test_its_faces_script_and_stylesheet_are_served_from_its_folder_and_loaded_by_its_games_alone(server) -> None:
+    folder = Path(__file__).parent / "duel_face"
+    with client(server) as player:
+        page = player.get(f"/games/{create(player, 'screen')}").text
+        assert FACE_SCRIPT in page and FACE_STYLE in page
+        for name, kind in (("duel.js", "javascript"), ("duel.css", "text/css")):
+            served = player.get(f"/static/modes/test-duel/{name}")
+            assert served.status_code == 200 and kind in served.headers["content-type"]
+            assert served.content == (folder / name).read_bytes()
+        # Only what the face names: not its templates, nor anything beside its folder.
+        for other in ("topbar.html", "..%2Fduel_mode.py", "missing.js"):
+            assert player.get(f"/static/modes/test-duel/{other}").status_code == 404, other
+        # The page's own script is still served as before, and a game of another mode loads no Duel.
+        assert player.get("/static/kaboom.js").status_code == 200
+        made = player.post("/games", data={"choice": "classic beginner"})
+        classic = player.get(made.headers["location"]).text
+        assert "/static/modes/" not in classic and '<script type="module" src="/static/kaboom.js">' in classic
+
+
+def test_its_faces_script_runs_on_its_games_page_alone_through_the_boards_interface(server, browser) -> None:
+    context = browser.new_context(base_url=server, viewport={"width": 1366, "height": 650}, bypass_csp=True)
+    errors: list[str] = []
+    faces: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("request", lambda request: faces.append(request.url) if "/static/modes/" in request.url else None)
+        page.goto("/")
+        page.click("button[value='test-duel tiny']")
+        page.wait_for_url("**/games/*")
+        page.wait_for_load_state()
+        assert sorted(url.rsplit("/", 1)[1] for url in faces) == ["duel.css", "duel.js"]
+        game_id = page.url.rsplit("/", 1)[1]
+        note = page.locator("#board-note")
+        # D is the face's key: its tool takes the next click on a cell, says so, and reveals it.
+        page.keyboard.press("d")
+        assert note.text_content() == "Duel: pick a cell."
+        cell = page.locator(".c.u").first
+        x, y = (int(part) for part in (cell.get_attribute("id") or "").split("-")[1:])
+        cell.click()
+        page.wait_for_function("document.querySelector('#board-note').textContent.startsWith('Duel: column')")
+        assert note.text_content() == f"Duel: column {x + 1}, row {y + 1}."
+        wait_until(
+            lambda: page.request.get(f"/api/games/{game_id}").json()["duel"]["moves"] == [1, 0],
+            10,
+            "the tool's reveal was not played",
+        )
+        # Another mode's page loads no face script, and D is nobody's key there.
+        faces.clear()
+        page.goto("/")
+        page.click("button[value='classic beginner']")
+        page.wait_for_url("**/games/*")
+        page.wait_for_load_state()
+        page.keyboard.press("d")
+        assert faces == [] and note.text_content() == ""
+    finally:
+        context.close()
+    assert not errors, errors

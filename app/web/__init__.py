@@ -24,7 +24,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
@@ -34,6 +33,7 @@ from app.service.kept import KEPT
 from app.store import Store, StoreUnavailable, open_store
 from app.web import errors
 from app.web.deps import STATIC, templates
+from app.web.faces import FaceFiles
 from app.web.guard import ClientTurns, Guard, StrictJSON
 from app.web.routes import ROUTERS
 
@@ -154,7 +154,7 @@ def create_app(
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client, waiting=settings.connections_per_client)
     app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", FaceFiles(directory=STATIC), name="static")
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)

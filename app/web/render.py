@@ -60,7 +60,6 @@ def page_context(
         options = type(game.options)
         mode = MODES[game.mode]
         context.update(
-            help_offered="help" in mode.extra_actions,
             board_actions=mode.board_actions(),
             board_data=mode.board_data(game),
             bot_offered=mode.bot_plays,
@@ -89,6 +88,7 @@ def page_context(
         face = face_of(game.mode)
         context.update({f"{part}_part": face.template(game.mode, part) for part in PARTS})
         context["face_class"] = face.css_class(game.mode)
+        context.update(face_scripts=face.urls(game.mode, face.scripts), face_styles=face.urls(game.mode, face.styles))
         context.update(face.context(game, seating))
     if game is not None and seating is not None:
         mode = MODES[game.mode]

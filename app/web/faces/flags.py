@@ -1,5 +1,6 @@
-"""Flags' face: each seat's score above the board, the bomb in the panel, the game's rules beside it, each
-found mine in its finder's colour, the last move marked; and the game's part of the JSON answer."""
+"""Flags' face: each seat's score above the board, the bomb in the panel (aimed and dropped by its script,
+static/modes/flags/flags.js, drawn by flags.css), the game's rules beside it, each found mine in its
+finder's colour, the last move marked; and the game's part of the JSON answer."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ class FlagsOut(BaseModel):
 
 class FlagsFace(Face):
     parts = frozenset({"topbar", "panel", "settings"})
+    scripts = ("flags.js",)
+    styles = ("flags.css",)
     api_field: ClassVar[str | None] = "two_players"
     api_model = FlagsOut
     api_description = "Flags games: whose turn, the scores, who found which mine; status 'won' means over (see winner)"

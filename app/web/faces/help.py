@@ -1,4 +1,5 @@
-"""Ask for help's face: the game's part of the JSON answer (how often help was granted and used)."""
+"""Ask for help's face: the Help button in the toolbar, its script (static/modes/help/help.js: the button
+and its key, A), and the game's part of the JSON answer (how often help was granted and used)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ class HelpOut(BaseModel):
 
 
 class HelpFace(Face):
+    parts = frozenset({"toolbar"})
+    scripts = ("help.js",)
     api_field = "help"
     api_model = HelpOut
     api_description = "help games: how often help was granted and used, and whether it is waiting"
