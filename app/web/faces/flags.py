@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from app.core.game import Game
 from app.core.seats import computers, opponent_of
 from app.modes import Flags, get_mode
-from app.web.faces import Face
+from app.web.faces.base import Face
 
 
 class FlagsOut(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.core.game import Game
-from app.web.faces import Face
+from app.web.faces.base import Face
 
 
 class HelpOut(BaseModel):
