@@ -146,7 +146,11 @@ def test_every_colour_has_its_pairs(scheme):
     assert set(schemes()[scheme]) - DECORATION == paired
 
 
-@pytest.mark.parametrize("stylesheet", [STYLESHEET, OVERRIDES], ids=lambda path: path.name)
+# The faces' own stylesheets (static/modes/) colour their parts with the same names.
+FACE_STYLESHEETS = sorted((STATIC / "modes").rglob("*.css"))
+
+
+@pytest.mark.parametrize("stylesheet", [STYLESHEET, OVERRIDES, *FACE_STYLESHEETS], ids=lambda path: path.name)
 def test_rules_use_only_the_named_colours(stylesheet):
     css = without_comments(stylesheet.read_text())
     literal = [line.strip() for line in css.splitlines() if COLOUR.search(line) and not DECLARATION.search(line)]

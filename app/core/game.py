@@ -265,7 +265,7 @@ class BotChoice:
     safe: bool  # proven safe, or a first click, which the rules make safe
     mine_probability: float | None  # 0 when safe; a guess's chance as the bot counted it, None when it could not
     first_click: bool = False
-    # "help" (Ask for help games): no cell is proven safe, so the bot asks before it guesses `cell`.
+    # Or a mode's own (Ask for help's): no cell is proven safe, so the bot asks before it guesses `cell`.
     action: str = "reveal"
     helped: bool = False  # the guess is opened under help granted, so safe whatever its chance
 
@@ -279,7 +279,7 @@ class Game:
     width: int
     height: int
     mines: int
-    mode: str = "cruel"
+    mode: str
     options: Switches = field(default_factory=Options)  # the mode's own (Mode.options_class)
     # '.' covered, '0'-'8' revealed, '*' a mine shown without a loss (help found it); a finished
     # game's mines show through shown_mines.

@@ -275,34 +275,34 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         raise _malformed(f"mode: unknown mode {board['mode']!r}")
     data = _typed_seats(data, mode)
     context = {"cells": board["width"] * board["height"]}
-    state = _checked(_of_mode(_State, mode), data, context)
-    cells = state["cells"]
+    record = _checked(_of_mode(_State, mode), data, context)
+    cells = record["cells"]
     if len(cells) != context["cells"]:
-        raise _malformed(f"cells: {len(cells)} symbols on a {state['width']}x{state['height']} board")
-    if not 1 <= state["mines"] < len(cells):
-        raise _malformed(f"mines: {state['mines']} on a board of {len(cells)} cells")
-    if cells.count(COVERED) + cells.count(MINE) < state["mines"]:
-        raise _malformed(f"mines: {state['mines']} mines but only {cells.count(COVERED)} covered cells")
-    if cells.count(MINE) > state["mines"]:
-        raise _malformed(f"cells: {cells.count(MINE)} mines shown on a board of {state['mines']}")
-    revealed = next((key for key in state["marks"] if cells[int(key)] != COVERED), None)
+        raise _malformed(f"cells: {len(cells)} symbols on a {record['width']}x{record['height']} board")
+    if not 1 <= record["mines"] < len(cells):
+        raise _malformed(f"mines: {record['mines']} on a board of {len(cells)} cells")
+    if cells.count(COVERED) + cells.count(MINE) < record["mines"]:
+        raise _malformed(f"mines: {record['mines']} mines but only {cells.count(COVERED)} covered cells")
+    if cells.count(MINE) > record["mines"]:
+        raise _malformed(f"cells: {cells.count(MINE)} mines shown on a board of {record['mines']}")
+    revealed = next((key for key in record["marks"] if cells[int(key)] != COVERED), None)
     if revealed is not None:
         raise _malformed(f"marks.{revealed}: a mark on a revealed cell")
-    unknown = sorted(set(state["options"]) - set(mode.options_class.names()))
+    unknown = sorted(set(record["options"]) - set(mode.options_class.names()))
     if unknown:
         raise _malformed(f"options.{unknown[0]}: not a setting of {mode.name} games")
-    hidden = state["hidden"]
+    hidden = record["hidden"]
     if hidden is None and mode.hidden_schema is not None and not mode.secret_optional:
         raise _malformed(f"hidden: a {mode.name} game keeps a secret, and this one has none")
     if hidden is not None:
         if mode.hidden_schema is None:
             raise _malformed(f"hidden: {mode.name} games keep no secret")
-        hidden = _checked(mode.hidden_schema, hidden, {**context, "mines": state["mines"]}, "hidden")
+        hidden = _checked(mode.hidden_schema, hidden, {**context, "mines": record["mines"]}, "hidden")
     try:
-        seats = seating.from_json(state["seats"])
+        seats = seating.from_json(record["seats"])
     except ValueError as error:
         raise _malformed(str(error)) from None
-    views = {int(seat): chosen for seat, chosen in state.get("views", {}).items()}
+    views = {int(seat): chosen for seat, chosen in record.get("views", {}).items()}
     for seat, chosen in views.items():
         if seat >= len(seats):
             raise _malformed(f"views.{seat}: a game of {len(seats)} seats")
@@ -310,35 +310,35 @@ def read_state(data: str | bytes | Any, modes: Mapping[str, ModeSchemas]) -> Gam
         if strange:
             raise _malformed(f"views.{seat}.{strange[0]}: not a setting each player chooses in {mode.name} games")
     return Game(
-        width=state["width"],
-        height=state["height"],
-        mines=state["mines"],
-        mode=state["mode"],
+        width=record["width"],
+        height=record["height"],
+        mines=record["mines"],
+        mode=record["mode"],
         # A setting added since the game was stored takes its default.
-        options=mode.options_class(**state["options"]),
+        options=mode.options_class(**record["options"]),
         cells=list(cells),
-        marks={int(key): mark for key, mark in state["marks"].items()},
-        status=state["status"],
-        exploded=state["exploded"],
-        shown_mines=state["shown_mines"],
-        state=state["state"],
+        marks={int(key): mark for key, mark in record["marks"].items()},
+        status=record["status"],
+        exploded=record["exploded"],
+        shown_mines=record["shown_mines"],
+        state=record["state"],
         hidden=hidden,
-        hints=state["hints"],
-        deaths=state.get("deaths", 0),
-        started_at=state["started_at"],
-        finished_at=state["finished_at"],
-        last_cell=state["last_cell"],
-        version=state["version"],
+        hints=record["hints"],
+        deaths=record.get("deaths", 0),
+        started_at=record["started_at"],
+        finished_at=record["finished_at"],
+        last_cell=record["last_cell"],
+        version=record["version"],
         seats=seats,
-        undone=state.get("undone", []),
-        review=state.get("review"),
-        share=state.get("share"),
-        room=state.get("room"),
-        opens_at=state.get("opens_at"),
+        undone=record.get("undone", []),
+        review=record.get("review"),
+        share=record.get("share"),
+        room=record.get("room"),
+        opens_at=record.get("opens_at"),
         views=views,
-        daily=state.get("daily"),
-        aids=state.get("aids", []),
-        sealed=state.get("sealed", False),
+        daily=record.get("daily"),
+        aids=record.get("aids", []),
+        sealed=record.get("sealed", False),
     )
 
 

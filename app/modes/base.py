@@ -402,6 +402,13 @@ class Mode:
 
     # Actions of this mode beyond ACTIONS (help); they name no cell, and `act` applies them.
     extra_actions: ClassVar[tuple[str, ...]] = ()
+    # What the bot's choice may be (BotChoice.action): a reveal, or an action of the mode's own before it.
+    bot_actions: ClassVar[tuple[str, ...]] = ("reveal",)
+
+    def bot_words(self, choice: BotChoice, played: bool, guess: str) -> str | None:
+        """The bot's choice in words when it is an action of the mode's own (`guess`: the cell it would open,
+        with its chance, in words); None for a reveal, which every mode words alike."""
+        return None
 
     def board_actions(self) -> tuple[str, ...]:
         """What a player of this mode may do (the page's board offers these and no others)."""

@@ -37,6 +37,7 @@ class Help(Classic):
     summary = "Classic with a Help button: granted when nothing can be proven, a loss when something can."
     state_schema = HelpState
     extra_actions = ("help",)
+    bot_actions = ("reveal", "help")
     action_notes = {"help": "granted when no covered cell is provably safe, a loss otherwise"}
     # Luck decides nothing here already (help is granted where a guess would be forced).
     even_settings: ClassVar[dict[str, bool]] = {}
@@ -119,6 +120,14 @@ class Help(Classic):
             ("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely"),
             *super().counters(game),
         ]
+
+    def bot_words(self, choice: BotChoice, played: bool, guess: str) -> str | None:
+        if choice.action != "help":
+            return None
+        return (
+            f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe "
+            f"(its best guess: {guess})."
+        )
 
     def missed_cells(self, game: Game) -> list[int]:
         return list(game.state["missed"])

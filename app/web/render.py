@@ -54,8 +54,8 @@ def page_context(
     if review is not None and game is not None:
         context["review"] = (review, review_text(review, game))
     bot, played = extra.pop("bot", None), extra.pop("bot_played", False)
-    if bot is not None:
-        context["bot"] = (bot, bot_text(bot, played))
+    if bot is not None and game is not None:
+        context["bot"] = (bot, bot_text(bot, played, game.mode))
     if game is not None:
         options = type(game.options)
         mode = MODES[game.mode]
@@ -63,10 +63,11 @@ def page_context(
             board_actions=mode.board_actions(),
             board_data=mode.board_data(game),
             bot_offered=mode.bot_plays,
-            board_id=mode.public_state(game).get("board_id"),
+            board_id=mode.shown_board_id(game),
+            layout_seen=mode.layout_seen(game),
             daily_board=stored_board(game.daily) if game.daily else None,
             helping=options.helping(),
-            missed=[game.cell(index) for index in game.state.get("missed", ())] if game.status == "lost" else [],
+            missed=[game.cell(index) for index in mode.missed_cells(game)] if game.status == "lost" else [],
             look=Look(game, overlay),
             accuracy=kept_accuracy(game),
             # Asked for and over the counting budget: the page says so (the debug overlay still shows).

@@ -346,6 +346,10 @@ class HintOut(BaseModel):
     uses_count: bool
 
 
+# What the bot's choice may be, in the order the modes first name them (a reveal, then any mode's own action).
+BOT_ACTIONS = tuple(dict.fromkeys(action for mode in MODES.values() for action in mode.bot_actions))
+
+
 class BotOut(BaseModel):
     x: int = Field(description="the cell the bot would open next: its column, from 0")
     y: int = Field(description="its row, from 0")
@@ -357,7 +361,7 @@ class BotOut(BaseModel):
         description="0 for a proven-safe cell; a guess's exact chance of a mine, "
         "null when it could not be counted in time"
     )
-    action: Literal["reveal", "help"] = Field(
+    action: Literal[BOT_ACTIONS] = Field(  # type: ignore[valid-type]
         "reveal",
         description="help (Ask for help games): no cell is proven safe, "
         "so the bot asks for help before it opens the cell",
@@ -369,7 +373,8 @@ def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
     """What the API shows of a game: what the player has seen, never the mode's hidden state. A dict (the
     routes answer it as it is): the part of a face registered after GameOut was built (a mode the tests
     add) is in it too."""
-    public = get_mode(game.mode).public_state(game)
+    rules = get_mode(game.mode)
+    start = rules.start_cell(game)
     face = face_of(game.mode)
     part = face.api_part(game) if face.api_field is not None else None
     shown = GameOut(
@@ -381,7 +386,7 @@ def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
         status=game.status,
         board=game.board_rows(),
         exploded=list(game.cell(game.exploded)) if game.exploded is not None else None,
-        forced_guesses=public.get("forced_guesses", 0),
+        forced_guesses=rules.forced_guesses(game),
         hints=game.hints,
         deaths=game.deaths,
         flags=game.flags(),
@@ -390,9 +395,9 @@ def game_out(game_id: str, game: Game, now: float) -> dict[str, Any]:
         moves=game.version,
         can_undo=game.options.undo and bool(game.history),
         options=game.options.as_dict(),
-        board_id=public.get("board_id"),
-        start=list(game.cell(public["start"])) if public.get("start") is not None and game.started_at is None else None,
-        bot_moves=public.get("bot_moves", 0),
+        board_id=rules.shown_board_id(game),
+        start=list(game.cell(start)) if start is not None and game.started_at is None else None,
+        bot_moves=rules.bot_moves(game),
         aids=game.aids,
         **dict(zip(("bbbv", "bbbv_per_second", "clicks"), fixed_layout_figures(game) or (), strict=False)),
     ).model_dump(mode="json")

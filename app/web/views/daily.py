@@ -87,7 +87,8 @@ def help_text(entry: Entry, mode: str) -> str:
     helped = [AIDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
     if entry["deaths"]:
         helped.append(f"{entry['deaths']} mine{'s' if entry['deaths'] != 1 else ''} hit")
-    return ", ".join(helped) if helped else "help"
+    # Won, not clean, with no aid kept and no death: hints counted before hints were kept as an aid.
+    return ", ".join(helped) if helped else AIDS["hint"]
 
 
 def mark_of(part: DayBoard) -> Mark:

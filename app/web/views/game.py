@@ -135,7 +135,7 @@ class Look:
 def start_cell(game: Game) -> int | None:
     """The cell a board dealt for its first click (one played from its id, a race's, a board of the day's) is
     marked to start on, until play starts; None otherwise."""
-    return game.state.get("start") if game.started_at is None else None
+    return get_mode(game.mode).start_cell(game) if game.started_at is None else None
 
 
 # How far back a board played by several looks for each one's last move: the moves of the others since.
@@ -211,7 +211,7 @@ def changed_cells(
     candidates.update(before.mines ^ after.mines)
     candidates.update(before.last ^ after.last)  # the last move's mark (where the face marks it) moves on
     candidates.update(before.movers.keys() | after.movers.keys())  # each player's last move, on a shared board
-    start = game.state.get("start")
+    start = get_mode(game.mode).start_cell(game)
     if start is not None and (before.game.started_at is None) != (game.started_at is None):
         candidates.add(start)  # the mark on a shared board's first click comes off once play starts
     if before.over != after.over:
@@ -421,19 +421,17 @@ def review_text(review: LossReview, game: Game) -> str:
     return " ".join(parts)
 
 
-def bot_text(choice: BotChoice, played: bool) -> str:
+def bot_text(choice: BotChoice, played: bool, mode: str) -> str:
     """The bot's move in words, before (What would the bot do?) or after it played it: the cell, and whether
-    it is proven safe or a guess with its chance."""
-    if choice.action == "help":
-        guess = (
-            f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine"
-            if choice.mine_probability is not None
-            else describe(choice.cell)
-        )
-        return (
-            f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe "
-            f"(its best guess: {guess})."
-        )
+    it is proven safe or a guess with its chance; an action of the mode's own in the mode's words."""
+    guess = (
+        f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine"
+        if choice.mine_probability is not None
+        else describe(choice.cell)
+    )
+    own = get_mode(mode).bot_words(choice, played, guess)
+    if own is not None:
+        return own
     where = f"The bot {'opened' if played else 'would open'} {describe(choice.cell)}"
     if choice.helped:
         return f"{where}: a guess, opened safely under the help granted."
