@@ -201,3 +201,54 @@ def test_secrets_never_show_their_default():
     module = generator()
     assert module.shown(None) == "unset"
     assert "hunter2" not in module.shown(module.SecretStr("hunter2"))
+
+
+def layout_paths(text: str) -> set[str]:
+    """The files and folders docs/development.md's Layout names, as paths: its tree is indented two spaces a level,
+    each line a name (a folder ends with /) and what it holds."""
+    block = text[text.index("## Layout") :]
+    block = block[block.index("```\n") + 4 :]
+    block = block[: block.index("```")]
+    named, folders = set(), []
+    for line in block.splitlines():
+        name = line.split()[0] if line.strip() else ""
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        if not name or line.startswith(" " * (depth * 2 + 1)):
+            continue  # a description carried on from the line above
+        folders = folders[:depth]
+        path = "".join(folders) + name
+        named.add(path.rstrip("/"))
+        if name.endswith("/"):
+            folders.append(name)
+    return named
+
+
+def test_the_layout_names_every_module_of_app_and_nothing_that_is_gone():
+    named = layout_paths((DOCS / "development.md").read_text())
+    modules = {
+        str(path.relative_to(ROOT).parent if path.name == "__init__.py" else path.relative_to(ROOT))
+        for path in (ROOT / "app").rglob("*.py")
+    }
+    assert modules - named == set(), "modules of app/ the layout in docs/development.md does not name"
+    assert {path for path in named if path.startswith("app")} - modules == set(), "named, but not in app/"
+
+
+def test_the_layout_reader_follows_the_tree():
+    tree = [
+        "app/               the code",
+        "  web/             pages",
+        "    routes/        one a feature",
+        "      site.py      the home page,",
+        "                   and more",
+        "    render.py      pages",
+        "solver/            reasoning",
+    ]
+    text = "## Layout\n\n```\n" + "\n".join(tree) + "\n```\n"
+    assert layout_paths(text) == {
+        "app",
+        "app/web",
+        "app/web/routes",
+        "app/web/routes/site.py",
+        "app/web/render.py",
+        "solver",
+    }
