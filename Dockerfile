@@ -24,8 +24,10 @@ WORKDIR /app
 COPY requirements.lock ./
 RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 
-# Then the code. The app reads templates/ and static/ from beside app/, so it
-# runs from this tree: an editable install, with the dependencies already there.
+# Then the code, built into a package and installed (not editable), with the
+# dependencies already there: the package carries templates/ and static/ inside
+# app.web (app/web/templates and app/web/static link to them), so the server runs
+# from site-packages alone, and the sources are removed once it is in.
 # pip check fails the build when the lock lacks a dependency that pyproject.toml
 # declares (make lock was not run after an edit).
 # One COPY per directory: a COPY of several directories would merge their contents.
@@ -34,8 +36,9 @@ COPY app/ app/
 COPY templates/ templates/
 COPY static/ static/
 COPY pyproject.toml README.md ./
-RUN pip install --no-cache-dir --no-deps -e . \
-    && pip check
+RUN pip install --no-cache-dir --no-deps . \
+    && pip check \
+    && rm -rf solver app templates static pyproject.toml README.md build ./*.egg-info
 
 # Settings for a container: listen on every interface, keep the games on the
 # volume, and refuse to start without KABOOM_SECRET_KEY rather than generate a

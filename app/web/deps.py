@@ -17,9 +17,10 @@ from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
 from app.web.views.game import accuracy_text, day_text
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-TEMPLATES = ROOT / "templates"
-STATIC = ROOT / "static"
+# The repository's templates/ and static/, through the links beside this module in a checkout, and the copies a built
+# package carries in the same place.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
 
 templates = Jinja2Blocks(directory=TEMPLATES)
 # A face's templates outside templates/ (a mode the tests add) are found by the face registry.
