@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests import kinds
 from tests.live import free_port, wait_until
 
 
@@ -38,7 +39,8 @@ class RedisServer:
 
     def start(self) -> None:
         # A file, not a pipe, takes the log: nobody drains a pipe, and a full one would stall the server.
-        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        with kinds.starting("redis"):
+            self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
         self._wait_until_it_answers()
 
     def kill(self) -> None:

@@ -14,7 +14,10 @@ import pytest
 
 from app.host import allocator
 
-pytestmark = pytest.mark.skipif(allocator.heap() is None, reason="the C library is not glibc: nothing to limit")
+pytestmark = [
+    pytest.mark.skipif(allocator.heap() is None, reason="the C library is not glibc: nothing to limit"),
+    pytest.mark.subprocess,
+]
 
 # In a fresh interpreter: maybe limit the arenas as a worker does as it loads, then let eight threads
 # allocate at once, and count the arenas glibc's malloc_stats prints (on standard error).

@@ -279,6 +279,7 @@ def test_health_and_openapi(client):
     } <= set(paths)
 
 
+@pytest.mark.server
 def test_a_restart_loses_nothing(tmp_path, deal_seed):
     database = tmp_path / "games.sqlite3"
     with live_server(database, deals=Deals(deal_seed)) as url:

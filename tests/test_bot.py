@@ -70,6 +70,7 @@ def kaboom(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([KABOOM, "bot", *args], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.subprocess
 def test_kaboom_bot_reads_layouts_and_gives_each_games_result_in_file_order(tmp_path):
     layouts = tmp_path / "layouts.txt"
     # An easy board (every mine on the bottom row) between two others.

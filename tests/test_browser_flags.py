@@ -14,6 +14,8 @@ from tests.live import kaboom_process
 from tests.redis_server import redis_server
 from tests.test_browser import CHROMIUM  # noqa: F401 (skips the module without Chromium)
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
+
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 # Generous: a move shows on the other pages within a second on an idle machine (the test prints the
 # figures); a loaded test machine must not fail on timing.

@@ -14,9 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from tests.live import kaboom_process
 from tests.redis_server import redis_server
 from tests.test_browser import CHROMIUM  # noqa: F401 (skips the module without Chromium)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
 
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 # What a page waits for: generous, so that a loaded test machine does not fail on timing (10 s was once too

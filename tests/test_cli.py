@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 
 POSITION = "5 3 3\n1....\n1....\n11...\n"

@@ -276,6 +276,7 @@ def test_an_entrys_replay_stays_shared_and_a_practice_games_link_may_be_withdraw
 # ----- the API ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_the_api_gives_the_days_boards_plays_one_ranks_it_and_names_the_player(tmp_path):
     clock = FakeClock(MIDNIGHT + 7200)
     with live_server(tmp_path / "games.sqlite3", clock=clock, secret_key=KEY) as url:

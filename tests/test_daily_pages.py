@@ -24,7 +24,7 @@ from tests.live import live_server
 from tests.test_daily import KEY, MIDNIGHT, a_mine_of, cruel_win, secrets_of, service_on
 
 # Beginner boards of the day (conftest.py), for every test here: what they test holds on any size.
-pytestmark = pytest.mark.usefixtures("small_dailies")
+pytestmark = [pytest.mark.usefixtures("small_dailies"), pytest.mark.server, pytest.mark.redis]
 
 TODAY = "2026-11-26"
 

@@ -249,6 +249,7 @@ def damaged_on_disk(client: httpx.Client, database, damage: Callable[[Row], None
     return game
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("damage", DAMAGE, ids=list(DAMAGE))
 def test_a_damaged_game_is_answered_damaged_and_nothing_is_saved(client, second_server, database, damage):
     game = damaged_on_disk(client, database, DAMAGE[damage])
@@ -339,6 +340,8 @@ def a_covered_cell(game: dict) -> tuple[int, int]:
     return next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == ".")
 
 
+@pytest.mark.server
+@pytest.mark.redis
 @pytest.mark.parametrize("index", ["player", "owner"])
 def test_an_index_of_the_wrong_type_is_rebuilt_and_the_players_games_play_on(on_redis, index):
     client, second, connection = on_redis
@@ -355,6 +358,8 @@ def test_an_index_of_the_wrong_type_is_rebuilt_and_the_players_games_play_on(on_
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_the_home_page_rebuilds_a_broken_index_it_reads(on_redis):
     client, second, connection = on_redis
     game = start(client)
@@ -366,6 +371,8 @@ def test_the_home_page_rebuilds_a_broken_index_it_reads(on_redis):
     assert [member.decode() for member in connection.zrange(key, 0, -1)] == [game["id"]]
 
 
+@pytest.mark.server
+@pytest.mark.redis
 @pytest.mark.parametrize("part", ["game", "history"])
 def test_a_game_key_of_the_wrong_type_is_that_game_damaged_only(on_redis, part):
     client, second, connection = on_redis
@@ -382,6 +389,8 @@ def test_a_game_key_of_the_wrong_type_is_that_game_damaged_only(on_redis, part):
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_a_redis_version_field_ahead_of_the_data_is_damage_not_a_conflict_forever(on_redis):
     client, second, connection = on_redis
     game = start(client)
@@ -392,6 +401,8 @@ def test_a_redis_version_field_ahead_of_the_data_is_damage_not_a_conflict_foreve
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_a_game_key_of_the_wrong_type_stops_neither_the_cap_nor_expiry(redis_workers, clock):
     from app.store.redis import RedisStore
 
@@ -415,6 +426,8 @@ def test_a_game_key_of_the_wrong_type_stops_neither_the_cap_nor_expiry(redis_wor
         connection.flushdb()
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_expiry_rebuilds_the_index_of_all_games_if_it_is_of_the_wrong_type(redis_workers, clock):
     from app.store.redis import RedisStore
 

@@ -329,6 +329,7 @@ def test_dockerignore_matcher(tmp_path):
     assert ignored("docs/screenshot.png") and not ignored("docs/screenshot.py")
 
 
+@pytest.mark.subprocess
 def test_dockerignore_keeps_local_state_out_and_the_code_in(tmp_path):
     patterns = dockerignore_patterns(DOCKERIGNORE.read_text())
     local = [
@@ -639,6 +640,7 @@ def _get(url: str) -> tuple[int, bytes]:
         return answer.status, answer.read()
 
 
+@pytest.mark.subprocess
 def test_image_command_serves_healthz(image, tmp_path):
     port = _free_port()
     env = _server_env(image, tmp_path / "data", port)
@@ -688,6 +690,7 @@ def test_image_command_serves_healthz(image, tmp_path):
     assert _files(image.workdir) == image.files_after_install
 
 
+@pytest.mark.subprocess
 def test_image_command_refuses_to_start_without_the_secret(image, tmp_path):
     env = _server_env(image, tmp_path / "data", _free_port())
     assert "KABOOM_SECRET_KEY" not in env

@@ -35,7 +35,7 @@ TODAY = datetime.date(2026, 11, 26)
 DEADLINE = 60
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def hosts(request, tmp_path) -> Iterator[tuple[GameService, GameService]]:
     """Two services on one store, sharing the server's key and a FakeClock."""
     clock = FakeClock(MIDNIGHT + 3600)
@@ -132,6 +132,7 @@ def test_a_races_board_is_shown_nowhere_and_made_nowhere_else_while_the_race_is_
     run(one.restart(games["ann"], "ann", "c"))
 
 
+@pytest.mark.server
 def test_through_the_api_a_racer_never_sees_the_races_board_id_and_it_plays_nowhere_else(tmp_path):
     clock = FakeClock(MIDNIGHT + 3600)
     database = tmp_path / "games.sqlite3"
@@ -270,6 +271,7 @@ def test_many_requests_for_a_board_of_the_day_at_once_make_one_game(hosts, small
 # ----- 6. a ladder entry's replay link -----------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_a_lost_entry_cannot_be_undone_and_its_replay_stays_where_the_ladder_links_it(tmp_path, small_dailies):
     clock = FakeClock(MIDNIGHT + 3600)
     database = tmp_path / "games.sqlite3"

@@ -19,6 +19,8 @@ from tests.live import kaboom_process
 from tests.redis_server import redis_server
 from tests.test_store_ladders import at_once
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
+
 KEY = "a key the test holds, to know the boards"
 DEADLINE = 60  # seconds an answer may take: far beyond what any needs, so only a hang fails
 

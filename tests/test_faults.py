@@ -31,6 +31,8 @@ from tests.live import live_server, wait_until
 from tests.redis_server import controlled_redis_server
 from tests.test_store import game_for, moved
 
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
+
 NEW_GAME = {"width": 9, "height": 9, "mines": 10, "mode": "cruel"}
 
 

@@ -237,6 +237,7 @@ def play_until_the_computers_turn(player: httpx.Client, game_id: str) -> dict:
     return game
 
 
+@pytest.mark.server
 def test_a_move_on_the_computers_turn_is_refused(tmp_path) -> None:
     # The computer takes its time (ten seconds): its turn stays open while the player tries to move.
     with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
@@ -369,6 +370,7 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         assert lines(practice.text)[0] == "Your turn (Blue)" and 'id="undo"' not in practice.text
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("look", ["page", "stream", "poll", "api"])
 def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_due(tmp_path, look) -> None:
     """The page, its reconnected stream, its poll or a script's read: any look at the game starts the turn."""

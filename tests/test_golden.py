@@ -23,6 +23,8 @@ from app.service import Deals
 from tests.clock import FakeClock
 from tests.live import live_server
 
+pytestmark = pytest.mark.server
+
 GOLDEN = Path(__file__).parent / "golden"
 HTMX = {"HX-Request": "true"}
 

@@ -23,6 +23,8 @@ from tests.clock import FakeClock
 from tests.live import answers_health, kaboom_process, live_server, put_position, wait_until
 from tests.redis_server import redis_server
 
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
+
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 

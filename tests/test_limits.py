@@ -20,6 +20,8 @@ from solver import Analyzer, Limits, OutOfWork, Status
 from tests.live import live_server, put_position
 from tests.test_rules import scattered_game
 
+pytestmark = [pytest.mark.server, pytest.mark.subprocess]
+
 HTMX = {"HX-Request": "true"}
 # 100x100, 3,000 mines, 2,100 numbers shown: about 30 M work units, seconds of solver time.
 HEAVY = {"side": 100, "mines": 3000, "shown": 2100}

@@ -26,6 +26,8 @@ from app.store import MemoryStore
 from tests.live import kaboom_process, live_server
 from tests.redis_server import redis_server
 
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
+
 # The browser test's server: one live stream per worker, so that a second page's stream is refused.
 SERVER_SETTINGS = {"live_streams": 1}
 # Every wait below has a deadline well beyond what any machine needs; none is a measure of speed.

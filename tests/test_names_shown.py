@@ -58,6 +58,7 @@ def test_the_checker_finds_a_name_outside_bdi_and_not_in_an_attribute() -> None:
         isolated(f"<p>{SARA} won</p>")
 
 
+@pytest.mark.server
 def test_a_name_written_right_to_left_is_set_apart_wherever_a_page_shows_it(tmp_path) -> None:
     clock = FakeClock(MIDNIGHT + 7200)
     with (

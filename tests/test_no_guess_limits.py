@@ -30,6 +30,8 @@ from solver.generate import no_guess_layout
 from tests.clock import FakeClock
 from tests.live import live_server
 
+pytestmark = [pytest.mark.server, pytest.mark.subprocess]
+
 DEADLINE = 60.0  # the longest any wait here may take
 
 HTMX = {"HX-Request": "true"}

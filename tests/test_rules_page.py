@@ -17,7 +17,7 @@ from tests.live import live_server, put_layout
 from tests.test_flags_web import create
 from tests.test_rooms import new_room
 
-pytestmark = pytest.mark.usefixtures("seeded")
+pytestmark = [pytest.mark.usefixtures("seeded"), pytest.mark.server]
 
 
 def sections(page: str) -> dict[str, str]:

@@ -892,6 +892,7 @@ def test_redis_room_indexes_of_another_type_are_rebuilt_from_the_rooms(redis_url
         backend.close()
 
 
+@pytest.mark.subprocess
 def test_processes_on_one_sqlite_file_take_turns_at_a_game_and_a_dead_holder_lets_go(tmp_path, monkeypatch):
     """The lease is another process's to hold (fcntl locks are per process): a move waits for it, up to
     LEASE_WAIT_SECONDS, then gives up; another game is free; a holder that dies frees it at once."""

@@ -25,6 +25,8 @@ from app.play.tournament import (
 from solver.position import Position
 from tests.live import seconds
 
+pytestmark = pytest.mark.subprocess
+
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 PYTHON = sys.executable
 
