@@ -1,3 +1,4 @@
+import collections
 import os
 from pathlib import Path
 
@@ -54,40 +55,64 @@ def pytest_sessionfinish(session, exitstatus):
 KIND_OF_FIXTURE = {"server": "server", "browser": "browser", "redis_url": "redis"}
 
 
+# make test's two workers take a file at a time (--dist loadfile), in the order of the items: the longest files
+# first, so that neither worker is left with one at the end while the other waits (measured with --durations,
+# each 20-100 s of one worker; the rest take seconds each and fill in).
+LONGEST_FILES = [
+    "test_browser_axe.py",
+    "test_browser_rooms.py",
+    "test_browser_flags.py",
+    "test_hosting.py",
+    "test_limits.py",
+    "test_docker.py",
+    "test_fuzz.py",
+    "test_fair_play_api.py",
+    "test_first_minutes.py",
+    "test_browser.py",
+    "test_flags_adviser.py",
+    "test_live_updates.py",
+    "test_faults.py",
+]
+
+
 def pytest_configure(config):
+    # xdist would otherwise put the files with the most tests first (many quick tests: test_store.py).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
     for kind in kinds.KINDS:
         config.addinivalue_line("markers", f"{kind}: the test starts a {kind} (tests/kinds.py); make check skips it")
 
 
 def pytest_collection_modifyitems(config, items):
+    tests_in = collections.Counter(item.path.name for item in items)
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -tests_in[item.path.name], item.path.name))
     for item in items:
         for fixture, kind in KIND_OF_FIXTURE.items():
             if fixture in item.fixturenames:
                 item.add_marker(kind)
 
 
-def _unmarked_starts(item) -> list[str]:
-    return sorted(kind for kind in kinds.started if item.get_closest_marker(kind) is None)
+def marks_hold(item, phase: str):
+    kinds.started.clear()
+    result = yield
+    if unmarked := sorted(kind for kind in kinds.started if item.get_closest_marker(kind) is None):
+        raise AssertionError(
+            f"{phase} started a {', '.join(unmarked)}, and the test is not marked so: mark it (pytest.mark.KIND, or"
+            " its module's pytestmark), so that make check leaves it out (tests/kinds.py)"
+        )
+    return result
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     # A module's fixtures start with its first test: that test carries their markers, as every test using them does.
-    kinds.started.clear()
-    yield
-    if unmarked := _unmarked_starts(item):
-        raise AssertionError(f"its setup started a {', '.join(unmarked)} but it is not marked so: {MARK_IT}")
+    return (yield from marks_hold(item, "its setup"))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    kinds.started.clear()
-    yield
-    if unmarked := _unmarked_starts(item):
-        raise AssertionError(f"the test started a {', '.join(unmarked)} but is not marked so: {MARK_IT}")
-
-
-MARK_IT = "mark it (pytest.mark.KIND, or its module's pytestmark), so that make check leaves it out (tests/kinds.py)"
+    return (yield from marks_hold(item, "the test"))
 
 
 def pytest_addoption(parser):
@@ -190,6 +215,7 @@ def store(backend):
 def browser():
     # Imported only here, once a test asks for a browser: without Chromium (or Playwright) that test skips,
     # or fails under make test, and the other tests of its module still run.
+    from tests.live import seconds
     from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, playwright_api
 
     with kinds.starting("browser"):
@@ -197,6 +223,15 @@ def browser():
     try:
         with kinds.starting("browser"):
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        new_context = browser.new_context
+
+        def scaled_context(**options):
+            # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens.
+            context = new_context(**options)
+            context.set_default_timeout(seconds(30) * 1000)
+            return context
+
+        browser.new_context = scaled_context
         yield browser
         browser.close()
     finally:

@@ -102,7 +102,7 @@ def kaboom_process(preexec_fn=None, **env: str):
     def answers() -> bool:
         if process.poll() is not None:
             raise RuntimeError(f"kaboom serve exited: {process.stderr.read()}")
-        return answers_health(url, timeout=1)
+        return answers_health(url, timeout=seconds(1))
 
     try:
         wait_until(answers, 30, "kaboom serve did not answer /healthz", every=0.1)
@@ -111,7 +111,7 @@ def kaboom_process(preexec_fn=None, **env: str):
         if process.poll() is None:
             process.terminate()
             try:
-                process.wait(10)
+                process.wait(seconds(10))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from tests import kinds
-from tests.live import free_port, wait_until
+from tests.live import free_port, seconds, wait_until
 
 
 class RedisServer:
@@ -61,13 +61,13 @@ class RedisServer:
         self.go_on()  # a hung server cannot hear SIGTERM
         self.process.terminate()
         try:
-            self.process.wait(10)
+            self.process.wait(seconds(10))
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
 
     def _wait_until_it_answers(self) -> None:
-        client = redis.Redis(port=self.port, socket_connect_timeout=1)
+        client = redis.Redis(port=self.port, socket_connect_timeout=seconds(1))
 
         def answers() -> bool:
             try:

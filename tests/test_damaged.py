@@ -33,7 +33,7 @@ from app.modes import apply_move, new_game
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
 from app.web.view import Look
-from tests.live import live_server
+from tests.live import live_server, seconds
 from tests.redis_server import redis_server
 from tests.test_store import game_for
 
@@ -54,14 +54,14 @@ def second_server(server, database, deals):
 @pytest.fixture
 def client(server):
     # A client of its own per test: a new player, whose games are only the test's.
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 
 @contextmanager
 def same_player(client: httpx.Client, url: str) -> Iterator[httpx.Client]:
     """The client's player, on another server."""
-    with httpx.Client(base_url=url, cookies=client.cookies, timeout=30) as other:
+    with httpx.Client(base_url=url, cookies=client.cookies, timeout=seconds(30)) as other:
         yield other
 
 
@@ -325,7 +325,7 @@ def redis_workers(database, deals):
 @pytest.fixture
 def on_redis(redis_workers):
     first, second, connection, _ = redis_workers
-    with httpx.Client(base_url=first, timeout=30) as client:
+    with httpx.Client(base_url=first, timeout=seconds(30)) as client:
         yield client, second, connection
     connection.flushdb()
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from app.play.tournament import sample_position
 from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FlagsView
 from solver.position import COVERED, Position
+from tests.live import seconds
 from tests.reference import truth
 from tests.strategies import examples
 
@@ -92,7 +93,7 @@ def test_kaboom_move_answers_on_a_100x100_board(density: float) -> None:
     mines = round(10_000 * density)
     position = sample_position(100, 100, mines, 400, seed=27)
     # A generous limit: the protocol's 10 seconds are the adviser's own budget; bench/flags.py measures the times.
-    result = kaboom_move(position.format(), timeout=40)
+    result = kaboom_move(position.format(), timeout=seconds(40))
     assert result.returncode == 0, result.stderr
     x, y = (int(field) for field in result.stdout.split())
     assert position[(x - 1, y - 1)] == COVERED
