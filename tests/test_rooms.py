@@ -415,7 +415,7 @@ def at_once(work: dict[str, list[tuple[int, int]]], flag) -> list[str]:
 CELLS = [(x, y) for y in range(16) for x in range(30)]
 
 
-@pytest.mark.server
+@pytest.mark.subprocess
 def test_two_players_moving_on_one_coop_board_through_two_workers_lose_no_move_and_double_none(tmp_path):
     """Two `kaboom serve` processes on one SQLite file: each player's moves go to their own worker."""
     database = tmp_path / "games.sqlite3"
