@@ -2,6 +2,9 @@
 #   make run    creates .venv, installs Kaboom, serves http://127.0.0.1:8000 (games in data/)
 #   make test   also installs the test tools, Debian's Chromium and redis-server, then lints (ruff),
 #               type-checks (mypy) and runs the whole suite, hypothesis drawing the same examples every time
+#   make check  the edit loop's tier, under a minute: the lint, the type check, and the tests that start no
+#               server, browser, Redis or other process (their markers: tests/kinds.py), on a quarter of
+#               hypothesis's examples; make test and CI (.ci/run) run everything
 # Both install the exact versions (and hashes) in the lock files, make run from requirements.lock,
 # make test from requirements-dev.lock; .venv is brought up to date when either lock or pyproject.toml changes.
 #   make explore  runs the property tests on many new random examples (a bug hunt by hand)
@@ -20,7 +23,7 @@ AXE_VERSION ?= 4.14.1
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger vendor-axe clean
+.PHONY: run test check explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger vendor-axe clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +70,12 @@ test: $(VENV)/.installed-test $(CHROMIUM) $(REDIS_SERVER)
 	$(BIN)/mypy
 	KABOOM_HYPOTHESIS=ci KABOOM_REQUIRE_BROWSER=1 KABOOM_REQUIRE_REDIS=1 KABOOM_CHROMIUM=$(CHROMIUM) \
 		$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+
+# Tests spread one at a time over the workers (-n, the default distribution): none starts a server to share.
+check: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	KABOOM_HYPOTHESIS=check $(BIN)/python -m pytest -n $(TEST_JOBS) -m "not (server or browser or redis or subprocess)"
 
 # The property tests alone (hypothesis marks them) under the "stress" profile: 5,000 random examples
 # a property, new ones each run. A bug hunt by hand, not part of make test; a failure prints the

@@ -1,16 +1,20 @@
+import collections
 import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests import kinds
 from tests.clock import FakeClock
 
 # Solver calls vary in time with the machine's load; correctness, not speed, is
 # what these tests check. make test and CI run the same examples every time ("ci");
+# make check runs a quarter of them, also fixed ("check": the edit loop's, which must stay quick);
 # "stress" is for a long bug hunt by hand: make explore.
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=400)
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
+settings.register_profile("check", parent=settings.get_profile("ci"), max_examples=100)
 settings.register_profile("stress", parent=settings.get_profile("default"), max_examples=5000)
 settings.load_profile(os.environ.get("KABOOM_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
 
@@ -30,6 +34,7 @@ def files_in_the_tree() -> set[str]:
 
 
 def pytest_sessionstart(session):
+    kinds.watch_processes()
     if not hasattr(session.config, "workerinput"):  # the run as a whole: its workers share the tree
         session.config.stash[TREE] = files_in_the_tree()
 
@@ -43,6 +48,71 @@ def pytest_sessionfinish(session, exitstatus):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         reporter.write_line(f"the tests wrote into the working tree: {', '.join(written[:10])}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ----- what a test starts: a marker per kind (tests/kinds.py), and make check runs the tests with none -----------
+# The fixtures that start one mark every test that uses them, through other fixtures too (page, open_page).
+KIND_OF_FIXTURE = {"server": "server", "browser": "browser", "redis_url": "redis"}
+
+
+# make test's two workers take a file at a time (--dist loadfile), in the order of the items: the longest files
+# first, so that neither worker is left with one at the end while the other waits (measured with --durations,
+# each 20-100 s of one worker; the rest take seconds each and fill in).
+LONGEST_FILES = [
+    "test_browser_axe.py",
+    "test_browser_rooms.py",
+    "test_browser_flags.py",
+    "test_hosting.py",
+    "test_limits.py",
+    "test_docker.py",
+    "test_fuzz.py",
+    "test_fair_play_api.py",
+    "test_first_minutes.py",
+    "test_browser.py",
+    "test_flags_adviser.py",
+    "test_live_updates.py",
+    "test_faults.py",
+]
+
+
+def pytest_configure(config):
+    # xdist would otherwise put the files with the most tests first (many quick tests: test_store.py).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+    for kind in kinds.KINDS:
+        config.addinivalue_line("markers", f"{kind}: the test starts a {kind} (tests/kinds.py); make check skips it")
+
+
+def pytest_collection_modifyitems(config, items):
+    tests_in = collections.Counter(item.path.name for item in items)
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -tests_in[item.path.name], item.path.name))
+    for item in items:
+        for fixture, kind in KIND_OF_FIXTURE.items():
+            if fixture in item.fixturenames:
+                item.add_marker(kind)
+
+
+def marks_hold(item, phase: str):
+    kinds.started.clear()
+    result = yield
+    if unmarked := sorted(kind for kind in kinds.started if item.get_closest_marker(kind) is None):
+        raise AssertionError(
+            f"{phase} started a {', '.join(unmarked)}, and the test is not marked so: mark it (pytest.mark.KIND, or"
+            " its module's pytestmark), so that make check leaves it out (tests/kinds.py)"
+        )
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    # A module's fixtures start with its first test: that test carries their markers, as every test using them does.
+    return (yield from marks_hold(item, "its setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from marks_hold(item, "the test"))
 
 
 def pytest_addoption(parser):
@@ -118,7 +188,7 @@ def redis_url():
         yield url
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def backend(request, tmp_path, clock):
     """Each store in turn, with what its tests need to know of how it keeps games (tests.test_store.Backend)."""
     from tests.test_store import MemoryBackend, RedisBackend, SQLiteBackend
@@ -145,12 +215,27 @@ def store(backend):
 def browser():
     # Imported only here, once a test asks for a browser: without Chromium (or Playwright) that test skips,
     # or fails under make test, and the other tests of its module still run.
+    from tests.live import seconds
     from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, playwright_api
 
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with kinds.starting("browser"):
+        playwright = playwright_api.sync_playwright().start()
+    try:
+        with kinds.starting("browser"):
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        new_context = browser.new_context
+
+        def scaled_context(**options):
+            # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens.
+            context = new_context(**options)
+            context.set_default_timeout(seconds(30) * 1000)
+            return context
+
+        browser.new_context = scaled_context
         yield browser
         browser.close()
+    finally:
+        playwright.stop()
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import uvicorn
 from app.core.config import Settings
 from app.service import Deals
 from app.web import create_app
+from tests import kinds
 
 # Every wall-clock limit the tests set is its figure times this: what an idle two-core machine needs, with room, at
 # 1; a machine kept busy by other work raises it (KABOOM_TEST_TIME_SCALE=3 make test), and no figure is changed.
@@ -61,6 +62,7 @@ def live_server(database: Path, deals: Deals | None = None, clock=None, **settin
     # No slow lane unless asked: it starts with its server, a Python process loading the app, which every
     # test server would pay for; slow games play in a thread of the same answers (tests/test_limits.py).
     settings.setdefault("slow_lane", False)
+    kinds.start("server")
     app = create_app(Settings(database=database, **settings), deals=deals or Deals(seed=0), clock=clock)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -88,6 +90,7 @@ def kaboom_process(preexec_fn=None, **env: str):
     import subprocess
     import sys
 
+    kinds.start("subprocess")
     port = free_port()
     environment = {**os.environ, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port), **env}
     command = [str(Path(sys.executable).with_name("kaboom")), "serve"]
@@ -99,7 +102,7 @@ def kaboom_process(preexec_fn=None, **env: str):
     def answers() -> bool:
         if process.poll() is not None:
             raise RuntimeError(f"kaboom serve exited: {process.stderr.read()}")
-        return answers_health(url, timeout=1)
+        return answers_health(url, timeout=seconds(1))
 
     try:
         wait_until(answers, 30, "kaboom serve did not answer /healthz", every=0.1)
@@ -108,7 +111,7 @@ def kaboom_process(preexec_fn=None, **env: str):
         if process.poll() is None:
             process.terminate()
             try:
-                process.wait(10)
+                process.wait(seconds(10))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

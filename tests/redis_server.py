@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.live import free_port, wait_until
+from tests import kinds
+from tests.live import free_port, seconds, wait_until
 
 
 class RedisServer:
@@ -38,7 +39,8 @@ class RedisServer:
 
     def start(self) -> None:
         # A file, not a pipe, takes the log: nobody drains a pipe, and a full one would stall the server.
-        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        with kinds.starting("redis"):
+            self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
         self._wait_until_it_answers()
 
     def kill(self) -> None:
@@ -59,13 +61,13 @@ class RedisServer:
         self.go_on()  # a hung server cannot hear SIGTERM
         self.process.terminate()
         try:
-            self.process.wait(10)
+            self.process.wait(seconds(10))
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
 
     def _wait_until_it_answers(self) -> None:
-        client = redis.Redis(port=self.port, socket_connect_timeout=1)
+        client = redis.Redis(port=self.port, socket_connect_timeout=seconds(1))
 
         def answers() -> bool:
             try:

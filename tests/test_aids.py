@@ -14,7 +14,7 @@ import pytest
 from app.core.game import AIDS, Move
 from app.results.daily import DailyBoard
 from app.web.routes import ROUTERS
-from tests.live import put_layout
+from tests.live import put_layout, seconds
 from tests.test_daily import MIDNIGHT, played_out, service  # noqa: F401  (service: on memory and on SQLite)
 
 pytestmark = pytest.mark.usefixtures("seeded")
@@ -84,7 +84,7 @@ def test_every_route_of_a_game_is_classified():
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 

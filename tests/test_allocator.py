@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 
 from app.host import allocator
+from tests.live import seconds
 
-pytestmark = pytest.mark.skipif(allocator.heap() is None, reason="the C library is not glibc: nothing to limit")
+pytestmark = [
+    pytest.mark.skipif(allocator.heap() is None, reason="the C library is not glibc: nothing to limit"),
+    pytest.mark.subprocess,
+]
 
 # In a fresh interpreter: maybe limit the arenas as a worker does as it loads, then let eight threads
 # allocate at once, and count the arenas glibc's malloc_stats prints (on standard error).
@@ -46,7 +50,7 @@ def arenas_after_threads(how: str, data: Path, **environment: str) -> int:
         **environment,
     }
     done = subprocess.run(
-        [sys.executable, "-c", ARENAS_AFTER_THREADS, how], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-c", ARENAS_AFTER_THREADS, how], capture_output=True, text=True, env=env, timeout=seconds(60)
     )
     assert done.returncode == 0, done.stderr
     return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from app.service import Deals
-from tests.live import live_server, put_position
+from tests.live import live_server, put_position, seconds
 
 pytestmark = pytest.mark.usefixtures("seeded")
 # Run over many seeds (--deal-seeds) the tests create many games from one address.
@@ -20,7 +20,7 @@ SERVER_SETTINGS = {"create_limit": 100_000}
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 
@@ -279,6 +279,7 @@ def test_health_and_openapi(client):
     } <= set(paths)
 
 
+@pytest.mark.server
 def test_a_restart_loses_nothing(tmp_path, deal_seed):
     database = tmp_path / "games.sqlite3"
     with live_server(database, deals=Deals(deal_seed)) as url:
@@ -334,7 +335,7 @@ def test_simultaneous_moves_on_one_game_are_applied_one_after_the_other(client, 
     cells = [(x, y) for y in range(4) for x in range(16)]
 
     def flag(cell):
-        with httpx.Client(cookies=cookies, timeout=30) as own:
+        with httpx.Client(cookies=cookies, timeout=seconds(30)) as own:
             return own.post(url, json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}).status_code
 
     with ThreadPoolExecutor(max_workers=16) as pool:
@@ -497,7 +498,7 @@ def test_a_board_id_plays_the_same_layout_for_another_player_and_restart_plays_i
     first = move(client, game["id"], action="reveal", x=3, y=12)
     board_id = first["board_id"]
     assert board_id and board_id.startswith("16x16-40-o-4.13-")
-    with httpx.Client(base_url=server, timeout=30) as other:  # another browser: another cookie
+    with httpx.Client(base_url=server, timeout=seconds(30)) as other:  # another browser: another cookie
         shared = new_game(other, mode="classic", board_id=board_id)
         assert (shared["width"], shared["height"], shared["mines"], shared["board_id"]) == (16, 16, 40, board_id)
         assert move(other, shared["id"], action="reveal", x=3, y=12)["board"] == first["board"]
@@ -509,7 +510,7 @@ def test_a_board_id_plays_the_same_layout_for_another_player_and_restart_plays_i
     # The page: the id as a link, a restart button; the link plays the board in any browser.
     page = client.get(f"/games/{game['id']}").text
     assert f'href="/play/{board_id}"' in page and "Restart this board" in page
-    with httpx.Client(base_url=server, timeout=30) as third:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as third:
         opened = third.get(f"/play/{board_id}", follow_redirects=False)
         assert opened.status_code == 303
         landed = third.get(opened.headers["location"]).text

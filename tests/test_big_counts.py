@@ -15,6 +15,7 @@ from app.modes import ClassicOptions, apply_move, bot_choice, new_game
 from app.service.kept import KEPT
 from solver import Analyzer
 from solver.counting import Budget
+from tests.live import seconds
 
 # A count with more bits than this has no float: the largest float is just under 2**1024.
 FLOAT_BITS = sys.float_info.max_exp
@@ -105,7 +106,7 @@ def test_the_bot_guesses_again_and_again_in_a_100x100_help_game(deal_seed):
 
 @pytest.mark.usefixtures("seeded")
 def test_the_bot_answers_on_a_100x100_board_with_3000_mines(server):
-    with httpx.Client(base_url=server, timeout=60) as client:
+    with httpx.Client(base_url=server, timeout=seconds(60)) as client:
         created = client.post("/api/games", json={"width": 100, "height": 100, "mines": 3000, "mode": "classic"})
         assert created.status_code == 201, created.text
         game_id = created.json()["id"]

@@ -15,6 +15,7 @@ from app.cli import main
 from app.play.bot import GameResult, GameSetup, calibration, play, wilson_interval
 from solver import Analyzer, Position
 from solver.strategy import approximate_chances, exact, groups, groups_with_probabilities
+from tests.live import seconds
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 
@@ -67,9 +68,10 @@ def test_the_interval_holds_the_rate():
 
 
 def kaboom(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([KABOOM, "bot", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([KABOOM, "bot", *args], capture_output=True, text=True, timeout=seconds(120))
 
 
+@pytest.mark.subprocess
 def test_kaboom_bot_reads_layouts_and_gives_each_games_result_in_file_order(tmp_path):
     layouts = tmp_path / "layouts.txt"
     # An easy board (every mine on the bottom row) between two others.

@@ -11,7 +11,7 @@ import sqlite3
 import httpx
 import pytest
 
-from tests.live import put_layout
+from tests.live import put_layout, seconds
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -22,7 +22,7 @@ PROVABLE = ["oo..", "o*..", "...."]
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 

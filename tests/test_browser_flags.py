@@ -10,14 +10,16 @@ import time
 
 import pytest
 
-from tests.live import kaboom_process
+from tests.live import kaboom_process, seconds
 from tests.redis_server import redis_server
 from tests.test_browser import CHROMIUM  # noqa: F401 (skips the module without Chromium)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
 
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 # Generous: a move shows on the other pages within a second on an idle machine (the test prints the
 # figures); a loaded test machine must not fail on timing.
-SHOWN_WITHIN = 10.0
+SHOWN_WITHIN = seconds(10.0)
 
 
 LAPTOP = {"viewport": {"width": 1366, "height": 650}}
@@ -92,7 +94,8 @@ def play_through_an_invitation(
         assert carol.locator("form.join").count() == 0, "the seat is taken: nothing to join"
         # Alice's page hears that Red has joined (presence is looked at every 5 s).
         alice.wait_for_function(
-            "document.getElementById('panel').innerText.includes('Red is connected')", timeout=4 * SHOWN_WITHIN * 1000
+            "document.getElementById('panel').innerText.includes('Red is connected')",
+            timeout=4 * SHOWN_WITHIN * 1000,
         )
         delays = []
         players = {0: alice, 1: bob}

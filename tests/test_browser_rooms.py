@@ -14,9 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.live import kaboom_process
+import pytest
+
+from tests.live import kaboom_process, seconds
 from tests.redis_server import redis_server
 from tests.test_browser import CHROMIUM  # noqa: F401 (skips the module without Chromium)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
 
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 # What a page waits for: generous, so that a loaded test machine does not fail on timing (10 s was once too
@@ -24,7 +28,7 @@ SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 # others' pages within a second because each page's event stream is open (checked) and says at once that the
 # game changed; the delays are measured and printed, never asserted (bench/load.py --rooms measures them
 # under load).
-DEADLINE = 30.0
+DEADLINE = seconds(30.0)
 STREAM_OPEN = "document.getElementById('live').dataset.stream === 'open'"
 COUNTDOWN = "1"  # seconds: a race's boards open this long after its start
 # A race's start cell, marked on its boards until it is opened.
@@ -72,9 +76,9 @@ def version(page) -> int:
     return int(page.get_attribute("#version", "value"))
 
 
-def settled(page, condition: str, seconds: float = DEADLINE) -> None:
+def settled(page, condition: str, limit: float = DEADLINE) -> None:
     # htmx shows swapped cells with their old attributes until it settles them.
-    page.wait_for_function(f"({condition}) && !document.querySelector('.htmx-settling')", timeout=seconds * 1000)
+    page.wait_for_function(f"({condition}) && !document.querySelector('.htmx-settling')", timeout=limit * 1000)
 
 
 def arm(page, condition: str) -> None:

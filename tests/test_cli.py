@@ -7,13 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.live import seconds
+
+pytestmark = pytest.mark.subprocess
+
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 
 POSITION = "5 3 3\n1....\n1....\n11...\n"
 
 
 def kaboom(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([KABOOM, *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run([KABOOM, *args], input=stdin, capture_output=True, text=True, timeout=seconds(60))
 
 
 def test_text_output_answers_every_position_in_order():

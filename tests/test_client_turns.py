@@ -8,8 +8,9 @@ import asyncio
 import json
 
 from app.web.guard import ClientTurns
+from tests.live import seconds
 
-DEADLINE = 10.0  # seconds any one wait here may take
+DEADLINE = seconds(10.0)  # seconds any one wait here may take
 
 
 class HeldApp:

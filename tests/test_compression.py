@@ -19,7 +19,7 @@ from app.service import Deals
 from app.web import COMPRESS_MIN_BYTES
 from app.web.deps import STATIC
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 
 GZIP = {"Accept-Encoding": "gzip"}
 PLAIN = {"Accept-Encoding": "identity"}
@@ -27,7 +27,7 @@ HTMX = {"HX-Request": "true"}
 BIG_BOARD = {"preset": "custom", "width": "100", "height": "100", "mines": "2000"}
 # The longest wait for an event. The client's read timeout ends a silence; FastAPI's keep-alive
 # comments (every 15 s) would not end a stream that tells nothing, so events() counts too.
-STREAM_SECONDS = 10
+STREAM_SECONDS = seconds(10)
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def check_gzipped(response: httpx.Response, body: bytes, plain: bytes) -> None:
 
 
 def test_a_100x100_page_and_a_whole_grid_answer_go_gzipped_when_asked(server):
-    with httpx.Client(base_url=server, timeout=60) as client:
+    with httpx.Client(base_url=server, timeout=seconds(60)) as client:
         game_id = new_game(client, **BIG_BOARD)
         plain, page = fetch(client, "GET", f"/games/{game_id}", PLAIN)
         packed, body = fetch(client, "GET", f"/games/{game_id}", GZIP)
@@ -102,7 +102,7 @@ def test_a_100x100_page_and_a_whole_grid_answer_go_gzipped_when_asked(server):
 
 
 def test_a_small_answer_goes_as_it_is(server):
-    with httpx.Client(base_url=server, timeout=60) as client:
+    with httpx.Client(base_url=server, timeout=seconds(60)) as client:
         game_id = new_game(client, **BIG_BOARD)
         answer, body = move(client, game_id, version_of(client, game_id), GZIP)
         assert answer.status_code == 200
@@ -114,7 +114,7 @@ def test_a_small_answer_goes_as_it_is(server):
 
 
 def test_static_files_go_gzipped_when_asked(server):
-    with httpx.Client(base_url=server, timeout=60) as client:
+    with httpx.Client(base_url=server, timeout=seconds(60)) as client:
         # Vendored files, which nobody edits while the tests run: htmx in one piece, Swagger UI's
         # bundle (1.7 MB) read and packed in chunks.
         for name in ("htmx.min.js", "swagger-ui/swagger-ui-bundle.js"):
@@ -130,7 +130,7 @@ def test_static_files_go_gzipped_when_asked(server):
 
 def test_refusals_still_answer_with_their_headers_when_gzip_is_asked(server):
     limit = Settings.model_fields["max_body_bytes"].default
-    with httpx.Client(base_url=server, timeout=60) as client:
+    with httpx.Client(base_url=server, timeout=seconds(60)) as client:
         big = b"{" + b" " * limit + b"}"
         refused, body = fetch(client, "POST", "/api/games", {**GZIP, "Content-Type": "application/json"}, content=big)
         assert refused.status_code == 413 and f"larger than {limit} bytes".encode() in body
@@ -170,7 +170,10 @@ def events(stream: httpx.Response) -> Iterator[list[str]]:
 
 def check_live_stream(url: str, headers: dict) -> None:
     """Bob's stream of a game of two, asked for with `headers`, comes uncompressed, and tells of Alice's move."""
-    with httpx.Client(base_url=url, timeout=60) as alice, httpx.Client(base_url=url, timeout=STREAM_SECONDS) as bob:
+    with (
+        httpx.Client(base_url=url, timeout=seconds(60)) as alice,
+        httpx.Client(base_url=url, timeout=STREAM_SECONDS) as bob,
+    ):
         game_id = live_game(alice, bob)
         # A page older than the game hears of it at once.
         with bob.stream("GET", f"/games/{game_id}/events", params={"version": "-1"}, headers=headers) as stream:

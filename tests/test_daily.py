@@ -32,7 +32,7 @@ from app.store import MemoryStore, SQLiteStore
 from solver import Analyzer
 from solver.strategy import progress_cell
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 
 # 2026-11-26 00:00 UTC, and a moment before it.
 MIDNIGHT = datetime.datetime(2026, 11, 26, tzinfo=datetime.UTC).timestamp()
@@ -285,10 +285,14 @@ def test_an_entrys_replay_stays_shared_and_a_practice_games_link_may_be_withdraw
 # ----- the API ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_the_api_gives_the_days_boards_plays_one_ranks_it_and_names_the_player(tmp_path):
     clock = FakeClock(MIDNIGHT + 7200)
     with live_server(tmp_path / "games.sqlite3", clock=clock, secret_key=KEY) as url:
-        with httpx.Client(base_url=url, timeout=30) as alice, httpx.Client(base_url=url, timeout=30) as bob:
+        with (
+            httpx.Client(base_url=url, timeout=seconds(30)) as alice,
+            httpx.Client(base_url=url, timeout=seconds(30)) as bob,
+        ):
             today = alice.get("/api/daily").json()
             assert today["date"] == "2026-11-26" and today["name"] is None and today["streak"] == 0
             assert [(b["mode"], b["width"], b["height"], b["mines"]) for b in today["boards"]] == [

@@ -21,11 +21,11 @@ from solver import Analyzer
 from solver.position import Position
 from solver.strategy import progress_cell
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 from tests.test_daily import KEY, MIDNIGHT, a_mine_of, cruel_win, secrets_of, service_on
 
 # Beginner boards of the day (conftest.py), for every test here: what they test holds on any size.
-pytestmark = pytest.mark.usefixtures("small_dailies")
+pytestmark = [pytest.mark.usefixtures("small_dailies"), pytest.mark.server, pytest.mark.redis]
 
 TODAY = "2026-11-26"
 
@@ -113,8 +113,8 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
     database = tmp_path / "games.sqlite3"
     with (
         live_server(database, clock=clock, secret_key=KEY) as url,
-        httpx.Client(base_url=url, timeout=30) as ada,
-        httpx.Client(base_url=url, timeout=30) as bob,
+        httpx.Client(base_url=url, timeout=seconds(30)) as ada,
+        httpx.Client(base_url=url, timeout=seconds(30)) as bob,
     ):
         assert 'href="/daily"' in ada.get("/").text  # the Today link
         page = ada.get("/daily").text
@@ -162,8 +162,8 @@ def test_the_days_page_names_plays_ranks_and_keeps_the_calendar(tmp_path):
         rows = ladder_rows(page, "cruel")
         bob_name = bob.get("/daily").text.split('id="name"', 1)[1].split('placeholder="', 1)[1].split('"', 1)[0]
         assert bob_name.startswith("anonymous ")
-        seconds = won["elapsed"]
-        assert rows[1].startswith(f"1 {bob_name} {int(seconds) // 60}:{int(seconds) % 60:02d}.")
+        elapsed = int(won["elapsed"])
+        assert rows[1].startswith(f"1 {bob_name} {elapsed // 60}:{elapsed % 60:02d}.")
         cruel = board_section(page, "cruel")
         assert "/replays/" not in cruel and "The replays open once" in cruel
         assert "Your entry: lost" in page and "Play again (practice)" in page
@@ -202,7 +202,7 @@ def test_the_replay_page_of_an_entry_keeps_its_link_and_says_why(tmp_path):
     API refuses the withdrawal with its message; a practice game of the board keeps its Withdraw."""
     clock = FakeClock(MIDNIGHT + 7200)
     with live_server(tmp_path / "games.sqlite3", clock=clock, secret_key=KEY) as url:
-        with httpx.Client(base_url=url, timeout=30) as ada:
+        with httpx.Client(base_url=url, timeout=seconds(30)) as ada:
             entry_id = played(ada, f"{TODAY}/cruel")
             win_by_proof(ada, clock, entry_id)
             replay = ada.get(f"/games/{entry_id}/replay").text

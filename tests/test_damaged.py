@@ -34,7 +34,7 @@ from app.service.kept import KEPT
 from app.store import Corrupt, SQLiteStore
 from app.web.errors import ANSWERS
 from app.web.views.game import Look
-from tests.live import live_server
+from tests.live import live_server, seconds
 from tests.redis_server import redis_server
 from tests.test_store import game_for
 
@@ -55,14 +55,14 @@ def second_server(server, database, deals):
 @pytest.fixture
 def client(server):
     # A client of its own per test: a new player, whose games are only the test's.
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 
 @contextmanager
 def same_player(client: httpx.Client, url: str) -> Iterator[httpx.Client]:
     """The client's player, on another server."""
-    with httpx.Client(base_url=url, cookies=client.cookies, timeout=30) as other:
+    with httpx.Client(base_url=url, cookies=client.cookies, timeout=seconds(30)) as other:
         yield other
 
 
@@ -250,6 +250,7 @@ def damaged_on_disk(client: httpx.Client, database, damage: Callable[[Row], None
     return game
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("damage", DAMAGE, ids=list(DAMAGE))
 def test_a_damaged_game_is_answered_damaged_and_nothing_is_saved(client, second_server, database, damage):
     game = damaged_on_disk(client, database, DAMAGE[damage])
@@ -325,7 +326,7 @@ def redis_workers(database, deals):
 @pytest.fixture
 def on_redis(redis_workers):
     first, second, connection, _ = redis_workers
-    with httpx.Client(base_url=first, timeout=30) as client:
+    with httpx.Client(base_url=first, timeout=seconds(30)) as client:
         yield client, second, connection
     connection.flushdb()
 
@@ -340,6 +341,8 @@ def a_covered_cell(game: dict) -> tuple[int, int]:
     return next((x, y) for y, row in enumerate(game["board"]) for x, symbol in enumerate(row) if symbol == ".")
 
 
+@pytest.mark.server
+@pytest.mark.redis
 @pytest.mark.parametrize("index", ["player", "owner"])
 def test_an_index_of_the_wrong_type_is_rebuilt_and_the_players_games_play_on(on_redis, index):
     client, second, connection = on_redis
@@ -356,6 +359,8 @@ def test_an_index_of_the_wrong_type_is_rebuilt_and_the_players_games_play_on(on_
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_the_home_page_rebuilds_a_broken_index_it_reads(on_redis):
     client, second, connection = on_redis
     game = start(client)
@@ -367,6 +372,8 @@ def test_the_home_page_rebuilds_a_broken_index_it_reads(on_redis):
     assert [member.decode() for member in connection.zrange(key, 0, -1)] == [game["id"]]
 
 
+@pytest.mark.server
+@pytest.mark.redis
 @pytest.mark.parametrize("part", ["game", "history"])
 def test_a_game_key_of_the_wrong_type_is_that_game_damaged_only(on_redis, part):
     client, second, connection = on_redis
@@ -383,6 +390,8 @@ def test_a_game_key_of_the_wrong_type_is_that_game_damaged_only(on_redis, part):
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_a_redis_version_field_ahead_of_the_data_is_damage_not_a_conflict_forever(on_redis):
     client, second, connection = on_redis
     game = start(client)
@@ -393,6 +402,8 @@ def test_a_redis_version_field_ahead_of_the_data_is_damage_not_a_conflict_foreve
         plays_on(player)
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_a_game_key_of_the_wrong_type_stops_neither_the_cap_nor_expiry(redis_workers, clock):
     from app.store.redis import RedisStore
 
@@ -416,6 +427,8 @@ def test_a_game_key_of_the_wrong_type_stops_neither_the_cap_nor_expiry(redis_wor
         connection.flushdb()
 
 
+@pytest.mark.server
+@pytest.mark.redis
 def test_expiry_rebuilds_the_index_of_all_games_if_it_is_of_the_wrong_type(redis_workers, clock):
     from app.store.redis import RedisStore
 

@@ -42,6 +42,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from app.core.config import Settings
+from tests.live import seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
@@ -338,6 +339,7 @@ def test_dockerignore_matcher(tmp_path):
     assert ignored("docs/screenshot.png") and not ignored("docs/screenshot.py")
 
 
+@pytest.mark.subprocess
 def test_dockerignore_keeps_local_state_out_and_the_code_in(tmp_path):
     patterns = dockerignore_patterns(DOCKERIGNORE.read_text())
     local = [
@@ -585,7 +587,7 @@ def image(tmp_path_factory, dockerfile) -> Image:
             (context / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, context / name, follow_symlinks=False)
 
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=seconds(300))
     clean_env = _clean_env(venv)
     image_workdir = "/"
 
@@ -609,7 +611,7 @@ def image(tmp_path_factory, dockerfile) -> Image:
             if image_workdir != "/":
                 command = re.sub(rf"(?<![\w./-]){re.escape(image_workdir)}(?=/|\s|$)", str(host(".")), command)
             env = {**clean_env, **instruction.env}
-            subprocess.run(["/bin/sh", "-c", command], cwd=host("."), env=env, check=True, timeout=900)
+            subprocess.run(["/bin/sh", "-c", command], cwd=host("."), env=env, check=True, timeout=seconds(900))
 
     workdir = host(".")
     cmd = next(i for i in dockerfile if i.keyword == "CMD").exec_form()
@@ -640,14 +642,15 @@ def _command(image: Image, command: list[str]) -> list[str]:
 def _probe(image: Image, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """The image's HEALTHCHECK command, run as Docker would (its exit status tells)."""
     command = _command(image, image.healthcheck)
-    return subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=30)
+    return subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=seconds(30))
 
 
 def _get(url: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(url, timeout=5) as answer:
+    with urllib.request.urlopen(url, timeout=seconds(5)) as answer:
         return answer.status, answer.read()
 
 
+@pytest.mark.subprocess
 def test_image_command_serves_healthz(image, tmp_path):
     port = _free_port()
     env = _server_env(image, tmp_path / "data", port)
@@ -665,7 +668,7 @@ def test_image_command_serves_healthz(image, tmp_path):
             start_new_session=True,
         )
     try:
-        deadline, answer = time.monotonic() + 60, None
+        deadline, answer = time.monotonic() + seconds(60), None
         while time.monotonic() < deadline:
             assert server.poll() is None, f"the server exited with {server.returncode}:\n{log.read_text()}"
             try:
@@ -687,10 +690,10 @@ def test_image_command_serves_healthz(image, tmp_path):
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
             try:
-                server.wait(timeout=20)
+                server.wait(timeout=seconds(20))
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=20)
+                server.wait(timeout=seconds(20))
     # ... and fails once the server is gone.
     probe = _probe(image, env)
     assert probe.returncode != 0
@@ -698,6 +701,7 @@ def test_image_command_serves_healthz(image, tmp_path):
     assert _files(image.workdir) == image.files_after_install
 
 
+@pytest.mark.subprocess
 def test_image_command_refuses_to_start_without_the_secret(image, tmp_path):
     env = _server_env(image, tmp_path / "data", _free_port())
     assert "KABOOM_SECRET_KEY" not in env
@@ -712,10 +716,10 @@ def test_image_command_refuses_to_start_without_the_secret(image, tmp_path):
         start_new_session=True,
     )
     try:
-        _, stderr = command.communicate(timeout=60)
+        _, stderr = command.communicate(timeout=seconds(60))
     except subprocess.TimeoutExpired:
         os.killpg(command.pid, signal.SIGKILL)
-        _, stderr = command.communicate(timeout=20)
+        _, stderr = command.communicate(timeout=seconds(20))
         pytest.fail(f"still running after 60 s without KABOOM_SECRET_KEY:\n{stderr}")
     assert command.returncode != 0
     lines = stderr.strip().splitlines()

@@ -16,7 +16,7 @@ import pytest
 from app.service import Deals
 from tests.clock import FakeClock
 from tests.duel_mode import registered
-from tests.live import live_server, wait_until
+from tests.live import live_server, seconds, wait_until
 from tests.test_flags_web import HTMX, api, covered, lines
 
 
@@ -29,7 +29,7 @@ def server(tmp_path, deal_seed, monkeypatch):
 
 
 def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=httpx.Timeout(30, read=20))
+    return httpx.Client(base_url=url, timeout=httpx.Timeout(seconds(30), read=seconds(20)))
 
 
 def create(player: httpx.Client, opponent: str) -> str:

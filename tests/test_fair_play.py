@@ -27,16 +27,16 @@ from app.store import MemoryStore, SQLiteStore
 from app.store.redis import RedisStore
 from solver import Analyzer, Status
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 from tests.test_daily import KEY, MIDNIGHT, a_mine_of, cruel_win, played_out
 
 COUNTDOWN = 3.0
 TODAY = datetime.date(2026, 11, 26)
 # How long the threads of a burst may take at most: far beyond what any needs, so only a hang fails.
-DEADLINE = 60
+DEADLINE = seconds(60)
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def hosts(request, tmp_path) -> Iterator[tuple[GameService, GameService]]:
     """Two services on one store, sharing the server's key and a FakeClock."""
     clock = FakeClock(MIDNIGHT + 3600)
@@ -133,11 +133,12 @@ def test_a_races_board_is_shown_nowhere_and_made_nowhere_else_while_the_race_is_
     run(one.games.restart(games["ann"], "ann", "c"))
 
 
+@pytest.mark.server
 def test_through_the_api_a_racer_never_sees_the_races_board_id_and_it_plays_nowhere_else(tmp_path):
     clock = FakeClock(MIDNIGHT + 3600)
     database = tmp_path / "games.sqlite3"
     with live_server(database, deals=Deals(seed=0), clock=clock, race_countdown=COUNTDOWN) as url:
-        ann, bob, carol = (httpx.Client(base_url=url, timeout=30) for _ in range(3))
+        ann, bob, carol = (httpx.Client(base_url=url, timeout=seconds(30)) for _ in range(3))
         made = ann.post(
             "/api/rooms", json={"kind": "race", "name": "Ann", "mode": "classic", "width": 9, "height": 9, "mines": 10}
         )
@@ -274,11 +275,12 @@ def test_many_requests_for_a_board_of_the_day_at_once_make_one_game(hosts, small
 # ----- 6. a ladder entry's replay link -----------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_a_lost_entry_cannot_be_undone_and_its_replay_stays_where_the_ladder_links_it(tmp_path, small_dailies):
     clock = FakeClock(MIDNIGHT + 3600)
     database = tmp_path / "games.sqlite3"
     with live_server(database, deals=Deals(seed=0), clock=clock, secret_key=KEY) as url:
-        ann, bob = httpx.Client(base_url=url, timeout=30), httpx.Client(base_url=url, timeout=30)
+        ann, bob = httpx.Client(base_url=url, timeout=seconds(30)), httpx.Client(base_url=url, timeout=seconds(30))
         game = ann.post(f"/api/daily/{TODAY.isoformat()}/classic/games").json()
         start = game["start"]
         assert ann.post(

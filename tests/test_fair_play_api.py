@@ -16,12 +16,14 @@ from app.results.daily import DailyBoard
 from app.service import GameService
 from app.service.kept import KEPT
 from app.store import MemoryStore
-from tests.live import kaboom_process
+from tests.live import kaboom_process, seconds
 from tests.redis_server import redis_server
 from tests.test_store_ladders import at_once
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.redis]
+
 KEY = "a key the test holds, to know the boards"
-DEADLINE = 60  # seconds an answer may take: far beyond what any needs, so only a hang fails
+DEADLINE = seconds(60)  # seconds an answer may take: far beyond what any needs, so only a hang fails
 
 
 @pytest.fixture(params=["sqlite", "redis"])

@@ -28,9 +28,11 @@ from app.service import Deals
 from app.service.kept import KEPT
 from app.store import SQLiteStore, StoreUnavailable
 from app.store.redis import UNREACHABLE, Lease, RedisStore
-from tests.live import live_server, wait_until
+from tests.live import live_server, seconds, wait_until
 from tests.redis_server import controlled_redis_server
 from tests.test_store import game_for, moved
+
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
 
 NEW_GAME = {"width": 9, "height": 9, "mines": 10, "mode": "cruel"}
 
@@ -154,7 +156,7 @@ def filled(disk: Path):
 def test_a_full_disk_answers_503_changes_nothing_and_the_game_plays_on_once_space_is_back(small_disk):
     with (
         live_server(small_disk / "games.sqlite3", deals=Deals(seed=0)) as url,
-        httpx.Client(base_url=url, timeout=30) as client,
+        httpx.Client(base_url=url, timeout=seconds(30)) as client,
     ):
         game = client.post("/api/games", json=NEW_GAME).json()
         moves = f"/api/games/{game['id']}/moves"
@@ -192,7 +194,7 @@ def test_redis_down_answers_503_everywhere_and_the_same_game_plays_on_after_a_re
     with (
         controlled_redis_server(keep_data=True) as server,
         live_server(tmp_path / "unused.sqlite3", deals=Deals(seed=0), store=server.url) as url,
-        httpx.Client(base_url=url, timeout=30) as client,
+        httpx.Client(base_url=url, timeout=seconds(30)) as client,
     ):
         game = client.post("/api/games", json=NEW_GAME).json()
         moves = f"/api/games/{game['id']}/moves"
@@ -380,7 +382,7 @@ def test_opening_a_connection_keeps_the_locks_other_connections_hold(tmp_path):
             ],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=seconds(60),
         )
         assert other.returncode == 0, other.stderr
         # This process still has the database open: the other one must have left its log alone.

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from app.play.tournament import sample_position
 from solver.flags import FLAGS_LEVELS, FLAGS_PLAYERS, FlagsView
 from solver.position import COVERED, Position
+from tests.live import seconds
 from tests.reference import truth
+from tests.strategies import examples
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 EXACT = ("hard", "greedy", "scorer")  # the players that count with the exact solver
@@ -24,7 +26,7 @@ def covered(position: Position) -> set[tuple[int, int]]:
     return {cell for cell in position.cells() if position[cell] == COVERED}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     width=st.integers(2, 5),
     height=st.integers(2, 5),
@@ -85,17 +87,19 @@ def kaboom_move(stdin: str, *args: str, timeout: float = 60) -> subprocess.Compl
     return subprocess.run([KABOOM, "move", *args], input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("density", [0.10, 0.475])
 def test_kaboom_move_answers_on_a_100x100_board(density: float) -> None:
     mines = round(10_000 * density)
     position = sample_position(100, 100, mines, 400, seed=27)
     # A generous limit: the protocol's 10 seconds are the adviser's own budget; bench/flags.py measures the times.
-    result = kaboom_move(position.format(), timeout=40)
+    result = kaboom_move(position.format(), timeout=seconds(40))
     assert result.returncode == 0, result.stderr
     x, y = (int(field) for field in result.stdout.split())
     assert position[(x - 1, y - 1)] == COVERED
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("level", sorted(FLAGS_PLAYERS))
 def test_kaboom_move_prints_one_based_column_and_row_and_reads_f_as_covered(level: str) -> None:
     # Only (3,2) is covered (flagged, as our format may send it): the answer must be it.
@@ -116,12 +120,14 @@ def test_kaboom_move_prints_one_based_column_and_row_and_reads_f_as_covered(leve
         ("3 2 1\n3..\n...\n", "impossible position"),
     ],
 )
+@pytest.mark.subprocess
 def test_kaboom_move_refuses_a_malformed_or_impossible_position_in_one_line(stdin: str, message: str) -> None:
     result = kaboom_move(stdin)
     assert result.returncode == 2 and result.stdout == ""
     assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
 
 
+@pytest.mark.subprocess
 def test_kaboom_move_refuses_a_thinking_time_past_the_limit() -> None:
     result = kaboom_move("3 2 1\n1.1\n...\n", "--seconds", "12")
     assert result.returncode == 2 and "thinking time must be between" in result.stderr

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.service import Deals
-from tests.live import live_server, put_position, wait_until
+from tests.live import live_server, put_position, seconds, wait_until
 
 HTMX = {"HX-Request": "true"}
 
@@ -24,7 +24,7 @@ def server(tmp_path, deal_seed):
 
 
 def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=30)
+    return httpx.Client(base_url=url, timeout=seconds(30))
 
 
 def create(player: httpx.Client, **form: str) -> str:
@@ -187,7 +187,10 @@ def next_event(lines) -> list[str]:
 
 def test_the_stream_says_only_that_the_game_changed(server) -> None:
     url, _ = server
-    with client(url) as alice, httpx.Client(base_url=url, timeout=httpx.Timeout(30, read=20)) as watcher:
+    with (
+        client(url) as alice,
+        httpx.Client(base_url=url, timeout=httpx.Timeout(seconds(30), read=seconds(20))) as watcher,
+    ):
         game_id = create(alice, opponent="screen")
         watcher.cookies = alice.cookies
         # A page older than the game hears of it at once; then of each move as it is made.
@@ -237,6 +240,7 @@ def play_until_the_computers_turn(player: httpx.Client, game_id: str) -> dict:
     return game
 
 
+@pytest.mark.server
 def test_a_move_on_the_computers_turn_is_refused(tmp_path) -> None:
     # The computer takes its time (ten seconds): its turn stays open while the player tries to move.
     with live_server(tmp_path / "games.sqlite3", deals=Deals(seed=3), computer_pause=10.0) as url, client(url) as alice:
@@ -369,6 +373,7 @@ def test_the_probability_overlay_is_practice_against_the_computer_only(server) -
         assert lines(practice.text)[0] == "Your turn (Blue)" and 'id="undo"' not in practice.text
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("look", ["page", "stream", "poll", "api"])
 def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_due(tmp_path, look) -> None:
     """The page, its reconnected stream, its poll or a script's read: any look at the game starts the turn."""
@@ -381,7 +386,7 @@ def test_a_computer_turn_cut_short_by_a_restart_is_played_when_any_look_sees_it_
     assert game["status"] == "playing" and game["two_players"]["turn"] == 1
     played = lambda: stored(database, game_id)["version"] > game["version"]  # noqa: E731  (read from the file: a look of its own would start it)
     with live_server(database, deals=Deals(seed=3), computer_pause=0.0) as url:
-        with httpx.Client(base_url=url, cookies=cookies, timeout=httpx.Timeout(30, read=20)) as alice:
+        with httpx.Client(base_url=url, cookies=cookies, timeout=httpx.Timeout(seconds(30), read=seconds(20))) as alice:
             if look == "page":
                 assert alice.get(f"/games/{game_id}").status_code == 200
                 wait_until(played, 30, "the computer did not take its turn after the restart")

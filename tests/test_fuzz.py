@@ -16,7 +16,7 @@ from schemathesis.checks import positive_data_acceptance
 from app.core.game import Game, Move, Refused, set_options
 from app.modes import apply_move, new_game
 from solver import Analyzer
-from tests.live import live_server
+from tests.live import live_server, seconds
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +147,7 @@ def test_random_moves_through_the_api_keep_the_game_sound(server):
     )
     @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
     def play(moves):
-        with httpx.Client(base_url=server, timeout=60) as client:
+        with httpx.Client(base_url=server, timeout=seconds(60)) as client:
             game = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10}).json()
             for action, x, y in moves:
                 response = client.post(f"/api/games/{game['id']}/moves", json={"action": action, "x": x, "y": y})

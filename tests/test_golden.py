@@ -21,7 +21,9 @@ import pytest
 
 from app.service import Deals
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds, wait_until
+
+pytestmark = pytest.mark.server
 
 GOLDEN = Path(__file__).parent / "golden"
 HTMX = {"HX-Request": "true"}
@@ -216,16 +218,13 @@ def play_flags_computer(recorder: Recorder) -> None:
     game = recorder.api(game_id)
     x, y = covered(game)[0]
     page_move(recorder, "move-blue", game_id, "reveal", x, y)
-    # The computer moves after the player, in the background: wait (with a deadline) for Blue's turn again.
-    for _ in range(500):
-        game = recorder.api(game_id)
-        if game["status"] != "playing" or game["two_players"]["turn"] == 0:
-            break
-        import time
 
-        time.sleep(0.02)
-    else:
-        raise AssertionError("the computer did not move within 10 seconds")
+    # The computer moves after the player, in the background: wait (with a deadline) for Blue's turn again.
+    def blues_turn() -> bool:
+        game = recorder.api(game_id)
+        return game["status"] != "playing" or game["two_players"]["turn"] == 0
+
+    wait_until(blues_turn, 10, "the computer did not move within 10 seconds", every=0.02)
     recorder.api(game_id, "api-after-computer")
     recorder.keep("page-after-computer", client.get(f"/games/{game_id}"))
 
@@ -367,7 +366,10 @@ def recorded(tmp_path, request) -> Iterator[Recorder]:
         computer_pause=0.0,
         secret_key="golden answers, not a real key",
     ) as url:
-        with httpx.Client(base_url=url, timeout=30) as client, httpx.Client(base_url=url, timeout=30) as guest:
+        with (
+            httpx.Client(base_url=url, timeout=seconds(30)) as client,
+            httpx.Client(base_url=url, timeout=seconds(30)) as guest,
+        ):
             recorder = Recorder(client, clock)
             recorder.names[url] = "http://kaboom.test"  # the port is free one, a new one every run
             SCRIPTS[request.param](recorder, guest)

@@ -20,8 +20,10 @@ import psutil
 import pytest
 
 from tests.clock import FakeClock
-from tests.live import answers_health, kaboom_process, live_server, put_position, wait_until
+from tests.live import answers_health, kaboom_process, live_server, put_position, seconds, wait_until
 from tests.redis_server import redis_server
+
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
 
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
@@ -37,7 +39,7 @@ def hammer(url: str, cookies: dict, game_id: str, cells: list) -> list[int]:
     """Flag every cell at once from many clients; each flag is one move."""
 
     def flag(cell):
-        with httpx.Client(base_url=url, cookies=cookies, timeout=60) as client:
+        with httpx.Client(base_url=url, cookies=cookies, timeout=seconds(60)) as client:
             return client.post(
                 f"/api/games/{game_id}/moves", json={"action": "flag", "x": cell[0], "y": cell[1], "mark": "flag"}
             ).status_code
@@ -48,7 +50,7 @@ def hammer(url: str, cookies: dict, game_id: str, cells: list) -> list[int]:
 
 def test_two_workers_share_games_and_never_lose_a_move(tmp_path):
     with kaboom_process(KABOOM_DATABASE=str(tmp_path / "games.sqlite3"), KABOOM_WORKERS="2", **SECRET) as (_, url):
-        with httpx.Client(base_url=url, timeout=60) as client:
+        with httpx.Client(base_url=url, timeout=seconds(60)) as client:
             game = new_game(client)
             cells = [(x, y) for y in range(6) for x in range(16)]
             assert hammer(url, dict(client.cookies), game["id"], cells) == [200] * len(cells)
@@ -64,7 +66,7 @@ def test_two_hosts_on_one_redis_share_games_one_move_at_a_time(tmp_path):
     with redis_server() as redis_url:
         env = {"KABOOM_STORE": redis_url, **SECRET}
         with kaboom_process(**env) as (_, first), kaboom_process(**env) as (_, second):
-            with httpx.Client(base_url=first, timeout=60) as client:
+            with httpx.Client(base_url=first, timeout=seconds(60)) as client:
                 game = new_game(client)
                 cookies = dict(client.cookies)
             cells = [(x, y) for y in range(4) for x in range(16)]
@@ -76,7 +78,7 @@ def test_two_hosts_on_one_redis_share_games_one_move_at_a_time(tmp_path):
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join(120)
+                thread.join(seconds(120))
                 assert not thread.is_alive(), "a host did not answer its moves within 120 s"
             assert results[first] == [200] * 32 and results[second] == [200] * 32
             with httpx.Client(base_url=second, cookies=cookies) as client:
@@ -148,7 +150,7 @@ def scattered_state(game_id: str, database: Path) -> None:
 
 def test_a_slow_position_never_blocks_a_click(tmp_path):
     database = tmp_path / "games.sqlite3"
-    with live_server(database, solver_seconds=0.05) as url, httpx.Client(base_url=url, timeout=60) as client:
+    with live_server(database, solver_seconds=0.05) as url, httpx.Client(base_url=url, timeout=seconds(60)) as client:
         game = client.post("/api/games", json={"width": 100, "height": 100, "mines": 2000}).json()
         scattered_state(game["id"], database)
         analysis = client.get(f"/api/games/{game['id']}/analysis")
@@ -186,7 +188,7 @@ def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
         [KABOOM, "serve", "--database", str(blocker / "games.sqlite3")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=seconds(60),
         env={**os.environ, **SECRET},
     )
     assert result.returncode == 2 and "cannot open the database" in result.stderr
@@ -194,7 +196,7 @@ def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
         [KABOOM, "serve", "--database", str(tmp_path / "ok.sqlite3")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=seconds(60),
         env={**os.environ, "KABOOM_GENERATE_SECRET": "false", "KABOOM_SECRET_KEY": ""},
     )
     assert result.returncode == 2 and "KABOOM_SECRET_KEY is not set" in result.stderr
@@ -210,7 +212,7 @@ def test_a_taken_port_stops_the_server_with_a_message_that_names_it_and_how_to_c
             [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=seconds(60),
             env={**os.environ, **SECRET, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port)},
         )
     assert result.returncode == 2, result.stderr
@@ -224,14 +226,14 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
     env = {"KABOOM_DATABASE": str(database), **SECRET}
     acknowledged: list[int] = []
     with kaboom_process(**env) as (process, url):
-        with httpx.Client(base_url=url, timeout=30) as client:
+        with httpx.Client(base_url=url, timeout=seconds(30)) as client:
             game = new_game(client, width=30, height=16, mines=99)
             cookies = dict(client.cookies)
         stop = threading.Event()
 
         def play(seed: int):
             rng = random.Random(seed)
-            with httpx.Client(base_url=url, cookies=cookies, timeout=30) as client:
+            with httpx.Client(base_url=url, cookies=cookies, timeout=seconds(30)) as client:
                 while not stop.is_set():
                     try:
                         response = client.post(
@@ -250,7 +252,7 @@ def test_sigkill_during_play_loses_no_completed_move(tmp_path):
         os.kill(process.pid, signal.SIGKILL)  # in the middle of moves
         stop.set()
         for thread in threads:
-            thread.join(60)  # each request has a 30 s timeout
+            thread.join(seconds(60))  # each request has a 30 s timeout
             assert not thread.is_alive()
     with kaboom_process(**env) as (_, url), httpx.Client(base_url=url, cookies=cookies) as client:
         after = client.get(f"/api/games/{game['id']}").json()
@@ -313,7 +315,7 @@ def test_one_client_holding_more_connections_than_the_server_has_files_cannot_st
     with kaboom_process(preexec_fn=open_files_limit(256), **env, **SECRET) as (_, url):
         slow = [slow_connection(port_of(url), "127.0.0.2", b"GET / HTTP/1.1\r\nHost: kaboom\r\n") for _ in range(300)]
         try:
-            with httpx.Client(base_url=url, timeout=10) as other:
+            with httpx.Client(base_url=url, timeout=seconds(10)) as other:
                 for _ in range(10):
                     # A new connection each time, as the busiest proxy-less client would open.
                     assert other.get("/healthz", headers={"Connection": "close"}).status_code == 200
@@ -349,7 +351,7 @@ def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_pat
         connections = [*heads, *silent, body, after_answer]
         received = {connection: bytearray() for connection in connections}
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + seconds(30)
             open_ones = list(connections)
             while open_ones:
                 assert time.monotonic() < deadline, f"{len(open_ones)} slow connections still open after 30 s"
@@ -370,7 +372,7 @@ def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_pat
         finally:
             for connection in connections:
                 connection.close()
-        with httpx.Client(base_url=url, timeout=10) as client:
+        with httpx.Client(base_url=url, timeout=seconds(10)) as client:
             assert client.get("/healthz").status_code == 200
 
 
@@ -386,8 +388,8 @@ def test_workers_stop_when_their_parent_is_killed(tmp_path):
         )
         workers = supervisor.children(recursive=True)
         os.kill(process.pid, signal.SIGKILL)
-        process.wait(30)
-        _, alive = psutil.wait_procs(workers, timeout=30)
+        process.wait(seconds(30))
+        _, alive = psutil.wait_procs(workers, timeout=seconds(30))
         assert not alive, f"workers still running 30 s after their parent was killed: {alive}"
         with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
             probe.connect(("127.0.0.1", port_of(url)))
@@ -399,7 +401,7 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
     database = tmp_path / "games.sqlite3"
     env = {"KABOOM_DATABASE": str(database), "KABOOM_WORKERS": "2", "KABOOM_SOLVER_SECONDS": "0.5", **SECRET}
     heavy, _ = scattered_game(seed=3, side=100, mines=3000, shown=2100)
-    with kaboom_process(**env) as (process, url), httpx.Client(base_url=url, timeout=60) as client:
+    with kaboom_process(**env) as (process, url), httpx.Client(base_url=url, timeout=seconds(60)) as client:
         game_id = new_game(client)["id"]
         put_position(database, game_id, heavy.board.rows(heavy.cells), heavy.mines)
         # A position this big goes to the worker's slow lane, a process at a lower priority that starts with
@@ -419,8 +421,8 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
         )
         tree = psutil.Process(process.pid).children(recursive=True)
         process.terminate()
-        assert process.wait(30) == 0
-        _, alive = psutil.wait_procs(tree, timeout=30)
+        assert process.wait(seconds(30)) == 0
+        _, alive = psutil.wait_procs(tree, timeout=seconds(30))
         assert not alive, f"still running 30 s after the server stopped: {alive}"
         # Each lane's queues were closed, not left to multiprocessing's tracker (which warns about them).
         assert "leaked" not in process.stderr.read()
@@ -455,7 +457,7 @@ def test_past_the_connection_ceiling_a_request_gets_503_and_then_connections_are
         # Four clients, one connection each (well under the cap per client), sending nothing yet.
         idle = [slow_connection(port_of(url), f"127.0.0.{i}", b"") for i in range(2, 6)]
         try:
-            with httpx.Client(base_url=url, timeout=10) as client:
+            with httpx.Client(base_url=url, timeout=seconds(10)) as client:
                 busy = client.get("/healthz", headers={"Connection": "close"})
                 assert busy.status_code == 503 and busy.text == "Service Unavailable"
                 idle.append(slow_connection(port_of(url), "127.0.0.6", b""))
@@ -465,7 +467,7 @@ def test_past_the_connection_ceiling_a_request_gets_503_and_then_connections_are
                 connection.close()
             # Not at once: the server may not have seen the others leave yet.
             wait_until(
-                lambda: answers_health(url, timeout=10),
+                lambda: answers_health(url, timeout=seconds(10)),
                 30,
                 "no answer 30 s after the other connections were closed",
                 every=0.1,
@@ -481,7 +483,7 @@ def test_a_proxy_setting_that_is_no_address_stops_the_server_with_a_message(tmp_
             [KABOOM, "serve", "--database", str(tmp_path / "games.sqlite3")],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=seconds(60),
             env={**os.environ, **SECRET, "KABOOM_FORWARDED_ALLOW_IPS": value},
         )
         assert result.returncode == 2 and message in result.stderr, result.stderr

@@ -19,7 +19,7 @@ import pytest
 
 from app.service.aids import AidOperations
 from app.web.guard import CSP, UNEXPECTED
-from tests.live import wait_until
+from tests.live import seconds, wait_until
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -31,7 +31,7 @@ HTMX = {"HX-Request": "true"}
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 
@@ -321,7 +321,7 @@ def strict_page(browser, server):
 def test_swagger_ui_renders_and_calls_the_api_without_breaking_the_policy(strict_page):
     page, complaints = strict_page
     page.goto("/docs")
-    page.wait_for_selector("#operations-games-new_game_api_games_post", timeout=20_000)
+    page.wait_for_selector("#operations-games-new_game_api_games_post", timeout=seconds(20) * 1000)
     spec = page.evaluate("fetch('/openapi.json').then(r => r.json())")
     operations = sum(len(methods) for path, methods in spec["paths"].items() if path.startswith("/api/"))
     assert operations >= 10 and page.locator(".opblock").count() == operations  # every route of the JSON API
@@ -333,7 +333,9 @@ def test_swagger_ui_renders_and_calls_the_api_without_breaking_the_policy(strict
     page.click(f"{read} .try-out__btn")
     page.fill(f"{read} input[placeholder=game_id]", game["id"])
     page.click(f"{read} .execute")
-    status = page.wait_for_selector(f"{read} .live-responses-table tbody .response-col_status", timeout=20_000)
+    status = page.wait_for_selector(
+        f"{read} .live-responses-table tbody .response-col_status", timeout=seconds(20) * 1000
+    )
     assert status.inner_text().strip() == "200"
     assert f'"id": "{game["id"]}"' in page.inner_text(f"{read} .live-responses-table tbody .response-col_description")
     assert not complaints, complaints

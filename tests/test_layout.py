@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.game import PRESETS
-from tests.live import fresh_name
+from tests.live import fresh_name, seconds
 from tests.test_browser import act, analysis, classes, next_cell, on_position, play_out, reveal, settled, start
 from tests.test_browser_replay import api
 
@@ -236,7 +236,7 @@ def test_show_me_brings_a_hinted_cell_off_a_panned_board_into_view(open_page, da
     hinted = page.get_attribute("#hint", "data-cell")
     # The page highlights the cell and scrolls the board to it in one step, once the answer has settled:
     # the hint's text can be there a moment before.
-    page.wait_for_function(f"document.getElementById('{hinted}').classList.contains('hl')", timeout=10_000)
+    page.wait_for_function(f"document.getElementById('{hinted}').classList.contains('hl')", timeout=seconds(10) * 1000)
     cell, frame = rect(page, f"#{hinted}"), rect(page, "#board")
     assert int(hinted.split("-")[1]) >= 28
     assert frame["left"] <= cell["left"] and cell["right"] <= frame["right"], (cell, frame)

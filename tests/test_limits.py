@@ -18,8 +18,10 @@ from app.core.game import Move
 from app.modes import apply_move
 from app.service.kept import KEPT
 from solver import Analyzer, Limits, OutOfWork, Status
-from tests.live import live_server, put_position
+from tests.live import live_server, put_position, seconds
 from tests.test_rules import scattered_game
+
+pytestmark = [pytest.mark.server, pytest.mark.subprocess]
 
 HTMX = {"HX-Request": "true"}
 # 100x100, 3,000 mines, 2,100 numbers shown: about 30 M work units, seconds of solver time.
@@ -52,10 +54,14 @@ def test_every_request_on_a_slow_position_ends_by_its_deadline(tmp_path):
     overlay on used to take three limits and more, a flag (no solver at all) two."""
     database = tmp_path / "games.sqlite3"
     # Two seconds, so that what is not the solver (the store, the page, a busy machine's scheduling)
-    # has room under the bound below while three stacked deadlines (6 s) would still go over it.
-    seconds = 2.0
+    # has room under the bound below while three stacked deadlines (6 s) would still go over it. Scaled with the
+    # run's limits: the bound stays between one deadline and three.
+    deadline = seconds(2.0)
     game, _ = scattered_game(**HEAVY)
-    with live_server(database, solver_seconds=seconds) as url, httpx.Client(base_url=url, timeout=60) as client:
+    with (
+        live_server(database, solver_seconds=deadline) as url,
+        httpx.Client(base_url=url, timeout=seconds(60)) as client,
+    ):
         game_id = place(client, database, game, overlay=True)
         x, y = covered_cell(client, game_id)
         page = client.get(f"/games/{game_id}")
@@ -71,7 +77,7 @@ def test_every_request_on_a_slow_position_ends_by_its_deadline(tmp_path):
         for response in (page, flag, hint, analysis, reveal):
             assert response.status_code in (200, 409, 503), response.text
             # One deadline, plus what is not the solver: less than the three deadlines the bug stacked.
-            assert server_ms(response) < 2.5 * seconds * 1000, (response.request.url, server_ms(response))
+            assert server_ms(response) < 2.5 * deadline * 1000, (response.request.url, server_ms(response))
         assert analysis.status_code == 503 and "too complex" in analysis.json()["detail"]
 
 
@@ -103,7 +109,7 @@ def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
     database = tmp_path / "games.sqlite3"
     with (
         live_server(database, solver_seconds=2.0, solver_work=work) as url,
-        httpx.Client(base_url=url, timeout=60) as client,
+        httpx.Client(base_url=url, timeout=seconds(60)) as client,
     ):
         quiet = place(client, database, game)
         busy = place(client, database, game)
@@ -116,8 +122,8 @@ def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
         started = threading.Barrier(9)
 
         def keep_busy(game_id: str) -> int:
-            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies) as loader:
-                started.wait(timeout=30)
+            with httpx.Client(base_url=url, timeout=seconds(60), cookies=client.cookies) as loader:
+                started.wait(timeout=seconds(30))
                 count = 0
                 while not stop.is_set():
                     assert loader.get(f"/games/{game_id}").status_code == 200
@@ -126,12 +132,12 @@ def test_a_verdict_is_the_same_on_a_quiet_and_a_busy_server(tmp_path):
 
         with ThreadPoolExecutor(8) as pool:
             running = [pool.submit(keep_busy, game_id) for game_id in loads]
-            started.wait(timeout=30)
+            started.wait(timeout=seconds(30))
             answers["busy"] = client.post(
                 f"/api/games/{busy}/moves", json={"action": "reveal", "x": cell[0], "y": cell[1]}
             )
             stop.set()
-            assert all(future.result(timeout=120) >= 1 for future in running)
+            assert all(future.result(timeout=seconds(120)) >= 1 for future in running)
         for name, answer in answers.items():
             assert answer.status_code == 200, (name, answer.text)
             assert answer.json()["status"] == "playing", name
@@ -144,7 +150,7 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path, seen):
     slow lane: its requests never wait for, or hold, the threads cheap games need."""
     database = tmp_path / "games.sqlite3"
     heavy, _ = scattered_game(seed=3, **HEAVY)
-    with live_server(database, solver_seconds=1.0) as url, httpx.Client(base_url=url, timeout=60) as client:
+    with live_server(database, solver_seconds=1.0) as url, httpx.Client(base_url=url, timeout=seconds(60)) as client:
         slow = [place(client, database, heavy, overlay=True) for _ in range(6)]
         for game_id in slow if seen else ():
             # The server learns that a game is slow from its first request.
@@ -157,11 +163,11 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path, seen):
         def request(name: str, path: str, address: str) -> None:
             # Each from an address of its own, as other players are: one address's requests take turns.
             transport = httpx.HTTPTransport(local_address=address)
-            with httpx.Client(base_url=url, timeout=60, cookies=client.cookies, transport=transport) as own:
-                started.wait(timeout=30)
+            with httpx.Client(base_url=url, timeout=seconds(60), cookies=client.cookies, transport=transport) as own:
+                started.wait(timeout=seconds(30))
                 if name == "cheap":
                     # Asked once every slow request is already waiting for, or holding, a thread.
-                    threading.Event().wait(0.2)
+                    threading.Event().wait(seconds(0.2))
                 assert own.get(path).status_code == 200
                 with lock:
                     finished.append(name)
@@ -173,7 +179,7 @@ def test_slow_games_cannot_hold_the_threads_cheap_clicks_need(tmp_path, seen):
             ]
             futures.append(pool.submit(request, "cheap", f"/api/games/{cheap}", "127.0.0.2"))
             for future in futures:
-                future.result(timeout=120)
+                future.result(timeout=seconds(120))
         # Six slow requests on four threads would leave the cheap one waiting for the first to end.
         assert finished[0] == "cheap", finished
 
@@ -196,7 +202,7 @@ def test_the_slow_lane_plays_a_slow_game_exactly_as_a_thread_would(tmp_path):
         try:
             # As a server does when it starts: slow games play in a thread until the lane's process has loaded.
             service.start()
-            assert not lane or service.runner.lane.ready(timeout=120)
+            assert not lane or service.runner.lane.ready(timeout=seconds(120))
             game_id = service.store.latest("alice") or ""
             played = []
             cell = (4, 4)

@@ -24,15 +24,17 @@ from app.service import Deals
 from app.service.changes import ChangeFeed
 from app.service.kept import KEPT
 from app.store import MemoryStore
-from tests.live import kaboom_process, live_server
+from tests.live import kaboom_process, live_server, seconds
 from tests.redis_server import redis_server
+
+pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
 
 # The browser test's server: one live stream per worker, so that a second page's stream is refused.
 SERVER_SETTINGS = {"live_streams": 1}
 # Every wait below has a deadline well beyond what any machine needs; none is a measure of speed.
-DEADLINE = 20.0
+DEADLINE = seconds(20.0)
 # `docker stop` sends SIGTERM, then SIGKILL this many seconds later.
-DOCKER_STOP_SECONDS = 10
+DOCKER_STOP_SECONDS = seconds(10)
 
 
 def saved_again(store: MemoryStore, game_id: str) -> None:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from solver.local import deduce, subtract_groups
 from tests.reference import truth
-from tests.strategies import positions
+from tests.strategies import examples, positions
 
 
 def local(rows: list[str], known_mines=()):
@@ -54,7 +54,7 @@ def test_only_numbers_near_the_start_are_read():
     assert deduce(2, 2, "".join(rows), start=[0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(positions(max_side=5))
 def test_whatever_the_local_rules_prove_holds_in_every_layout(position):
     facts = truth(position)
@@ -77,7 +77,7 @@ def test_group_subtraction_reads_two_numbers_at_once_where_the_local_rules_stop(
     assert cells(4, found.safe) == {(1, 1), (2, 1)} and cells(4, found.mines) == {(0, 1), (3, 1)}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(positions(max_side=5))
 def test_whatever_group_subtraction_proves_holds_in_every_layout(position):
     facts = truth(position)

@@ -20,7 +20,7 @@ from solver.position import neighbour_table
 from solver.sat import Constraint
 from solver.strategy import Endgame, FiftyFifties, exact, unavoidable_pair
 from tests.reference import truth
-from tests.strategies import positions, render
+from tests.strategies import examples, positions, render
 
 
 def full_layouts(position: Position) -> list[frozenset[int]] | None:
@@ -300,7 +300,7 @@ def test_out_of_budget_the_strategy_still_guesses_a_sound_cell(monkeypatch, budg
 
 
 # Each example plays a whole choice twice (0.05 s); a few seeds show the property as well as the profile's 400.
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.integers(0, 2**32))
 def test_the_strategy_is_the_same_for_the_same_seed(seed):
     rows = ["1.......", "........", "........", "........"]

@@ -20,6 +20,7 @@ from app.modes import MODES, CruelOptions, apply_move, get_mode, new_game
 from solver import Analyzer, Position
 from solver.strategy import progress_cell
 from tests.fixed_mode import FixedLayout, registered
+from tests.live import seconds
 
 pytestmark = pytest.mark.usefixtures("seeded")
 # Run over many seeds (--deal-seeds) the tests create many games from one address.
@@ -59,7 +60,7 @@ MODE_NAMES = [*(name for name, mode in MODES.items() if not mode.mines_score), F
 def test_no_answer_shows_a_modes_hidden_state_before_the_end(mode, monkeypatch, server, database):
     if mode == FixedLayout.name:
         registered(monkeypatch)
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         created = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, "mode": mode})
         assert created.status_code == 201, created.text
         game_id = created.json()["id"]

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 from tests.test_daily import KEY, MIDNIGHT
 from tests.test_daily_pages import TODAY, played, win_by_proof
 from tests.test_rooms import join, new_room
@@ -58,12 +58,13 @@ def test_the_checker_finds_a_name_outside_bdi_and_not_in_an_attribute() -> None:
         isolated(f"<p>{SARA} won</p>")
 
 
+@pytest.mark.server
 def test_a_name_written_right_to_left_is_set_apart_wherever_a_page_shows_it(tmp_path) -> None:
     clock = FakeClock(MIDNIGHT + 7200)
     with (
         live_server(tmp_path / "games.sqlite3", clock=clock, secret_key=KEY) as url,
-        httpx.Client(base_url=url, timeout=30) as sara,
-        httpx.Client(base_url=url, timeout=30) as bob,
+        httpx.Client(base_url=url, timeout=seconds(30)) as sara,
+        httpx.Client(base_url=url, timeout=seconds(30)) as bob,
     ):
         # The day's page: her name under its form, then her line on the ladder, as she and Bob see it.
         assert sara.put("/api/name", json={"name": SARA}).status_code == 200

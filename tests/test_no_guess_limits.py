@@ -29,9 +29,11 @@ from app.store.memory import MemoryStore
 from solver import Allowance, Limits, OutOfWork
 from solver.generate import no_guess_layout
 from tests.clock import FakeClock
-from tests.live import live_server
+from tests.live import live_server, seconds
 
-DEADLINE = 60.0  # the longest any wait here may take
+pytestmark = [pytest.mark.server, pytest.mark.subprocess]
+
+DEADLINE = seconds(60.0)  # the longest any wait here may take
 
 HTMX = {"HX-Request": "true"}
 REFUSAL = "No no-guess board of this size and density could be made within the server's limit"
@@ -61,7 +63,7 @@ def assert_undealt(client: httpx.Client, game_id: str, version: int) -> None:
 def test_a_dense_no_guess_board_past_the_work_allowance_is_refused_and_changes_nothing(tmp_path):
     # A deadline far away: the refusal comes from the work counted, not from the clock.
     server = live_server(tmp_path / "games.sqlite3", solver_work=10_000, solver_seconds=600)
-    with server as url, httpx.Client(base_url=url, timeout=120) as client:
+    with server as url, httpx.Client(base_url=url, timeout=seconds(120)) as client:
         game_id = new_no_guess_game(client, **DENSE)
         version = client.get(f"/api/games/{game_id}").json()["version"]
         refused = reveal(client, game_id, 50, 50)
@@ -109,7 +111,7 @@ def test_no_guess_deals_are_limited_per_client_address(tmp_path):
     clock = FakeClock()
     settings = {"no_guess_limit": 2, "no_guess_window": 60, "create_limit": 1000}
     server = live_server(tmp_path / "games.sqlite3", clock=clock, **settings)
-    with server as url, httpx.Client(base_url=url, timeout=60) as client:
+    with server as url, httpx.Client(base_url=url, timeout=seconds(60)) as client:
         games = [new_no_guess_game(client) for _ in range(4)]
         assert [reveal(client, game_id).status_code for game_id in games[:2]] == [200, 200]
         version = client.get(f"/api/games/{games[2]}").json()["version"]
@@ -126,7 +128,7 @@ def test_no_guess_deals_are_limited_per_client_address(tmp_path):
         assert reveal(client, new_no_guess_game(client, no_guess=False)).status_code == 200
         # Another client address has an allowance of its own.
         other = httpx.HTTPTransport(local_address="127.0.0.2")
-        with httpx.Client(base_url=url, timeout=60, transport=other) as neighbour:
+        with httpx.Client(base_url=url, timeout=seconds(60), transport=other) as neighbour:
             assert reveal(neighbour, new_no_guess_game(neighbour)).status_code == 200
         # The next window brings the allowance back.
         clock.advance(60)
@@ -136,7 +138,7 @@ def test_no_guess_deals_are_limited_per_client_address(tmp_path):
 def test_undoing_the_first_click_and_clicking_again_is_another_deal(tmp_path):
     clock = FakeClock()
     server = live_server(tmp_path / "games.sqlite3", clock=clock, no_guess_limit=2, no_guess_window=60)
-    with server as url, httpx.Client(base_url=url, timeout=60) as client:
+    with server as url, httpx.Client(base_url=url, timeout=seconds(60)) as client:
         game_id = new_no_guess_game(client)
         statuses = []
         for _ in range(3):
@@ -196,7 +198,9 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
         async with app.router.lifespan_context(app):
             if requests is not None:
                 transport = httpx.ASGITransport(app=app)
-                async with httpx.AsyncClient(transport=transport, base_url="http://kaboom", timeout=120) as client:
+                async with httpx.AsyncClient(
+                    transport=transport, base_url="http://kaboom", timeout=seconds(120)
+                ) as client:
                     await requests(client)
 
     # A deadline no busy machine reaches: this is a test of where the work runs (a busy machine made the
@@ -209,7 +213,7 @@ def test_the_slow_lane_starts_with_the_server(tmp_path):
         assert lane._pool is not None
         processes = set(lane._pool._processes)
         assert len(processes) == 1
-        assert lane.ready(timeout=120)
+        assert lane.ready(timeout=seconds(120))
         # The process started with the server answers the first slow work: no request pays for a start.
         board = {"width": 100, "height": 100, "mines": 1000, "mode": "classic", "no_guess": True}
         created = await client.post("/api/games", json=board)

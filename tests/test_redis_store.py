@@ -13,7 +13,7 @@ from app.core.game import Game
 from app.service.kept import KEPT
 from app.store import Conflict, Corrupt, NotFound
 from app.store.redis import RedisStore
-from tests.live import free_port
+from tests.live import free_port, seconds
 from tests.redis_server import redis_server
 from tests.test_store import game_for, moved
 
@@ -46,7 +46,7 @@ def test_of_two_processes_saving_over_the_same_version_exactly_one_wins(store, r
 
     for _ in range(20):
         base = store.load(game_id, "alice")
-        start = threading.Barrier(6)
+        start = threading.Barrier(6, timeout=seconds(10))
         with ThreadPoolExecutor(6) as pool:
             saves = [
                 pool.submit(save, processes[i % 2], moved(base, "flag", i, 0), base.version, start) for i in range(6)
@@ -73,7 +73,7 @@ def test_a_lease_queues_hosts_and_a_lost_lease_is_not_an_error(store, redis_url)
         waiter.join(0.2)
         assert waiter.is_alive() and order == []  # the other host waits its turn
         order.append("first")
-    waiter.join(10)
+    waiter.join(seconds(10))
     assert order == ["first", "other"]
     with store.lease(game_id):
         store.redis.delete(f"kaboom:lease:{game_id}")  # the lease ran out under its holder

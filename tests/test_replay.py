@@ -11,7 +11,7 @@ import re
 import httpx
 import pytest
 
-from tests.live import put_layout, put_position
+from tests.live import put_layout, put_position, seconds
 
 pytestmark = pytest.mark.usefixtures("seeded")
 SERVER_SETTINGS = {"create_limit": 100_000}
@@ -19,12 +19,12 @@ SERVER_SETTINGS = {"create_limit": 100_000}
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server, timeout=30) as client:
+    with httpx.Client(base_url=server, timeout=seconds(30)) as client:
         yield client
 
 
 def stranger(server) -> httpx.Client:
-    return httpx.Client(base_url=server, timeout=30)
+    return httpx.Client(base_url=server, timeout=seconds(30))
 
 
 def new_game(client, **body) -> str:

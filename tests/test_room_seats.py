@@ -15,6 +15,7 @@ from app.modes.classic import BoardId
 from app.service.kept import KEPT
 from app.store import SQLiteStore
 from tests import test_rooms
+from tests.live import seconds
 from tests.test_rooms import COUNTDOWN, client, join, move, new_room, ok
 
 server = test_rooms.server  # the same live server for each test: rooms on a real uvicorn and SQLite
@@ -128,5 +129,5 @@ def test_a_rooms_event_stream_refuses_before_it_starts_and_logs_no_traceback(ser
             assert not answer.headers["content-type"].startswith("text/event-stream")
     assert not [record for record in caplog.records if record.exc_info], [r.getMessage() for r in caplog.records]
     # Its own member's stream still starts.
-    with ann.stream("GET", f"/rooms/{room['id']}/events", timeout=10) as answer:
+    with ann.stream("GET", f"/rooms/{room['id']}/events", timeout=seconds(10)) as answer:
         assert answer.status_code == 200

@@ -24,7 +24,7 @@ from app.service import Deals, GameService
 from app.service.context import PRESENCE_SECONDS
 from solver import Analyzer
 from solver.position import Position
-from tests.live import kaboom_process, live_server
+from tests.live import kaboom_process, live_server, seconds
 
 COUNTDOWN = 3.0
 # A covered cell labelled with what the debug overlay says of it: after an opening some covered cell borders
@@ -40,7 +40,7 @@ def server(tmp_path, deal_seed, clock):
 
 
 def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=30)
+    return httpx.Client(base_url=url, timeout=seconds(30))
 
 
 def ok(response: httpx.Response, status: int = 200) -> dict:
@@ -247,7 +247,7 @@ MINE_SHOWN = ('class="c m', 'class="c x', 'aria-label="mine', 'aria-label="explo
 
 def first_event(player: httpx.Client, path: str, **params) -> str:
     """The first event a live stream sends (it sends one at once to a page that shows nothing yet)."""
-    with player.stream("GET", path, params=params, timeout=httpx.Timeout(10, read=10)) as stream:
+    with player.stream("GET", path, params=params, timeout=httpx.Timeout(seconds(10), read=seconds(10))) as stream:
         assert stream.status_code == 200, stream.read()
         said: list[str] = []
         for line in stream.iter_lines():
@@ -408,7 +408,7 @@ def at_once(work: dict[str, list[tuple[int, int]]], flag) -> list[str]:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(120)
+        thread.join(seconds(120))
     assert not any(thread.is_alive() for thread in threads), "the moves did not end within 120 s"
     return failures
 
@@ -416,6 +416,7 @@ def at_once(work: dict[str, list[tuple[int, int]]], flag) -> list[str]:
 CELLS = [(x, y) for y in range(16) for x in range(30)]
 
 
+@pytest.mark.subprocess
 def test_two_players_moving_on_one_coop_board_through_two_workers_lose_no_move_and_double_none(tmp_path):
     """Two `kaboom serve` processes on one SQLite file: each player's moves go to their own worker."""
     database = tmp_path / "games.sqlite3"

@@ -13,11 +13,11 @@ from app.core.game import AIDS as AID_WORDS
 from app.modes import MODES
 from app.rooms import KINDS
 from app.web.views.reviews import MARGIN_TEXT
-from tests.live import live_server, put_layout
+from tests.live import live_server, put_layout, seconds
 from tests.test_flags_web import create
 from tests.test_rooms import new_room
 
-pytestmark = pytest.mark.usefixtures("seeded")
+pytestmark = [pytest.mark.usefixtures("seeded"), pytest.mark.server]
 
 
 def sections(page: str) -> dict[str, str]:
@@ -27,7 +27,7 @@ def sections(page: str) -> dict[str, str]:
 
 
 def test_the_rules_have_a_section_for_each_mode_room_the_days_boards_and_the_review(tmp_path) -> None:
-    with live_server(tmp_path / "games.sqlite3") as url, httpx.Client(base_url=url, timeout=30) as ann:
+    with live_server(tmp_path / "games.sqlite3") as url, httpx.Client(base_url=url, timeout=seconds(30)) as ann:
         page = ann.get("/rules").text
     shown = sections(page)
     for name in [*MODES, *KINDS, "daily", "review"]:
@@ -51,7 +51,7 @@ def test_the_rules_have_a_section_for_each_mode_room_the_days_boards_and_the_rev
 
 def test_each_page_links_to_its_rules(tmp_path) -> None:
     database = tmp_path / "games.sqlite3"
-    with live_server(database) as url, httpx.Client(base_url=url, timeout=30) as ann:
+    with live_server(database) as url, httpx.Client(base_url=url, timeout=seconds(30)) as ann:
         coop = new_room(ann, "coop", "Ann")
         assert 'href="/rules#coop"' in ann.get(f"/rooms/{coop['id']}", follow_redirects=True).text
         race = new_room(ann, "race", "Ann")

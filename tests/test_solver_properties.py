@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from solver import Analyzer, Inconsistent, Status
 from solver.position import MINE
 from tests.reference import proves, truth, visible_constraints
-from tests.strategies import number_at, positions, render, tampered_positions
+from tests.strategies import examples, number_at, positions, render, tampered_positions
 
 
 def expected_status(probability: Fraction) -> Status:
@@ -92,7 +92,7 @@ def test_explanations_prove_the_status_and_are_minimal(position):
             assert not proves(position, numbers, False, cell, is_mine)
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(st.integers(1, 6), st.integers(1, 6), st.data())
 def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
     cells = [(x, y) for y in range(height) for x in range(width)]
@@ -118,7 +118,7 @@ def test_incremental_answers_equal_fresh_ones_along_a_game(width, height, data):
         assert analyzer.probabilities().cells == fresh.probabilities().cells
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.integers(1, 6), st.integers(1, 6), st.data())
 def test_the_same_position_and_seed_draw_the_same_layout_however_the_position_was_reached(width, height, data):
     """Undo then the same click must deal the same: the draw depends on the position and the seed,
@@ -248,7 +248,7 @@ def test_on_full_size_games_sat_and_counting_agree_and_incremental_equals_fresh(
         cell = rng.choice(safe) if safe else rng.choice(left) if left else None
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.integers(1, 6), st.integers(1, 6), st.data())
 def test_keeping_a_single_model_changes_no_answer(width, height, data):
     """Huge components keep only some of their models (sat.MODELS_KEPT): fewer kept

@@ -21,6 +21,7 @@ from app.rooms.base import new_invite
 from app.service.kept import KEPT
 from app.store import Conflict, Corrupt, MemoryStore, NotFound, SQLiteStore, Store
 from tests.clock import FakeClock
+from tests.live import seconds
 
 
 def game_for(*players: str, width: int = 9, height: int = 9, mines: int = 10) -> Game:
@@ -597,7 +598,7 @@ class TestStoreContract:
         try:
             store.save(ids[1], "alice", moved(games[1], "flag", 0, 0), games[1].version)
             heard: set[str] = set()
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + seconds(10)
             while ids[1] not in heard:
                 assert time.monotonic() < deadline, "the save was not heard within 10 s"
                 saved = changes.next()
@@ -728,7 +729,7 @@ class TestStoreContract:
         try:
             store.save_room(room_id, changed_room(room), room.version)
             heard: set[str] = set()
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + seconds(10)
             while room_id not in heard:
                 assert time.monotonic() < deadline, "the room's save was not heard within 10 s"
                 saved = changes.next()
@@ -893,6 +894,7 @@ def test_redis_room_indexes_of_another_type_are_rebuilt_from_the_rooms(redis_url
         backend.close()
 
 
+@pytest.mark.subprocess
 def test_processes_on_one_sqlite_file_take_turns_at_a_game_and_a_dead_holder_lets_go(tmp_path, monkeypatch):
     """The lease is another process's to hold (fcntl locks are per process): a move waits for it, up to
     LEASE_WAIT_SECONDS, then gives up; another game is free; a holder that dies frees it at once."""
@@ -925,7 +927,7 @@ def test_processes_on_one_sqlite_file_take_turns_at_a_game_and_a_dead_holder_let
             pass
     finally:
         holder.kill()
-        holder.wait(10)
+        holder.wait(seconds(10))
     with store.lease("game"):
         pass
     store.close()

@@ -18,11 +18,12 @@ import pytest
 
 from app.service.kept import KEPT
 from app.store import Corrupt, LadderPage, LadderRow, SQLiteStore, Store
+from tests.live import seconds
 from tests.test_store import RedisBackend, game_for
 
 DAY = "daily:2025-06-01:classic"
 # How long a thread of a race may take at most: far beyond what any of them needs, so only a hang fails.
-DEADLINE = 30
+DEADLINE = seconds(30)
 
 
 def entry(player: str, **more: Any) -> str:

@@ -15,6 +15,7 @@ import threading
 from app.results.records import TALLIED, records_of, tallied, tally_key
 from app.service.kept import KEPT
 from app.store import Store
+from tests.live import seconds
 from tests.test_records import result
 
 # Ends out of order (a game that ended earlier, written later), at the same moment, of several groups, and
@@ -178,7 +179,8 @@ class TestTallies:
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join()
+            thread.join(seconds(60))
+        assert not any(thread.is_alive() for thread in threads), "a player's keeping did not end"
         assert len(backend.store.results_of("alice")) == 60
         assert records(backend.store) == records_of(backend.store.results_of("alice"))
 

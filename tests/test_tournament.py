@@ -25,6 +25,8 @@ from app.play.tournament import (
 from solver.position import Position
 from tests.live import seconds
 
+pytestmark = pytest.mark.subprocess
+
 KABOOM = str(Path(sys.executable).with_name("kaboom"))
 PYTHON = sys.executable
 
@@ -130,7 +132,7 @@ def test_check_program_refuses_an_unknown_builtin_or_an_unreadable_command() -> 
 
 
 def kaboom_tournament(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([KABOOM, "tournament", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([KABOOM, "tournament", *args], capture_output=True, text=True, timeout=seconds(300))
 
 
 def test_kaboom_tournament_quick_plays_each_board_twice_and_scores_the_set() -> None:
