@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.live import fresh_name, put_layout, put_position
+from tests.live import fresh_name, put_layout, put_position, seconds
 from tests.test_api import covered
 from tests.test_browser import CHROMIUM, play_out, reveal  # noqa: F401  (CHROMIUM: skips the module without Chromium)
 from tests.test_browser_replay import api
@@ -250,6 +250,9 @@ def test_a_race_in_its_lobby_and_under_way(open_page):
     maker, _, room = room_of_two(open_page, "race")
     audit(open_page, f"/rooms/{room['id']}", player=maker)
     game = api(maker, "POST", f"/api/rooms/{room['id']}/start")["game"]
+    # The lobby's page follows its racer to the race's game by itself: audited once it is there, or its own move
+    # would cut the audit's navigation short (net::ERR_ABORTED).
+    maker.wait_for_url(f"**/games/{game['id']}", timeout=seconds(30) * 1000)
     reveal(maker, game["id"], *game["start"])
     audit(open_page, f"/games/{game['id']}", player=maker)
 
