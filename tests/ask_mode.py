@@ -75,6 +75,9 @@ class Ask(Classic):
     def missed_cells(self, game: Game) -> list[int]:
         return list(game.state["missed"])
 
+    def missed_words(self, game: Game) -> str:
+        return "The cells outlined in green could be proven safe when you gave up."
+
     def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         if game.status == "lost" and game.exploded is None:
             return f"{who} gave up after {FREE_ASKS} asks ({clock})."

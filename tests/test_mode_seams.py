@@ -176,6 +176,8 @@ def test_a_game_given_up_outlines_the_cells_proven_safe_on_its_page(server) -> N
         outlined = re.search(r'<p id="hint" class="hint review"[^>]* data-safe="([^"]*)"', page)
         assert outlined is not None and outlined.group(1).split() == ["c-4-1"]
         assert "You gave up after 2 asks" in page and page.count('id="hint"') == 1
+        # Its own words for them (Mode.missed_words), not Help's.
+        assert "could be proven safe when you gave up" in page and "when you asked" not in page
 
 
 # A position with no cell proven safe: one 1 among eleven covered cells, two of them mines.

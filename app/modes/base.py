@@ -536,6 +536,10 @@ class Mode:
         """Cells a lost game shows the player missed (proven safe when they asked for help); none by default."""
         return []
 
+    def missed_words(self, game: Game) -> str:
+        """What the page says of the missed cells it outlines (missed_cells)."""
+        return "The cells outlined in green were missed."
+
     def clicks(self, game: Game) -> int | None:
         """The clicks a game of a fixed layout took (its efficiency against 3BV); None where the layout is dealt
         as play goes."""

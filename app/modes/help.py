@@ -132,6 +132,9 @@ class Help(Classic):
     def missed_cells(self, game: Game) -> list[int]:
         return list(game.state["missed"])
 
+    def missed_words(self, game: Game) -> str:
+        return "The cells outlined in green could be proven safe when you asked."
+
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.
         return {

@@ -68,6 +68,7 @@ def page_context(
             daily_board=stored_board(game.daily) if game.daily else None,
             helping=options.helping(),
             missed=[game.cell(index) for index in mode.missed_cells(game)] if game.status == "lost" else [],
+            missed_words=mode.missed_words(game),
             look=Look(game, overlay),
             accuracy=kept_accuracy(game),
             # Asked for and over the counting budget: the page says so (the debug overlay still shows).
