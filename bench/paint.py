@@ -73,7 +73,6 @@ VIEWPORTS = {
         "device_scale_factor": 2,
     },
 }
-STATIC = ("htmx.min.js", "kaboom.js", "kaboom.css")
 CDP_KEYS = (
     "RecalcStyleDuration",
     "LayoutDuration",
@@ -281,7 +280,8 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
             if not run.games and not any(row[0] == f"page {run.board}" for row in bytes_rows):
                 bytes_rows.append((f"page {run.board}", sizes_of(loaded)))
                 if not any(row[0].startswith("static") for row in bytes_rows):
-                    bytes_rows.extend((f"static {name}", sizes_of(statics[name])) for name in STATIC if name in statics)
+                    # Every static file the page loaded: the script is an entry module and its modules now.
+                    bytes_rows.extend((f"static {name}", sizes_of(statics[name])) for name in sorted(statics))
             analyzer = Analyzer(Position.empty(width, height, mines))
             board = ["." * width] * height
             status = "playing"
