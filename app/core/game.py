@@ -265,7 +265,7 @@ class BotChoice:
     safe: bool  # proven safe, or a first click, which the rules make safe
     mine_probability: float | None  # 0 when safe; a guess's chance as the bot counted it, None when it could not
     first_click: bool = False
-    # Or a mode's own (Ask for help's): no cell is proven safe, so the bot asks before it guesses `cell`.
+    # Or an action of the mode's own (Mode.bot_actions), which it takes before it guesses `cell`.
     action: str = "reveal"
     helped: bool = False  # the guess is opened under help granted, so safe whatever its chance
 
