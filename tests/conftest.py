@@ -215,6 +215,7 @@ def store(backend):
 def browser():
     # Imported only here, once a test asks for a browser: without Chromium (or Playwright) that test skips,
     # or fails under make test, and the other tests of its module still run.
+    from tests.browser_pool import ContextPool
     from tests.live import seconds
     from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, playwright_api
 
@@ -223,15 +224,9 @@ def browser():
     try:
         with kinds.starting("browser"):
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        new_context = browser.new_context
-
-        def scaled_context(**options):
-            # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens.
-            context = new_context(**options)
-            context.set_default_timeout(seconds(30) * 1000)
-            return context
-
-        browser.new_context = scaled_context
+        # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens; a
+        # context a test closes is wiped and opened again for the next (tests/browser_pool.py).
+        browser.new_context = ContextPool(browser, browser.new_context, seconds(30) * 1000).open
         yield browser
         browser.close()
     finally:

@@ -1,0 +1,82 @@
+"""The browser contexts the tests share (tests/browser_pool.py): one handed out again is as a fresh one would be."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_browser import CHROMIUM  # noqa: F401  (skips the module without Chromium)
+
+LAPTOP = {"viewport": {"width": 1366, "height": 650}}
+
+
+def leave_traces(context) -> list[str]:
+    """A test's life in `context`: a cookie, stored values, a route, a listener, a timeout, some history.
+    Returns what the listener heard."""
+    page = context.new_page()
+    heard: list[str] = []
+    page.on("request", lambda request: heard.append(request.url))
+    page.goto("/")
+    page.evaluate("localStorage.setItem('left', 'behind'); sessionStorage.setItem('left', 'behind')")
+    page.route("**/rules", lambda route: route.fulfill(status=418, body="routed"))
+    page.goto("/rules")
+    page.set_default_timeout(5)
+    assert context.cookies(), "the home page gives a cookie"
+    return heard
+
+
+def test_a_context_handed_out_again_carries_nothing_of_the_test_before(browser, server):
+    first = browser.new_context(base_url=server, **LAPTOP)
+    heard = leave_traces(first)
+    first.close()
+    heard.clear()
+
+    again = browser.new_context(base_url=server, **LAPTOP)
+    assert again is first, "the wiped context is the one handed out"
+    page = again.new_page()
+    assert page.url == "about:blank"
+    assert again.cookies() == []
+    assert page.evaluate("history.length") == 1
+    answer = page.goto("/rules")
+    assert answer is not None and answer.status == 200, "the route went with its test"
+    assert heard == [], "the listener went with its test"
+    assert page.evaluate("[localStorage.getItem('left'), sessionStorage.getItem('left')]") == [None, None]
+    assert page.evaluate("performance.getEntriesByType('resource').every(entry => entry.transferSize > 0)"), (
+        "every file came from the server, none from the cache"
+    )
+    page.wait_for_timeout(20)  # a wait past the last test's 5 ms default timeout is no failure
+    page.wait_for_selector("body")
+    again.close()
+
+
+@pytest.mark.parametrize(
+    "taint",
+    [
+        lambda context, page: context.add_init_script("window.added = 1"),
+        lambda context, page: page.clock.install(),
+        lambda context, page: page.emulate_media(color_scheme="dark"),
+        lambda context, page: context.expose_function("exposed", lambda: 1),
+    ],
+    ids=["init-script", "clock", "media", "exposed"],
+)
+def test_a_context_a_wipe_cannot_bring_back_is_closed(browser, server, taint):
+    first = browser.new_context(base_url=server, **LAPTOP)
+    page = first.new_page()
+    taint(first, page)
+    page.goto("/")
+    first.close()
+    again = browser.new_context(base_url=server, **LAPTOP)
+    assert again is not first
+    again.close()
+
+
+def test_contexts_of_other_options_or_with_a_storage_state_are_their_own(browser, server):
+    laptop = browser.new_context(base_url=server, **LAPTOP)
+    laptop.new_page().goto("/")
+    state = laptop.storage_state()
+    laptop.close()
+    phone = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, has_touch=True)
+    assert phone is not laptop
+    phone.close()
+    returning = browser.new_context(base_url=server, storage_state=state, **LAPTOP)
+    assert returning is not laptop and returning.cookies() == state["cookies"]
+    returning.close()
