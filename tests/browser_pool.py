@@ -4,10 +4,12 @@ with the same options, its page with it.
 A fresh context costs Chromium about 0.6 s of CPU (a renderer process started, a network and a storage partition
 made), a wiped one about a fifth of that; the browser tests open several hundred. What a test may rely on is what
 a fresh context gives: no cookie, no stored data (local, session, IndexedDB), an empty HTTP cache, no route, no
-listener of the last test, the default timeout, the pointer at the corner, about:blank with no history. A context
-that a wipe cannot bring back so — a script added to every document (axe's, Playwright's clock, an exposed
-function), a page taken out of its context's options, a tab that went to two origins — is closed as before, as is
-one made from a storage state (its cookies are the test's own)."""
+listener of the last test, the default timeout and media features, the pointer at the corner, about:blank with no
+history. A context that a wipe cannot bring back so is closed as before: a script the test added to every
+document (Playwright's clock, an exposed function), a page taken out of its context's viewport, a tab that went
+to two origins, a storage state with stored values (one of cookies alone is a wiped context given the cookies).
+A script every page of a context needs (axe) is asked for with the context (`init_script`) and is part of what
+makes two contexts alike."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ WINDOW_NAMES = "Object.getOwnPropertyNames(window).sort()"
 STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers,websql,file_systems,shader_cache"
 UNPOOLED_OPTIONS = {"storage_state", "record_har_path", "record_video_dir"}
 # The calls after which a page is not what its context's options make it; the context is closed, not kept.
-TAINTING_PAGE_CALLS = ("emulate_media", "set_viewport_size", "add_init_script", "expose_function", "expose_binding")
+TAINTING_PAGE_CALLS = ("set_viewport_size", "add_init_script", "expose_function", "expose_binding")
 TAINTING_CONTEXT_CALLS = (
     "add_init_script",
     "expose_function",
@@ -44,16 +46,29 @@ class ContextPool:
         self._idle: dict[str, list[Any]] = {}
         self.opened = self.reused = 0
 
-    def open(self, **options):
-        key = None if UNPOOLED_OPTIONS & options.keys() else json.dumps(options, sort_keys=True, default=str)
+    def open(self, init_script: str | None = None, **options):
+        """A context as `browser.new_context(**options)` makes it, with the script at the path `init_script` added
+        to every document it opens (the script is part of what the context is, so a context is kept with it)."""
+        cookies = None
+        state = options.get("storage_state")
+        if isinstance(state, dict) and not any(origin.get("localStorage") for origin in state.get("origins", [])):
+            # A state of cookies alone is the cookies, added to a wiped context.
+            cookies = options.pop("storage_state")["cookies"]
+        poolable = not UNPOOLED_OPTIONS & options.keys()
+        key = json.dumps([init_script, options], sort_keys=True, default=str) if poolable else None
         if key is not None and self._idle.get(key):
             self.reused += 1
-            return self._idle[key].pop()
-        self.opened += 1
-        context = self._new_context(**options)
-        context.set_default_timeout(self.default_timeout_ms)
-        if key is not None:
-            _Kept(self, context, key)
+            context = self._idle[key].pop()
+        else:
+            self.opened += 1
+            context = self._new_context(**options)
+            context.set_default_timeout(self.default_timeout_ms)
+            if init_script is not None:
+                context.add_init_script(path=init_script)
+            if key is not None:
+                _Kept(self, context, key, options)
+        if cookies:
+            context.add_cookies(cookies)
         return context
 
     def keep(self, context, key: str) -> None:
@@ -63,8 +78,9 @@ class ContextPool:
 class _Kept:
     """One pooled context's bookkeeping: its page, what the test hung on it, the origins it went to."""
 
-    def __init__(self, pool: ContextPool, context, key: str) -> None:
-        self.pool, self.context, self.key = pool, context, key
+    def __init__(self, pool: ContextPool, context, key: str, options: dict) -> None:
+        self.pool, self.context, self.key, self.options = pool, context, key, options
+        self.emulated: set[str] = set()  # what the test's page.emulate_media set
         self.page = None
         self.blank_window: list[str] = []  # the page's main world on about:blank, before the test had it
         self.handed_out = False
@@ -107,6 +123,13 @@ class _Kept:
             self.blank_window = page.evaluate(WINDOW_NAMES)
             self.handed_out = True
             self._watch(page, TAINTING_PAGE_CALLS)
+            emulate_media = page.emulate_media
+
+            def emulating(**features):
+                self.emulated.update(features)
+                return emulate_media(**features)
+
+            page.emulate_media = emulating
         return page
 
     def _went_to(self, frame) -> None:
@@ -140,6 +163,10 @@ class _Kept:
             return self._wipe_storage(None)
         page.unroute_all(behavior="ignoreErrors")
         page.set_default_timeout(self.pool.default_timeout_ms)
+        if self.emulated:
+            # Back to the context's own media features ("null": none emulated).
+            page.emulate_media(**{feature: self.options.get(feature, "null") for feature in self.emulated})
+            self.emulated.clear()
         # A tab's session storage outlives its navigations and no call of the protocol reaches it from another
         # origin's document: it is cleared from the test's own, which is why a tab that went to two origins is
         # not kept.

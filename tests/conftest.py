@@ -255,7 +255,8 @@ def open_page(browser, server):
     contexts, errors = [], []
 
     def open_(size: dict, scheme: str = "light", **options):
-        # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
+        # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids. Among the
+        # options, init_script: a script's path, run in every document of the context (tests/browser_pool.py).
         context = browser.new_context(base_url=server, color_scheme=scheme, bypass_csp=True, **size, **options)
         contexts.append(context)
         page = context.new_page()

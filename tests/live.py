@@ -84,15 +84,23 @@ def live_server(database: Path, deals: Deals | None = None, clock=None, **settin
 
 @contextmanager
 def kaboom_process(preexec_fn=None, **env: str):
-    """`kaboom serve` as its own process (workers are processes too), on a free port; `preexec_fn` runs in it
-    before it starts."""
+    """`kaboom serve` as its own process (workers are processes too), on a free port, without slow lanes unless
+    `env` asks for them (KABOOM_SLOW_LANE="true"); `preexec_fn` runs in it before it starts."""
     import os
     import subprocess
     import sys
 
     kinds.start("subprocess")
     port = free_port()
-    environment = {**os.environ, "KABOOM_HOST": "127.0.0.1", "KABOOM_PORT": str(port), **env}
+    # No slow lane unless asked, as live_server: a lane is one more Python process loading the app per worker
+    # (0.7 s of processor time each), and only the tests of lanes look at one.
+    environment = {
+        **os.environ,
+        "KABOOM_HOST": "127.0.0.1",
+        "KABOOM_PORT": str(port),
+        "KABOOM_SLOW_LANE": "false",
+        **env,
+    }
     command = [str(Path(sys.executable).with_name("kaboom")), "serve"]
     process = subprocess.Popen(
         command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn

@@ -75,11 +75,10 @@ def small_targets(page, least: int) -> list[str]:
     return page.evaluate(SMALL_TARGETS, [least, TARGETS])
 
 
-def with_axe(page):
-    """The page, with axe in every document its context opens from now on: given once to the context, axe is
-    compiled once, not at each page (0.8 s a page)."""
-    page.context.add_init_script(path=str(AXE))
-    return page
+def axe_page(open_page, size: dict, **options):
+    """A page whose context puts axe in every document it opens: given once to the context, axe is compiled once,
+    not at each page (0.8 s a page), and the context is kept for the next test that asks for axe."""
+    return open_page(size, init_script=str(AXE), **options)
 
 
 def axe(page, rules: list[str] | None = None) -> list[dict]:
@@ -118,8 +117,8 @@ def audit(open_page, *paths: str, player=None) -> None:
     """axe on each of `paths`, at both sizes in both schemes (as `player`, when given: their page is the laptop's);
     fails on a serious or critical violation, prints the others. On every page, every control is a target of
     the size's least, and on the laptop no two controls that do different things share a name."""
-    laptop = player or with_axe(open_page(LAPTOP))
-    phone = with_axe(open_page(PHONE, **({"storage_state": laptop.context.storage_state()} if player else {})))
+    laptop = player or axe_page(open_page, LAPTOP)
+    phone = axe_page(open_page, PHONE, **({"storage_state": laptop.context.storage_state()} if player else {}))
     blocking, others = [], []
     for path in paths:
         for page, look, least in ((laptop, "laptop", 24), (phone, "phone", 44)):
@@ -186,7 +185,7 @@ def two_player_game(page, mode: str, finished: bool) -> str:
 
 def player(open_page):
     """A new player's page at the laptop's size: their cookie, set by the home page."""
-    page = with_axe(open_page(LAPTOP))
+    page = axe_page(open_page, LAPTOP)
     page.goto("/")
     return page
 

@@ -22,6 +22,16 @@ SECRET = {"KABOOM_SECRET_KEY": "a-long-test-secret-of-32-characters!"}
 SHOWN_WITHIN = seconds(10.0)
 
 
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory):
+    """One `kaboom serve` on SQLite for the module's tests of one server: starting one costs a second of processor
+    time, and these tests each play games of their own on it."""
+    database = tmp_path_factory.mktemp("flags") / "games.sqlite3"
+    env = {"KABOOM_DATABASE": str(database), "KABOOM_COMPUTER_PAUSE": "0.3", "KABOOM_CREATE_LIMIT": "1000"}
+    with kaboom_process(**env, **SECRET) as (_, url):
+        yield url
+
+
 LAPTOP = {"viewport": {"width": 1366, "height": 650}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 
@@ -163,64 +173,60 @@ def test_a_game_through_an_invitation_on_two_hosts_sharing_one_redis(browser) ->
 
 
 @pytest.mark.parametrize("level", ["easy", "hard"])
-def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(browser, tmp_path, level: str) -> None:
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0.3", **SECRET}
-    with kaboom_process(**env) as (_, url):
-        context, page, errors = open_page(browser, url)
-        try:
-            page.goto("/")
-            # The form makes the game (the smallest of its sizes is 16x16); then a small one, quicker to play out.
-            page.select_option("select[name=opponent]", "computer")
-            page.select_option("select[name=level]", level)
-            page.click('button[value="flags msn"]')
-            page.wait_for_selector("#board[data-actions]")
-            assert "(computer)" in page.inner_text("#topbar")
-            made = page.evaluate(
-                "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-                " body: JSON.stringify({mode: 'flags', width: 6, height: 6, mines: 9, opponent: 'computer', "
-                f"level: '{level}'}})}}).then(r => r.json())"
+def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
+    browser, one_server, level: str
+) -> None:
+    context, page, errors = open_page(browser, one_server)
+    try:
+        page.goto("/")
+        # The form makes the game (the smallest of its sizes is 16x16); then a small one, quicker to play out.
+        page.select_option("select[name=opponent]", "computer")
+        page.select_option("select[name=level]", level)
+        page.click('button[value="flags msn"]')
+        page.wait_for_selector("#board[data-actions]")
+        assert "(computer)" in page.inner_text("#topbar")
+        made = page.evaluate(
+            "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
+            " body: JSON.stringify({mode: 'flags', width: 6, height: 6, mines: 9, opponent: 'computer', "
+            f"level: '{level}'}})}}).then(r => r.json())"
+        )
+        page.goto(f"/games/{made['id']}")
+        page.wait_for_selector("#board[data-actions]")
+        assert "(computer)" in page.inner_text("#topbar")
+        answered = 0
+        for _ in range(200):
+            if page.get_attribute("#result", "data-status") != "playing":
+                break
+            page.wait_for_function(
+                "document.getElementById('result').dataset.status !== 'playing'"
+                " || document.getElementById('result').innerText.startsWith('Your turn')",
+                timeout=SHOWN_WITHIN * 1000,
             )
-            page.goto(f"/games/{made['id']}")
-            page.wait_for_selector("#board[data-actions]")
-            assert "(computer)" in page.inner_text("#topbar")
-            answered = 0
-            for _ in range(200):
-                if page.get_attribute("#result", "data-status") != "playing":
-                    break
-                page.wait_for_function(
-                    "document.getElementById('result').dataset.status !== 'playing'"
-                    " || document.getElementById('result').innerText.startsWith('Your turn')",
-                    timeout=SHOWN_WITHIN * 1000,
-                )
-                if page.get_attribute("#result", "data-status") != "playing":
-                    break
-                settle(page)
-                before = version(page)
-                page.click("#grid .c.u")
-                page.wait_for_function(
-                    f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
-                )
-                if "computer" in page.inner_text("#result"):
-                    # The computer's move arrives by itself, through the live updates.
-                    shows_version(page, before + 2)
-                    answered += 1
-            assert page.get_attribute("#result", "data-status") == "won", (
-                "a 6x6 game ends within 36 of the player's moves"
+            if page.get_attribute("#result", "data-status") != "playing":
+                break
+            settle(page)
+            before = version(page)
+            page.click("#grid .c.u")
+            page.wait_for_function(
+                f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
             )
-            assert answered > 0
-            assert not errors, errors
-        finally:
-            context.close()
+            if "computer" in page.inner_text("#result"):
+                # The computer's move arrives by itself, through the live updates.
+                shows_version(page, before + 2)
+                answered += 1
+        assert page.get_attribute("#result", "data-status") == "won", "a 6x6 game ends within 36 of the player's moves"
+        assert answered > 0
+        assert not errors, errors
+    finally:
+        context.close()
 
 
 # ----- cruel Flags: the same seats and face, no layout -----------------------------------------------------
 
 
-def test_cruel_flags_through_an_invitation_on_a_laptop_and_a_phone_in_light_and_dark(browser, tmp_path) -> None:
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), **SECRET}
+def test_cruel_flags_through_an_invitation_on_a_laptop_and_a_phone_in_light_and_dark(browser, one_server) -> None:
     looks = ({**LAPTOP, "color_scheme": "light"}, {**PHONE, "color_scheme": "dark"})
-    with kaboom_process(**env) as (_, url):
-        delays = play_through_an_invitation(browser, url, url, mode="cruel-flags", looks=looks)
+    delays = play_through_an_invitation(browser, one_server, one_server, mode="cruel-flags", looks=looks)
     report("cruel Flags, one worker", delays)
 
 
@@ -229,58 +235,58 @@ def test_cruel_flags_through_an_invitation_on_a_laptop_and_a_phone_in_light_and_
     [({**PHONE, "color_scheme": "dark"}, "screen"), ({**LAPTOP, "color_scheme": "dark"}, "computer")],
     ids=["hot-seat-phone-dark", "computer-laptop-dark"],
 )
-def test_cruel_flags_is_chosen_on_the_form_and_played_to_the_end(browser, tmp_path, look: dict, opponent: str) -> None:
+def test_cruel_flags_is_chosen_on_the_form_and_played_to_the_end(
+    browser, one_server, look: dict, opponent: str
+) -> None:
     """The form's Luck choice makes a cruel Flags game; then a small one is played out on one screen, or against
     the hard computer, every move a tap or a click on a covered cell read from the page."""
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_COMPUTER_PAUSE": "0.3", **SECRET}
-    with kaboom_process(**env) as (_, url):
-        context, page, errors = open_page(browser, url, **look)
-        try:
-            page.goto("/")
-            page.select_option("select[name=variant-flags]", "cruel-flags")
-            page.select_option("select[name=opponent]", opponent)
-            if opponent == "computer":
-                page.select_option("select[name=level]", "hard")
-            press(page, 'button[value="flags msn"]')
-            page.wait_for_selector("#board[data-actions]")
-            assert "A proven mine is a point" in page.content()  # the rules of this game, beside the board
-            level = "'hard'" if opponent == "computer" else "null"
-            made = page.evaluate(
-                "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
-                " body: JSON.stringify({mode: 'cruel-flags', width: 6, height: 6, mines: 9, "
-                f"opponent: '{opponent}', level: {level}}})}}).then(r => r.json())"
+    context, page, errors = open_page(browser, one_server, **look)
+    try:
+        page.goto("/")
+        page.select_option("select[name=variant-flags]", "cruel-flags")
+        page.select_option("select[name=opponent]", opponent)
+        if opponent == "computer":
+            page.select_option("select[name=level]", "hard")
+        press(page, 'button[value="flags msn"]')
+        page.wait_for_selector("#board[data-actions]")
+        assert "A proven mine is a point" in page.content()  # the rules of this game, beside the board
+        level = "'hard'" if opponent == "computer" else "null"
+        made = page.evaluate(
+            "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'},"
+            " body: JSON.stringify({mode: 'cruel-flags', width: 6, height: 6, mines: 9, "
+            f"opponent: '{opponent}', level: {level}}})}}).then(r => r.json())"
+        )
+        assert made.get("mode") == "cruel-flags", made
+        page.goto(f"/games/{made['id']}")
+        page.wait_for_selector("#board[data-actions]")
+        moves = answered = 0
+        for _ in range(100):
+            if page.get_attribute("#result", "data-status") != "playing":
+                break
+            page.wait_for_function(
+                "document.getElementById('result').dataset.status !== 'playing'"
+                " || !document.getElementById('result').innerText.includes('computer')",
+                timeout=SHOWN_WITHIN * 1000,
             )
-            assert made.get("mode") == "cruel-flags", made
-            page.goto(f"/games/{made['id']}")
-            page.wait_for_selector("#board[data-actions]")
-            moves = answered = 0
-            for _ in range(100):
-                if page.get_attribute("#result", "data-status") != "playing":
-                    break
-                page.wait_for_function(
-                    "document.getElementById('result').dataset.status !== 'playing'"
-                    " || !document.getElementById('result').innerText.includes('computer')",
-                    timeout=SHOWN_WITHIN * 1000,
-                )
-                if page.get_attribute("#result", "data-status") != "playing":
-                    break
-                settle(page)
-                before = version(page)
-                press(page, "#grid .c.u")
-                page.wait_for_function(
-                    f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
-                )
-                moves += 1
-                if "computer" in page.inner_text("#result"):
-                    shows_version(page, before + 2)  # the computer's move comes by the live updates
-                    answered += 1
-            assert page.get_attribute("#result", "data-status") == "won", "a 6x6 game ends within 36 moves"
-            assert moves > 0 and (answered > 0 or opponent != "computer")
-            result = page.inner_text("#result")
-            assert "wins" in result or "draw" in result
-            # The end shows a layout that fits the numbers: nine mines, found or shown.
-            board = page.evaluate("fetch(location.pathname.replace('/games/', '/api/games/')).then(r => r.json())")
-            assert sum(row.count("*") for row in board["board"]) == 9, board["board"]
-            assert not errors, errors
-        finally:
-            context.close()
+            if page.get_attribute("#result", "data-status") != "playing":
+                break
+            settle(page)
+            before = version(page)
+            press(page, "#grid .c.u")
+            page.wait_for_function(
+                f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
+            )
+            moves += 1
+            if "computer" in page.inner_text("#result"):
+                shows_version(page, before + 2)  # the computer's move comes by the live updates
+                answered += 1
+        assert page.get_attribute("#result", "data-status") == "won", "a 6x6 game ends within 36 moves"
+        assert moves > 0 and (answered > 0 or opponent != "computer")
+        result = page.inner_text("#result")
+        assert "wins" in result or "draw" in result
+        # The end shows a layout that fits the numbers: nine mines, found or shown.
+        board = page.evaluate("fetch(location.pathname.replace('/games/', '/api/games/')).then(r => r.json())")
+        assert sum(row.count("*") for row in board["board"]) == 9, board["board"]
+        assert not errors, errors
+    finally:
+        context.close()

@@ -53,10 +53,10 @@ def test_a_context_handed_out_again_carries_nothing_of_the_test_before(browser, 
     [
         lambda context, page: context.add_init_script("window.added = 1"),
         lambda context, page: page.clock.install(),
-        lambda context, page: page.emulate_media(color_scheme="dark"),
+        lambda context, page: page.set_viewport_size({"width": 500, "height": 500}),
         lambda context, page: context.expose_function("exposed", lambda: 1),
     ],
-    ids=["init-script", "clock", "media", "exposed"],
+    ids=["init-script", "clock", "viewport", "exposed"],
 )
 def test_a_context_a_wipe_cannot_bring_back_is_closed(browser, server, taint):
     first = browser.new_context(base_url=server, **LAPTOP)
@@ -69,14 +69,41 @@ def test_a_context_a_wipe_cannot_bring_back_is_closed(browser, server, taint):
     again.close()
 
 
-def test_contexts_of_other_options_or_with_a_storage_state_are_their_own(browser, server):
+def test_contexts_of_other_options_are_their_own_and_a_state_of_cookies_is_a_wiped_context_given_them(browser, server):
     laptop = browser.new_context(base_url=server, **LAPTOP)
     laptop.new_page().goto("/")
     state = laptop.storage_state()
+    assert state["cookies"] and not state["origins"]
     laptop.close()
     phone = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, has_touch=True)
     assert phone is not laptop
     phone.close()
     returning = browser.new_context(base_url=server, storage_state=state, **LAPTOP)
-    assert returning is not laptop and returning.cookies() == state["cookies"]
+    assert returning is laptop and returning.cookies() == state["cookies"]
     returning.close()
+    stored = {**state, "origins": [{"origin": server, "localStorage": [{"name": "zoom", "value": "2"}]}]}
+    with_stored_values = browser.new_context(base_url=server, storage_state=stored, **LAPTOP)
+    assert with_stored_values is not laptop
+    with_stored_values.close()
+
+
+def test_a_script_asked_for_with_the_context_is_kept_with_it_and_media_go_back_to_the_contexts(
+    browser, server, tmp_path
+):
+    script = tmp_path / "mark.js"
+    script.write_text("window.marked = true;")
+    first = browser.new_context(base_url=server, init_script=str(script), color_scheme="dark", **LAPTOP)
+    page = first.new_page()
+    page.emulate_media(color_scheme="light")
+    page.goto("/")
+    assert page.evaluate("[window.marked, matchMedia('(prefers-color-scheme: dark)').matches]") == [True, False]
+    first.close()
+    plain = browser.new_context(base_url=server, color_scheme="dark", **LAPTOP)
+    assert plain is not first, "a context without the script is another"
+    again = browser.new_context(base_url=server, init_script=str(script), color_scheme="dark", **LAPTOP)
+    assert again is first
+    page = again.new_page()
+    page.goto("/")
+    assert page.evaluate("[window.marked, matchMedia('(prefers-color-scheme: dark)').matches]") == [True, True]
+    plain.close()
+    again.close()

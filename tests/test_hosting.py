@@ -376,14 +376,23 @@ def test_unfinished_and_idle_connections_are_closed_by_the_read_deadline(tmp_pat
             assert client.get("/healthz").status_code == 200
 
 
+def lanes_under(pid: int) -> int:
+    """The slow lanes among the descendants of process `pid`: the processes at a lower priority."""
+    try:
+        return sum(child.nice() > 0 for child in psutil.Process(pid).children(recursive=True))
+    except psutil.NoSuchProcess:  # a process that ended between the listing and the question
+        return 0
+
+
 def test_workers_stop_when_their_parent_is_killed(tmp_path):
-    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_WORKERS": "2", **SECRET}
-    with kaboom_process(**env) as (process, url):
+    # The lanes too: each worker's lane is its child, and ends with it.
+    env = {"KABOOM_DATABASE": str(tmp_path / "games.sqlite3"), "KABOOM_WORKERS": "2", "KABOOM_SLOW_LANE": "true"}
+    with kaboom_process(**env, **SECRET) as (process, url):
         supervisor = psutil.Process(process.pid)
         wait_until(
-            lambda: len(supervisor.children(recursive=True)) >= 2,
+            lambda: lanes_under(process.pid) == 2,
             60,
-            "two workers did not start within 60 s",
+            "two workers and their two slow lanes (at a lower priority) did not start within 60 s",
             every=0.1,
         )
         workers = supervisor.children(recursive=True)
@@ -400,6 +409,7 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
 
     database = tmp_path / "games.sqlite3"
     env = {"KABOOM_DATABASE": str(database), "KABOOM_WORKERS": "2", "KABOOM_SOLVER_SECONDS": "0.5", **SECRET}
+    env["KABOOM_SLOW_LANE"] = "true"
     heavy, _ = scattered_game(seed=3, side=100, mines=3000, shown=2100)
     with kaboom_process(**env) as (process, url), httpx.Client(base_url=url, timeout=seconds(60)) as client:
         game_id = new_game(client)["id"]
@@ -408,14 +418,8 @@ def test_a_stop_ends_the_slow_lanes_and_leaves_nothing_behind(tmp_path):
         # the worker (until it has loaded, such a game plays in the worker's slow thread).
         assert client.get(f"/games/{game_id}").status_code == 200
 
-        def lanes() -> int:
-            try:
-                return sum(child.nice() > 0 for child in psutil.Process(process.pid).children(recursive=True))
-            except psutil.NoSuchProcess:
-                return 0
-
         wait_until(
-            lanes,
+            lambda: lanes_under(process.pid),
             60,
             lambda: f"no slow lane at a lower priority: {psutil.Process(process.pid).children(recursive=True)}",
         )
