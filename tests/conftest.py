@@ -74,20 +74,26 @@ KIND_OF_FIXTURE = {"server": "server", "browser": "browser", "redis_url": "redis
 
 # make test's two workers take a file at a time (--dist loadfile), in the order of the items: the longest files
 # first, so that neither worker is left with one at the end while the other waits (measured with --durations,
-# each 20-100 s of one worker; the rest take seconds each and fill in).
+# each 10-80 s of one worker; the rest take seconds each and fill in).
 LONGEST_FILES = [
     "test_browser_axe.py",
-    "test_browser_rooms.py",
     "test_browser_flags.py",
     "test_hosting.py",
-    "test_limits.py",
-    "test_docker.py",
-    "test_fuzz.py",
-    "test_fair_play_api.py",
+    "test_browser_rooms.py",
     "test_first_minutes.py",
+    "test_docker.py",
+    "test_limits.py",
+    "test_layout.py",
+    "test_solver_properties.py",
     "test_browser.py",
     "test_flags_adviser.py",
+    "test_browser_classic.py",
+    "test_fuzz.py",
     "test_live_updates.py",
+    "test_lookahead.py",
+    "test_tournament.py",
+    "test_review_bot.py",
+    "test_rooms.py",
     "test_faults.py",
 ]
 
