@@ -349,6 +349,11 @@ def race_of_three(browser, first: str, second: str) -> list[float]:
                 before = version(page)
                 page.click("#grid .c.u")
                 settled(page, f"Number(document.getElementById('version').value) > {before}")
+            # The racer's own row as it ends, once it says how the game ended: on a loaded machine a page has been
+            # seen to show the row as still playing for a moment after the last move's answer (noted, issue 42).
+            settled(
+                page, f"({SCORES})[{racer.name!r}].endsWith(', ' + document.getElementById('result').dataset.status)"
+            )
             label = page.evaluate(SCORES)[racer.name]
             for other in everyone:
                 settled(other.page, f"({SCORES})[{racer.name!r}] === {label!r}")
