@@ -39,12 +39,11 @@ TAINTING_CONTEXT_CALLS = (
 class ContextPool:
     """Hands out the contexts of one browser: `open(**options)` in place of `browser.new_context`."""
 
-    def __init__(self, browser, new_context: Callable[..., Any], default_timeout_ms: float) -> None:
-        self.browser = browser
+    def __init__(self, new_context: Callable[..., Any], default_timeout_ms: float) -> None:
+        """`new_context`: the browser's own `new_context`, which the pool stands in for."""
         self._new_context = new_context
         self.default_timeout_ms = default_timeout_ms
         self._idle: dict[str, list[Any]] = {}
-        self.opened = self.reused = 0
 
     def open(self, init_script: str | None = None, **options):
         """A context as `browser.new_context(**options)` makes it, with the script at the path `init_script` added
@@ -57,10 +56,8 @@ class ContextPool:
         poolable = not UNPOOLED_OPTIONS & options.keys()
         key = json.dumps([init_script, options], sort_keys=True, default=str) if poolable else None
         if key is not None and self._idle.get(key):
-            self.reused += 1
             context = self._idle[key].pop()
         else:
-            self.opened += 1
             context = self._new_context(**options)
             context.set_default_timeout(self.default_timeout_ms)
             if init_script is not None:

@@ -249,7 +249,7 @@ def browser():
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens; a
         # context a test closes is wiped and opened again for the next (tests/browser_pool.py).
-        browser.new_context = ContextPool(browser, browser.new_context, seconds(30) * 1000).open
+        browser.new_context = ContextPool(browser.new_context, seconds(30) * 1000).open
         yield browser
         browser.close()
     finally:
