@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from tests.clock import FakeClock
-from tests.live import answers_health, kaboom_process, live_server, put_position, seconds, wait_until
+from tests.live import answers_health, free_port, kaboom_process, live_server, put_position, seconds, wait_until
 from tests.redis_server import redis_server
 
 pytestmark = [pytest.mark.server, pytest.mark.subprocess, pytest.mark.redis]
@@ -200,6 +200,31 @@ def test_an_unusable_database_stops_the_server_with_a_message(tmp_path):
         env={**os.environ, "KABOOM_GENERATE_SECRET": "false", "KABOOM_SECRET_KEY": ""},
     )
     assert result.returncode == 2 and "KABOOM_SECRET_KEY is not set" in result.stderr
+
+
+WATCHER = """
+import sys
+import app.host.server
+app.host.server.serve = lambda settings, listener: print(sorted(
+    name for name in sys.modules if name.split(".")[0] in ("fastapi", "starlette", "jinja2") or name == "app.web"))
+from app.cli import main
+sys.exit(main(["serve", "--database", sys.argv[1], "--port", sys.argv[2], "--workers", "2"]))
+"""
+
+
+def test_the_process_watching_the_workers_checks_the_settings_without_loading_the_web_layer(tmp_path):
+    """With several workers, `kaboom serve` only starts and watches them: it opens the store and reads the secret
+    (a bad setting stops it with its message, as above), and leaves the app to the workers."""
+    result = subprocess.run(
+        [sys.executable, "-c", WATCHER, str(tmp_path / "games.sqlite3"), str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=seconds(60),
+        env={**os.environ, **SECRET},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", result.stdout
+    assert (tmp_path / "games.sqlite3").exists()
 
 
 def test_a_taken_port_stops_the_server_with_a_message_that_names_it_and_how_to_choose_another(tmp_path):
