@@ -57,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
+from web import numbers_shown  # noqa: E402
 
 from solver import Analyzer, Position  # noqa: E402
 from solver.strategy import progress_cell  # noqa: E402
@@ -344,14 +345,7 @@ def play(browser, url: str, run: Run, args, rng: random.Random, bytes_rows: list
                 run.cdp.append({key: after[key] - before[key] for key in CDP_KEYS})
                 run.answers.append(sizes_of(answers[0]))
                 if status == "playing":
-                    analyzer.reveal(
-                        {
-                            (cx, cy): s
-                            for cy, row in enumerate(game["board"])
-                            for cx, s in enumerate(row)
-                            if s in "012345678" and board[cy][cx] != s
-                        }
-                    )
+                    analyzer.reveal(numbers_shown(board, game["board"]))
                 board = game["board"]
             run.games.append(status)
             if len(run.errors) >= 3:

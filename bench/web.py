@@ -97,16 +97,21 @@ def play(
         response.raise_for_status()
         game = response.json() if route == "json" else client.get(f"/api/games/{game_id}").json()
         version = game["moves"]
-        changes = {
-            (cx, cy): symbol
-            for cy, row in enumerate(game["board"])
-            for cx, symbol in enumerate(row)
-            if symbol in "012345678" and board[cy][cx] != symbol
-        }
+        changes = numbers_shown(board, game["board"])
         board = game["board"]
         if game["status"] == "playing":
             analyzer.reveal(changes)
     return game["status"]
+
+
+def numbers_shown(before: list[str], after: list[str]) -> dict[tuple[int, int], str]:
+    """The numbers a move revealed, from the board's rows before and after it, as the solver takes them."""
+    return {
+        (x, y): symbol
+        for y, row in enumerate(after)
+        for x, symbol in enumerate(row)
+        if symbol in "012345678" and before[y][x] != symbol
+    }
 
 
 def summary(values: list[float]) -> str:

@@ -30,7 +30,11 @@ templates.env.filters["accuracy"] = accuracy_text
 templates.env.filters["day"] = day_text
 
 
-def player_id(request: Request) -> str:
+# The dependencies are coroutines, though they never wait: FastAPI runs a plain function dependency in its thread
+# pool, one thread hop each, three a request (bench/move_profile.py).
+
+
+def player_of(request: Request) -> str:
     """The player's opaque id, from the signed cookie (made on the first visit)."""
     player = request.session.get("player")
     if not isinstance(player, str):
@@ -39,11 +43,15 @@ def player_id(request: Request) -> str:
     return player
 
 
-def game_service(request: Request) -> GameService:
+async def player_id(request: Request) -> str:
+    return player_of(request)
+
+
+async def game_service(request: Request) -> GameService:
     return request.app.state.service
 
 
-def client_address(request: Request) -> str:
+async def client_address(request: Request) -> str:
     """Who is asking, for limits per client (an IPv6 client counts as its /64).
 
     The connection's peer; when the peer is a proxy named in

@@ -26,7 +26,7 @@ from app.service.overlays import TooComplex
 from app.service.reviews import InPlay
 from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
-from app.web.deps import is_htmx, player_id, wants_json
+from app.web.deps import is_htmx, player_of, wants_json
 from app.web.render import blocks, page, page_context
 from app.web.views.game_page import game_context
 
@@ -133,10 +133,10 @@ async def handle(request: Request, error: Exception) -> Response:
             # lost game keeps saying why it was lost (the review is bounded by the request's deadline), and a
             # move refused on a board the page shows behind the game (another player moved on it) is
             # answered with the board as it is, overlays and all.
-            game = await service.games.load(game_id, player_id(request))
+            game = await service.games.load(game_id, player_of(request))
             stale = shown is not None and shown != str(game.version)
             if (game.status == "lost" or stale) and kind is not StoreUnavailable:
-                game, overlay, review = await service.games.look(game_id, player_id(request))
+                game, overlay, review = await service.games.look(game_id, player_of(request))
         except (NotFound, Corrupt) as unreadable:
             return await handle(request, unreadable)
         except StoreUnavailable:
@@ -147,7 +147,7 @@ async def handle(request: Request, error: Exception) -> Response:
             service,
             game_id,
             game,
-            player_id(request),
+            player_of(request),
             overlay,
             message=message,
             refused=True,
