@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from app.core.game import LossReview, set_options
 from app.core.seats import Invitation, Player
 from app.modes import get_mode
@@ -129,3 +132,17 @@ def test_a_finished_game_of_two_tells_each_player_first_whether_they_won():
         for seat in (0, 1, None)
     }
     assert seen == {0: "You win: Blue wins, 2–0.", 1: "You lose: Blue wins, 2–0.", None: "Blue wins, 2–0."}
+
+
+@given(st.data())
+def test_the_board_shows_a_flag_on_a_covered_cell_only_and_a_shown_mine_over_anything(data):
+    game = classic_from(["*..o", ".o.*", "oo.."])
+    cells = range(len(game.cells))
+    game.marks.update({index: data.draw(st.sampled_from("F?")) for index in data.draw(st.sets(st.sampled_from(cells)))})
+    game.shown_mines = sorted(data.draw(st.sets(st.sampled_from(cells))))
+    # The rule cell by cell, as the page's alphabet says it.
+    expected = [
+        "*" if index in game.shown_mines else "F" if symbol == "." and game.marks.get(index) == "F" else symbol
+        for index, symbol in enumerate(game.cells)
+    ]
+    assert game.board_rows() == ["".join(expected[y * 4 : (y + 1) * 4]) for y in range(3)]

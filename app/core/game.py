@@ -403,15 +403,13 @@ class Game:
 
     def board_rows(self) -> list[str]:
         """The position alphabet with flags; after the end '*' marks the mines the game shows."""
-        mines = set(self.shown_mines or ())
-        symbols = []
-        for index, symbol in enumerate(self.cells):
-            if index in mines:
-                symbols.append(MINE)
-            elif symbol == COVERED and self.marks.get(index) == FLAG:
-                symbols.append(FLAG)
-            else:
-                symbols.append(symbol)
+        # By the marks and mines alone, not cell by cell: a 100x100 answer spent a millisecond here.
+        symbols = list(self.cells)
+        for index, mark in self.marks.items():
+            if mark == FLAG and symbols[index] == COVERED:
+                symbols[index] = FLAG
+        for index in self.shown_mines or ():
+            symbols[index] = MINE
         return self.board.rows(symbols)
 
     @property
