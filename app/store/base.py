@@ -195,6 +195,16 @@ def history_footprint(history: list[dict[str, Any]]) -> int:
     return sum(600 + 150 * (len(record.get("cells", ())) + len(record.get("marks", ()))) for record in history)
 
 
+def grown_footprint(known: tuple[int, list[dict[str, Any]], int] | None, history: list[dict[str, Any]]) -> int:
+    """The footprint of `history`, from that of the `known` cache entry when `history` grew from its history: a
+    move adds records and leaves the ones before it as they were, the same objects."""
+    if known is not None:
+        _, before, footprint = known
+        if len(before) <= len(history) and (not before or before[-1] is history[len(before) - 1]):
+            return footprint + history_footprint(history[len(before) :])
+    return history_footprint(history)
+
+
 @dataclass(frozen=True)
 class Kept:
     """What the layers above hand the store so that it can read and write what it keeps without depending on them:
@@ -231,8 +241,10 @@ class Store:
     def bound_history_cache(self, max_bytes: int) -> None:
         """Keep at most about this many bytes of decoded histories (least recently used go first)."""
         with self._cache_lock:
-            self._histories: LRUCache[str, tuple[int, list[dict[str, Any]]]] = LRUCache(
-                max_bytes, getsizeof=lambda entry: history_footprint(entry[1])
+            # An entry is (version, history, its footprint): counted once as the history grows, not again at
+            # each move (a 100x100 game's 4,000 records cost a millisecond a move to count whole, twice).
+            self._histories: LRUCache[str, tuple[int, list[dict[str, Any]], int]] = LRUCache(
+                max_bytes, getsizeof=lambda entry: entry[2]
             )
 
     def held(self) -> str:
@@ -476,8 +488,13 @@ class Store:
                 # Finished games are rarely touched again: read them from the store if they are.
                 self._histories.pop(game_id, None)
                 return
+            history = list(game.history)
             try:
-                self._histories[game_id] = (game.version, list(game.history))
+                self._histories[game_id] = (
+                    game.version,
+                    history,
+                    grown_footprint(self._histories.get(game_id), history),
+                )
             except ValueError:
                 # Larger than the whole cache: read from the store when next needed.
                 self._histories.pop(game_id, None)
