@@ -51,7 +51,6 @@ FRAMEWORK = "uvicorn and the framework"
 
 def stages() -> dict[str, list[tuple[Any, str]]]:
     """Each stage's functions, as (owner, attribute name) to wrap: in the order a move meets them."""
-    import gzip
     import json
 
     import itsdangerous
@@ -61,6 +60,7 @@ def stages() -> dict[str, list[tuple[Any, str]]]:
     import starlette.routing
     from fastapi.dependencies import utils as fastapi_dependencies
     from jinja2 import Template
+    from uvicorn.protocols.http import httptools_impl
 
     from app import modes
     from app.core.game import Game
@@ -116,11 +116,8 @@ def stages() -> dict[str, list[tuple[Any, str]]]:
         ],
         "the HTML answer (templates)": [(Template, "render"), (Template, "generate"), (render, "blocks")],
         "JSON parsing": [(json, "loads")],
-        "compression": [
-            (starlette.middleware.gzip.GZipMiddleware, "__call__"),
-            (gzip.GzipFile, "write"),
-            (gzip.GzipFile, "close"),
-        ],
+        "compression": [(starlette.middleware.gzip.GZipResponder, "_compress_body")],
+        "writing the answer (uvicorn)": [(httptools_impl.RequestResponseCycle, "send")],
     }
 
 
