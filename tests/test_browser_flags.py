@@ -74,6 +74,22 @@ def shows_version(page, wanted: int) -> None:
     page.wait_for_function(f"Number(document.getElementById('version').value) >= {wanted}", timeout=SHOWN_WITHIN * 1000)
 
 
+def move_at_my_turn(page, my_turn: str) -> int | None:
+    """Waits for the game's end or the player's turn (`my_turn`: a script's condition on the page), then presses
+    the first covered cell and waits for its answer: the version before the move, or None once the game is over."""
+    over = "document.getElementById('result').dataset.status !== 'playing'"
+    if page.evaluate(over):
+        return None
+    page.wait_for_function(f"{over} || {my_turn}", timeout=SHOWN_WITHIN * 1000)
+    if page.evaluate(over):
+        return None
+    settle(page)
+    before = version(page)
+    press(page, "#grid .c.u")
+    page.wait_for_function(f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000)
+    return before
+
+
 def play_through_an_invitation(
     browser, first: str, second: str, mode: str = "flags", looks: tuple[dict, dict] = ({}, {})
 ) -> list[float]:
@@ -195,21 +211,9 @@ def test_the_computer_answers_at_a_human_pace_and_its_moves_show_as_they_happen(
         assert "(computer)" in page.inner_text("#topbar")
         answered = 0
         for _ in range(200):
-            if page.get_attribute("#result", "data-status") != "playing":
+            before = move_at_my_turn(page, "document.getElementById('result').innerText.startsWith('Your turn')")
+            if before is None:
                 break
-            page.wait_for_function(
-                "document.getElementById('result').dataset.status !== 'playing'"
-                " || document.getElementById('result').innerText.startsWith('Your turn')",
-                timeout=SHOWN_WITHIN * 1000,
-            )
-            if page.get_attribute("#result", "data-status") != "playing":
-                break
-            settle(page)
-            before = version(page)
-            page.click("#grid .c.u")
-            page.wait_for_function(
-                f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
-            )
             if "computer" in page.inner_text("#result"):
                 # The computer's move arrives by itself, through the live updates.
                 shows_version(page, before + 2)
@@ -261,21 +265,9 @@ def test_cruel_flags_is_chosen_on_the_form_and_played_to_the_end(
         page.wait_for_selector("#board[data-actions]")
         moves = answered = 0
         for _ in range(100):
-            if page.get_attribute("#result", "data-status") != "playing":
+            before = move_at_my_turn(page, "!document.getElementById('result').innerText.includes('computer')")
+            if before is None:
                 break
-            page.wait_for_function(
-                "document.getElementById('result').dataset.status !== 'playing'"
-                " || !document.getElementById('result').innerText.includes('computer')",
-                timeout=SHOWN_WITHIN * 1000,
-            )
-            if page.get_attribute("#result", "data-status") != "playing":
-                break
-            settle(page)
-            before = version(page)
-            press(page, "#grid .c.u")
-            page.wait_for_function(
-                f"Number(document.getElementById('version').value) > {before}", timeout=SHOWN_WITHIN * 1000
-            )
             moves += 1
             if "computer" in page.inner_text("#result"):
                 shows_version(page, before + 2)  # the computer's move comes by the live updates
