@@ -30,10 +30,6 @@ templates.env.filters["accuracy"] = accuracy_text
 templates.env.filters["day"] = day_text
 
 
-# The dependencies are coroutines, though they never wait: FastAPI runs a plain function dependency in its thread
-# pool, one thread hop each, three a request (bench/move_profile.py).
-
-
 def player_of(request: Request) -> str:
     """The player's opaque id, from the signed cookie (made on the first visit)."""
     player = request.session.get("player")
@@ -43,6 +39,8 @@ def player_of(request: Request) -> str:
     return player
 
 
+# The dependencies are coroutines, though they never wait: FastAPI runs a plain function dependency in its thread
+# pool, one thread hop each, three a request (bench/move_profile.py).
 async def player_id(request: Request) -> str:
     return player_of(request)
 
