@@ -1,6 +1,6 @@
 """Reasoning about Minesweeper positions: no web, no sessions, no game rules."""
 
-from solver.analysis import Analyzer, Explanation, Inconsistent, Layout, Probabilities, Status
+from solver.analysis import Analyzer, Chances, Explanation, Inconsistent, Layout, Probabilities, Status
 from solver.counting import Budget
 from solver.limits import Allowance, Interrupted, Limits, OutOfTime, OutOfWork
 from solver.position import Cell, Position, PositionError, describe, parse_position, parse_positions
@@ -10,6 +10,7 @@ __all__ = [
     "Analyzer",
     "Budget",
     "Cell",
+    "Chances",
     "Explanation",
     "Inconsistent",
     "Interrupted",

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from typing import TypeVar, cast
 
 from solver import sat
-from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts
+from solver.counting import Budget, BudgetExceeded, Combination, ComponentCounts, chance, counted_by_shape
 from solver.limits import CELL_UNITS, Allowance, Interrupted
 from solver.lookahead import Frontier, FrontierPart
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, describe, neighbour_table
@@ -41,12 +42,121 @@ class Inconsistent(ValueError):
         self.cells = sorted(cells, key=lambda cell: (cell[1], cell[0]))
 
 
+Value = TypeVar("Value", Fraction, float)
+_EXACT: Mapping[bool, Fraction] = {False: Fraction(0), True: Fraction(1)}
+_FLOAT: Mapping[bool, float] = {False: 0.0, True: 1.0}
+
+
+class _Counted:
+    """What one count found, apart from the analyzer, which goes on to later positions: the covered cells,
+    the proven ones, each frontier cell's tally and the one tally every outside cell shares."""
+
+    __slots__ = ("width", "symbols", "known", "frontier", "outside")
+
+    def __init__(
+        self,
+        width: int,
+        symbols: list[str],
+        known: dict[int, bool],
+        frontier: dict[int, tuple[int, int]],
+        outside: tuple[int, int] | None,
+    ):
+        self.width, self.symbols, self.known, self.frontier, self.outside = width, symbols, known, frontier, outside
+
+
+class Chances(Mapping[Cell, Value]):
+    """Every covered cell's chance of a mine, as exact fractions or as floats.
+
+    A read-only mapping worked out cell by cell when read: a 100x100 board has
+    thousands of covered cells that are proven or share the outside's chance,
+    and most callers read few of them (or only show them as percentages).
+    """
+
+    __slots__ = ("_width", "_symbols", "_known", "_frontier", "_value", "_certain", "_outside")
+    _width: int
+    _symbols: list[str]
+    _known: dict[int, bool]
+    _frontier: dict[int, tuple[int, int]]
+    _value: Callable[[int, int], Value]
+    _certain: Mapping[bool, Value]
+    _outside: Value | None
+
+    def __init__(self, counted: _Counted, value: Callable[[int, int], Value], certain: Mapping[bool, Value]):
+        # Its parts at hand: an overlay reads every cell of the board through here.
+        self._width, self._symbols, self._known, self._frontier = (
+            counted.width,
+            counted.symbols,
+            counted.known,
+            counted.frontier,
+        )
+        self._value = value
+        self._certain = certain
+        self._outside = None if counted.outside is None else value(*counted.outside)
+
+    def _index(self, cell: object) -> int | None:
+        """The covered cell's index, or None for anything else."""
+        try:
+            x, y = cast(Cell, cell)
+            # A comparison with what is not a number, or a list index that is not an int, raises TypeError.
+            if 0 <= x < self._width and 0 <= y:
+                index = y * self._width + x
+                if index < len(self._symbols) and self._symbols[index] == COVERED:
+                    return index
+        except (TypeError, ValueError):
+            pass
+        return None
+
+    def _of(self, index: int) -> Value:
+        known = self._known.get(index)
+        if known is not None:
+            return self._certain[known]
+        tally = self._frontier.get(index)
+        if tally is not None:
+            return self._value(*tally)
+        assert self._outside is not None, "a covered cell neither proven nor on the frontier is outside"
+        return self._outside
+
+    def __getitem__(self, cell: Cell) -> Value:
+        index = self._index(cell)
+        if index is None:
+            raise KeyError(cell)
+        return self._of(index)
+
+    def __contains__(self, cell: object) -> bool:
+        return self._index(cell) is not None
+
+    def __iter__(self) -> Iterator[Cell]:
+        width = self._width
+        return ((index % width, index // width) for index in self._covered())
+
+    def __len__(self) -> int:
+        return self._symbols.count(COVERED)
+
+    def _covered(self) -> Iterator[int]:
+        return (index for index, symbol in enumerate(self._symbols) if symbol == COVERED)
+
+    def items(self) -> Iterator[tuple[Cell, Value]]:  # type: ignore[override]
+        width = self._width
+        return (((index % width, index // width), self._of(index)) for index in self._covered())
+
+    def values(self) -> Iterator[Value]:  # type: ignore[override]
+        return (self._of(index) for index in self._covered())
+
+    def rows(self) -> list[list[Value | None]]:
+        """The chances row by row as the board shows them, None where a cell is revealed."""
+        symbols, width = self._symbols, self._width
+        chances = [self._of(index) if symbol == COVERED else None for index, symbol in enumerate(symbols)]
+        return [chances[start : start + width] for start in range(0, len(symbols), width)]
+
+
 @dataclass(frozen=True)
 class Probabilities:
     """Exact mine probabilities of covered cells, or why there are none."""
 
-    cells: dict[Cell, Fraction] | None  # every covered cell; None when the budget ran out
+    cells: Chances[Fraction] | None  # every covered cell; None when the budget ran out
     budget_exceeded: bool = False
+    # The same chances as floats, never through a Fraction: what an overlay shows as percentages.
+    floats: Chances[float] | None = None
 
     def __getitem__(self, cell: Cell) -> Fraction:
         if self.cells is None:
@@ -562,7 +672,7 @@ class Analyzer:
     def _counts(self, component: _Component, budget: Budget) -> ComponentCounts[int]:
         if component.counts is None or (isinstance(component.counts, BudgetExceeded) and budget.steps > 0):
             try:
-                component.counts = ComponentCounts(sorted(component.cells), component.constraints, budget)
+                component.counts = counted_by_shape(sorted(component.cells), component.constraints, budget)
             except BudgetExceeded as exceeded:
                 component.counts = exceeded
                 raise
@@ -579,22 +689,10 @@ class Analyzer:
             counts = [self._counts(component, budget) for component in components]
         except BudgetExceeded:
             return Probabilities(None, budget_exceeded=True)
-        outside = self._undetermined_outside()
-        combination = Combination(counts, self._mines_left(), len(outside))
-        frontier, outside_probability = combination.probabilities()
-        result = {}
-        for index, symbol in enumerate(self._symbol):
-            if symbol != COVERED:
-                continue
-            cell = self._cell(index)
-            if index in self._known:
-                result[cell] = Fraction(int(self._known[index]))
-            elif index in frontier:
-                result[cell] = frontier[index]
-            else:
-                assert outside_probability is not None, "a covered cell neither proven nor on the frontier is outside"
-                result[cell] = outside_probability
-        return Probabilities(result)
+        combination = Combination(counts, self._mines_left(), self._outside_size())
+        frontier, outside = combination.tallies()
+        counted = _Counted(self.width, self._symbol.copy(), self._known.copy(), frontier, outside)
+        return Probabilities(Chances(counted, Fraction, _EXACT), floats=Chances(counted, chance, _FLOAT))
 
     def frontier(self, budget: Budget | None = None) -> Frontier:
         """What the counting knows, for reasoning about moves not yet made (solver.lookahead).

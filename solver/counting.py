@@ -17,11 +17,12 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import add
-from typing import Generic
+from operator import add, mul
+from typing import Any, Generic
 
 from solver.sat import C, Constraint
 
@@ -71,12 +72,34 @@ def _add_shifted(target: Poly, source: Poly, shift: int) -> None:
 
 
 def convolve(left: Poly, right: Poly) -> Poly:
+    # Looped over the shorter side, with the longer one's products made by map: a board's combined mine
+    # counts are long, and most components have only one to three.
+    if len(left) < len(right):
+        left, right = right, left
     result = [0] * (len(left) + len(right) - 1)
-    width = len(right)
-    for i, a in enumerate(left):
-        if a:
-            result[i : i + width] = [sum_ + a * b for sum_, b in zip(result[i : i + width], right, strict=True)]
+    width = len(left)
+    for i, b in enumerate(right):
+        if b:
+            result[i : i + width] = map(add, result[i : i + width], map(b.__mul__, left))
     return result
+
+
+def _correlate(weights: Poly, counts: Poly, length: int) -> Poly:
+    """result[d] = sum over e of counts[e] * weights[d + e], for d below `length` (len(weights) is at
+    least length + len(counts) - 1): the weight of what follows, given d mines before."""
+    if length <= len(counts):
+        return [sum(map(mul, counts, weights[d : d + len(counts)])) for d in range(length)]
+    result = [0] * length
+    for e, count in enumerate(counts):
+        if count:
+            result = list(map(add, result, map(count.__mul__, weights[e : e + length])))
+    return result
+
+
+def chance(mines: int, layouts: int) -> float:
+    """A tally's quotient as a float (exactly what float(Fraction(mines, layouts)) gives, without the
+    gcd): 0.0 only where no layout has a mine."""
+    return mines / layouts if mines else 0.0
 
 
 def _choose(rng: random.Random, weights: Sequence[int]) -> int:
@@ -311,6 +334,18 @@ class ComponentCounts(Generic[C]):
                     self._moves = None
         return self._mine_by_mines
 
+    def relabelled(self, cells: dict[C, C]) -> ComponentCounts[C]:
+        """The same tables over other cells, each of this one's mapped to the cell in its place: a component of
+        the same shape (counted_by_shape)."""
+        twin: ComponentCounts[C] = object.__new__(ComponentCounts)
+        # The tables are never changed once built: the twin reads the same ones.
+        twin.steps, twin._backward, twin.low, twin.by_mines = self.steps, self._backward, self.low, self.by_mines
+        twin.order = [cells[cell] for cell in self.order]
+        twin.always_mines = [cells[cell] for cell in self.always_mines]
+        twin._moves = None
+        twin._mine_by_mines = {cells[cell]: tally for cell, tally in self.mine_by_mines.items()}
+        return twin
+
     def _tally(self) -> dict[C, Poly]:
         moves, backward = self._moves, self._backward
         assert moves is not None, "the tables were dropped before tallying"
@@ -372,6 +407,48 @@ class ComponentCounts(Generic[C]):
         yield from walk(0, (), mines)
 
 
+# Components up to this many cells are kept by their shape, and this many shapes at most (the least recently
+# used goes first): about 60 % of an Expert game's components have a shape counted before, in it or in an
+# earlier game, and most of those are small.
+SHAPE_CELLS = 24
+SHAPES_KEPT = 4096
+# shape -> (the tables, their cells as ranked, the budget their counting spent)
+_SHAPES: OrderedDict[tuple[tuple[tuple[int, ...], int], ...], tuple[ComponentCounts[Any], list[Any], int]] = (
+    OrderedDict()
+)
+_SHAPES_LOCK = threading.Lock()
+
+
+def counted_by_shape(cells: Sequence[C], constraints: Sequence[Constraint[C]], budget: Budget) -> ComponentCounts[C]:
+    """ComponentCounts(cells, constraints, budget), from the tables of a component of the same shape when one was
+    counted before: the same counts, the same order of cells (so the same layouts drawn from the same seed) and
+    the same budget spent, hence the same BudgetExceeded.
+
+    The shape is the constraints over the cells ranked as _cell_order breaks its ties (by repr): two components
+    of one shape are then ordered alike, cell for cell.
+    """
+    if len(cells) > SHAPE_CELLS:
+        return ComponentCounts(cells, constraints, budget)
+    ranked = sorted(cells, key=repr)
+    rank = {cell: place for place, cell in enumerate(ranked)}
+    shape = tuple(sorted((tuple(sorted(rank[cell] for cell in c.cells)), c.mines) for c in constraints))
+    with _SHAPES_LOCK:
+        kept = _SHAPES.get(shape)
+        if kept is not None:
+            _SHAPES.move_to_end(shape)
+    if kept is not None:
+        tables, their_cells, spent = kept
+        budget.spend(spent)
+        return tables.relabelled(dict(zip(their_cells, ranked, strict=True)))
+    before = budget.used
+    counts = ComponentCounts(cells, constraints, budget)
+    with _SHAPES_LOCK:
+        _SHAPES[shape] = (counts, ranked, budget.used - before)
+        if len(_SHAPES) > SHAPES_KEPT:
+            _SHAPES.popitem(last=False)
+    return counts
+
+
 def _outside_weights(low_total: int, span: int, mines_left: int, outside: int) -> list[int]:
     """weights[d] proportional to C(outside, mines_left - low_total - d), for d in 0..span.
 
@@ -419,10 +496,7 @@ class Combination(Generic[C]):
         self.after[-1] = self.weights
         for j in range(len(self.varying) - 1, -1, -1):
             counts = self.components[self.varying[j]].by_mines
-            following = self.after[j + 1]
-            self.after[j] = [
-                sum(count * following[d + e] for e, count in enumerate(counts)) for d in range(len(self.before[j]))
-            ]
+            self.after[j] = _correlate(self.after[j + 1], counts, len(self.before[j]))
         self.total = sum(count * weight for count, weight in zip(self.before[-1], self.weights, strict=True))
         if self.total == 0:
             raise ValueError("no layout puts the mines left on the covered cells")
@@ -431,50 +505,45 @@ class Combination(Generic[C]):
         """rest[e]: weight of everything but varying component j, given it holds low+e mines."""
         before, after = self.before[j], self.after[j + 1]
         width = self.components[self.varying[j]].width
-        return [sum(count * after[d + e] for d, count in enumerate(before)) for e in range(width + 1)]
+        return _correlate(after, before, width + 1)
 
-    def _tallies(self) -> Iterator[tuple[C | None, int, int]]:
-        """(cell, layouts with a mine there, layouts) in the same units for one cell; None: any outside cell."""
+    def tallies(self) -> tuple[dict[C, tuple[int, int]], tuple[int, int] | None]:
+        """Every frontier cell's (layouts with a mine there, layouts), in units of its own, and the same for
+        any one outside cell (None without one): the exact chances, before any quotient is taken."""
+        tallies: dict[C, tuple[int, int]] = {}
         position = {i: j for j, i in enumerate(self.varying)}
         for i, component in enumerate(self.components):
             if i in position:
                 rest = self._rest_weight(position[i])
-                denominator = sum(c * r for c, r in zip(component.by_mines, rest, strict=True))
-                for cell, mines in component.mine_by_mines.items():
-                    yield cell, sum(c * r for c, r in zip(mines, rest, strict=True)), denominator
+                denominator = sum(map(mul, component.by_mines, rest))
+                tallies.update(
+                    (cell, (sum(map(mul, mines, rest)), denominator)) for cell, mines in component.mine_by_mines.items()
+                )
             else:
+                # Its mine count never varies: the rest of the board weighs the same in each of its layouts.
+                layouts = component.by_mines[0]
                 for cell, mines in component.mine_by_mines.items():
-                    yield cell, mines[0], component.by_mines[0]
+                    tallies[cell] = (mines[0], layouts)
+        outside = None
         if self.outside:
             mines_outside = sum(
                 count * weight * (self.mines_left - self.low_total - d)
                 for d, (count, weight) in enumerate(zip(self.before[-1], self.weights, strict=True))
             )
-            yield None, mines_outside, self.outside * self.total
+            outside = (mines_outside, self.outside * self.total)
+        return tallies, outside
 
     def probabilities(self) -> tuple[dict[C, Fraction], Fraction | None]:
         """Exact mine probability of every frontier cell, and of any one outside cell."""
-        result: dict[C, Fraction] = {}
-        outside = None
-        for cell, mines, layouts in self._tallies():
-            if cell is None:
-                outside = Fraction(mines, layouts)
-            else:
-                result[cell] = Fraction(mines, layouts)
-        return result, outside
+        tallies, outside = self.tallies()
+        exact = {cell: Fraction(mines, layouts) for cell, (mines, layouts) in tallies.items()}
+        return exact, None if outside is None else Fraction(*outside)
 
     def chances(self) -> tuple[dict[C, float], float | None]:
         """The same as floats, for comparing many moves quickly; exactly 0.0 only for a cell that is
         safe in every layout (no Fraction is built)."""
-        result: dict[C, float] = {}
-        outside = None
-        for cell, mines, layouts in self._tallies():
-            chance = mines / layouts if mines else 0.0
-            if cell is None:
-                outside = chance
-            else:
-                result[cell] = chance
-        return result, outside
+        tallies, outside = self.tallies()
+        return {cell: chance(*tally) for cell, tally in tallies.items()}, None if outside is None else chance(*outside)
 
     def sample(self, rng: random.Random) -> tuple[list[frozenset[C]], int]:
         """Mine sets for every component and the number of outside mines, uniform over layouts."""

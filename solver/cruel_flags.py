@@ -172,8 +172,8 @@ def cruel_greedy(view: FlagsView, rng: random.Random) -> FlagsChoice:
         try:
             with read.analyzer.limits(Allowance(deadline=guard)):
                 probabilities = read.analyzer.probabilities(Budget(CRUEL_STEPS, guard))
-            if probabilities.cells is not None:
-                chances = {y * view.width + x: float(p) for (x, y), p in probabilities.cells.items()}
+            if probabilities.floats is not None:
+                chances = {y * view.width + x: p for (x, y), p in probabilities.floats.items()}
         except (Interrupted, BudgetExceeded):
             pass
     if chances is None:

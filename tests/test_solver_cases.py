@@ -56,6 +56,23 @@ def test_probabilities_are_exact_and_weighted_by_the_outside():
     assert probabilities[(5, 0)] == Fraction(1, 3)
 
 
+def test_the_chances_read_like_a_mapping_of_the_covered_cells_and_stay_as_they_were_counted():
+    analyzer = Analyzer(parse_position("4 2 2\n.1..\n.1..\n"))
+    counted = analyzer.probabilities()
+    chances = counted.floats
+    covered = [(0, 0), (2, 0), (3, 0), (0, 1), (2, 1), (3, 1)]
+    assert list(chances) == covered and len(chances) == 6
+    assert (1, 0) not in chances and (9, 9) not in chances and "a cell" not in chances
+    with pytest.raises(KeyError):
+        chances[(1, 0)]
+    assert dict(chances.items()) == {cell: float(counted[cell]) for cell in covered}
+    # A later reveal moves the analyzer on, not what it counted before.
+    before = dict(chances.items())
+    analyzer.reveal({(2, 0): "1"})
+    assert analyzer.probabilities().cells != counted.cells
+    assert dict(chances.items()) == before and len(chances) == 6
+
+
 def test_huge_binomials_stay_exact():
     # C(9991, 1999) has thousands of digits; a float would overflow or round.
     analyzer = Analyzer(parse_position("100 100 2000\n" + "\n".join(["1" + "." * 99] + ["." * 100] * 99) + "\n"))

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Analyzer, Inconsistent, Status
+from solver.counting import Budget, BudgetExceeded, ComponentCounts, counted_by_shape
 from solver.position import MINE
+from solver.sat import Constraint
 from tests.reference import proves, truth, visible_constraints
 from tests.strategies import examples, number_at, positions, render, tampered_positions
 
@@ -40,6 +42,12 @@ def test_statuses_and_probabilities_equal_brute_force(position):
     probabilities = analyzer.probabilities()
     # Exact fractions on both sides: equal, not merely within 1e-12.
     assert probabilities.cells == expected.probability
+    # The floats an overlay shows are the exact chances rounded once, never through a rounded sum.
+    assert probabilities.floats == {cell: float(p) for cell, p in expected.probability.items()}
+    assert probabilities.floats.rows() == [
+        [float(expected.probability[(x, y)]) if (x, y) in expected.probability else None for x in range(position.width)]
+        for y in range(position.height)
+    ]
 
 
 @given(tampered_positions())
@@ -267,3 +275,37 @@ def test_keeping_a_single_model_changes_no_answer(width, height, data):
     finally:
         solver.sat.MODELS_KEPT = kept
     assert statuses == {cell: expected_status(p) for cell, p in expected.probability.items()}
+
+
+@given(positions(), st.integers(0, 2**32))
+def test_a_component_counted_from_the_tables_of_one_of_its_shape_counts_and_draws_as_its_own_would(position, seed):
+    """counted_by_shape hands a component the tables of an earlier one of the same shape: its counts, its order
+    of cells, its draws from a seed and the budget it spends must be those its own counting would give."""
+    undecided = Analyzer(position).undecided()
+    for part in undecided.parts:
+        cells = sorted(part.cells)
+        primed = counted_by_shape(cells, part.constraints, Budget())
+        # The same shape over other cells: ranked as their counting breaks ties, cell for cell.
+        elsewhere = {cell: 10_000 + place for place, cell in enumerate(sorted(cells, key=repr))}
+        moved = [
+            Constraint(frozenset(elsewhere[c] for c in constraint.cells), constraint.mines)
+            for constraint in part.constraints
+        ]
+        spent_kept, spent_own = Budget(), Budget()
+        kept = counted_by_shape(sorted(elsewhere.values()), moved, spent_kept)
+        own = ComponentCounts(sorted(elsewhere.values()), moved, spent_own)
+        assert kept._backward is primed._backward  # taken from the tables kept, not counted again
+        assert spent_kept.used == spent_own.used
+        assert (kept.order, kept.low, kept.by_mines, kept.always_mines) == (
+            own.order,
+            own.low,
+            own.by_mines,
+            own.always_mines,
+        )
+        assert kept.mine_by_mines == own.mine_by_mines
+        for mines in range(own.low, own.low + len(own.by_mines)):
+            if own.by_mines[mines - own.low]:
+                assert kept.sample(random.Random(seed), mines) == own.sample(random.Random(seed), mines)
+        if spent_own.used:
+            with pytest.raises(BudgetExceeded):
+                counted_by_shape(sorted(elsewhere.values()), moved, Budget(steps=spent_own.used - 1))

@@ -36,16 +36,7 @@ def _analyze_one(analyzer: Analyzer, args: argparse.Namespace) -> str:
         return "\n".join(rows + ([explanation.as_text()] if explanation else []))
     probabilities = analyzer.probabilities(Budget(steps=args.budget))
     answer: dict = {"status": rows}
-    if probabilities.cells is None:
-        answer["probability"] = None
-    else:
-        answer["probability"] = [
-            [
-                float(probabilities.cells[(x, y)]) if (x, y) in probabilities.cells else None
-                for x in range(analyzer.width)
-            ]
-            for y in range(analyzer.height)
-        ]
+    answer["probability"] = None if probabilities.floats is None else probabilities.floats.rows()
     answer["budget_exceeded"] = probabilities.budget_exceeded
     if explanation:
         answer["explanation"] = {

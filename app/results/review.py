@@ -23,7 +23,7 @@ GET /api/games/{id}/review show them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -160,7 +160,7 @@ def _graded(
     return Grade("best" if behind <= BEST_GUESS_MARGIN else "inaccuracy", risk, best)
 
 
-def _chances(analyzer: Analyzer, allowance: Allowance | None) -> dict[Cell, Fraction] | None:
+def _chances(analyzer: Analyzer, allowance: Allowance | None) -> Mapping[Cell, Fraction] | None:
     counted = analyzer.probabilities(Budget(deadline=allowance.deadline if allowance else None))
     return counted.cells
 

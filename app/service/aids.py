@@ -13,7 +13,7 @@ from app.core.game import BotChoice, Game, Hint, Refused, count_hint
 from app.service.context import Context
 from app.service.overlays import TooComplex, counted
 from app.service.runner import Runner, SlowGame, operation
-from solver import Analyzer, Interrupted, Limits
+from solver import Analyzer, Chances, Interrupted, Limits
 from solver.counting import BudgetExceeded
 
 # The bot's requests on a board of this many cells or more go where slow work runs (bot_off_cheap_threads).
@@ -92,13 +92,13 @@ class AidOperations:
         finally:
             self.context.analyzers.put(game_id, game, analyzer)
 
-    async def probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
+    async def probabilities(self, game_id: str, player: str) -> tuple[Game, Chances[float] | None]:
         """Every covered cell's exact mine probability from what the player sees; None over the counting budget."""
         return await self.runner.run("probabilities", game_id, player)
 
     @operation("probabilities")
-    def _probabilities(self, game_id: str, player: str) -> tuple[Game, dict | None]:
-        def probabilities(analyzer: Analyzer, limits: Limits) -> dict | None:
+    def _probabilities(self, game_id: str, player: str) -> tuple[Game, Chances[float] | None]:
+        def probabilities(analyzer: Analyzer, limits: Limits) -> Chances[float] | None:
             return counted(analyzer, limits)[0]
 
         return self._analysed(game_id, player, "probabilities", "mine probabilities", probabilities)

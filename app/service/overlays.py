@@ -1,14 +1,16 @@
-"""What the overlays show over a game's covered cells (the debug overlay's statuses, the exact chances of a mine),
+"""What the overlays show over a game's covered cells (the debug overlay's statuses, the chances of a mine),
 and what could have been known when a game was lost: the solver's answers, within what the request may spend."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app import modes
 from app.core.errors import KaboomError
 from app.core.game import Game, LossReview
-from solver import Analyzer, Budget, Interrupted, Limits
+from solver import Analyzer, Budget, Chances, Interrupted, Limits
+from solver.position import Cell
 
 
 class TooComplex(KaboomError):
@@ -26,14 +28,14 @@ class Overlay:
     """What the player's overlays show over the covered cells, as far as the request's time allowed."""
 
     statuses: dict | None = None  # the debug overlay: cell -> Status
-    probabilities: dict | None = None  # cell -> exact mine probability (Fraction)
+    probabilities: Mapping[Cell, float] | None = None  # cell -> chance of a mine (exact ones are not shown)
     too_complex: bool = False  # probabilities were asked for, and counting ran over its budget
 
 
-def counted(analyzer: Analyzer, limits: Limits) -> tuple[dict | None, bool]:
+def counted(analyzer: Analyzer, limits: Limits) -> tuple[Chances[float] | None, bool]:
     """Every covered cell's chance of a mine, and whether counting ran over its budget."""
     answer = analyzer.probabilities(Budget(deadline=limits.deadline))
-    return answer.cells, answer.budget_exceeded
+    return answer.floats, answer.budget_exceeded
 
 
 def overlay(analyzer: Analyzer, game: Game, limits: Limits, everything: bool = False) -> Overlay:

@@ -101,11 +101,10 @@ async def analysis(game_id: str, player: Player, service: Service) -> AnalysisOu
 async def probabilities(game_id: str, player: Player, service: Service) -> ProbabilitiesOut:
     """Each covered cell's exact chance of a mine, from what the player has seen (never from a layout). Refused
     (409) where the page's probability overlay is: in Flags between two people."""
-    game, cells = await service.aids.probabilities(game_id, player)
+    _, cells = await service.aids.probabilities(game_id, player)
     if cells is None:
         return ProbabilitiesOut(probability=None, budget_exceeded=True)
-    rows = [[float(cells[(x, y)]) if (x, y) in cells else None for x in range(game.width)] for y in range(game.height)]
-    return ProbabilitiesOut(probability=rows, budget_exceeded=False)
+    return ProbabilitiesOut(probability=cells.rows(), budget_exceeded=False)
 
 
 @router.post("/{game_id}/hint", response_model=HintOut)

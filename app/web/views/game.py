@@ -43,7 +43,7 @@ class Look:
         flagged = {game.cell(index) for index, mark in game.marks.items() if mark == FLAG}
         openable = [chance for cell, chance in (self.probabilities or {}).items() if cell not in flagged]
         self.safest = min(openable) if openable and min(openable) < 1 else None
-        self._chance_looks: dict[tuple[int, int], tuple[str, str]] = {}
+        self._chance_looks: dict[float, tuple[str, str]] = {}
         self.over = game.status != "playing"
         self.mines = frozenset(game.shown_mines or ())
         # Whose each found mine is, and what the last move uncovered (marked while the game goes on), in
@@ -116,13 +116,12 @@ class Look:
             label += f", {tip}" + (", among the safest" if safest else "")
         return classes, label, "", tip
 
-    def chance_look(self, chance: Fraction) -> tuple[str, str]:
+    def chance_look(self, chance: float) -> tuple[str, str]:
         """The tip and colour step of a chance. A board has few distinct chances and many cells: each is
-        worded once per answer, and looked up by its integers (hashing a Fraction costs a modular inverse)."""
-        key = (chance.numerator, chance.denominator)
-        look = self._chance_looks.get(key)
+        worded once per answer."""
+        look = self._chance_looks.get(chance)
         if look is None:
-            look = self._chance_looks[key] = (f"{percent(chance)} mine", f" p{probability_step(chance)}")
+            look = self._chance_looks[chance] = (f"{percent(chance)} mine", f" p{probability_step(chance)}")
         return look
 
     def row_html(self, y: int) -> Markup:
@@ -163,7 +162,7 @@ def last_moves(game: Game) -> dict[int, int]:
 
 
 # The colour steps of the probability overlay: proven safe, up to 15 %, 30 %, 50 %, below certain, a mine.
-PROBABILITY_STEPS = (Fraction(0), Fraction(15, 100), Fraction(30, 100), Fraction(1, 2))
+PROBABILITY_STEPS = (0.0, 0.15, 0.30, 0.5)
 
 
 def probability_legend() -> list[tuple[int, str]]:
@@ -177,7 +176,7 @@ def probability_legend() -> list[tuple[int, str]]:
     ]
 
 
-def probability_step(chance: Fraction) -> int:
+def probability_step(chance: float) -> int:
     if chance == 1:
         return 5
     return next((step for step, top in enumerate(PROBABILITY_STEPS) if chance <= top), 4)
@@ -220,16 +219,15 @@ def changed_cells(
     candidates.update(i for i in (before.game.exploded, game.exploded) if i is not None)
     old, new = before.statuses or {}, after.statuses or {}
     candidates.update(game.index(*cell) for cell in old.keys() | new.keys() if old.get(cell) is not new.get(cell))
-    old, new = before.probabilities or {}, after.probabilities or {}
+    old_chances, new_chances = before.probabilities or {}, after.probabilities or {}
     # A chance shown differently (most move by less than the percent shown), or a cell ringed as one
     # of the safest before or after.
-    # (Compared, never hashed: hashing a Fraction costs a modular inverse, and a big board has thousands.)
     safest = [chance for chance in (before.safest, after.safest) if chance is not None]
     candidates.update(
         game.index(*cell)
-        for cell in old.keys() | new.keys()
-        if (old_chance := old.get(cell)) is None
-        or (new_chance := new.get(cell)) is None
+        for cell in old_chances.keys() | new_chances.keys()
+        if (old_chance := old_chances.get(cell)) is None
+        or (new_chance := new_chances.get(cell)) is None
         or (old_chance != new_chance and before.chance_look(old_chance) != after.chance_look(new_chance))
         or any(new_chance == chance or old_chance == chance for chance in safest)
     )
