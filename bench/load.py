@@ -1861,7 +1861,9 @@ def start_server(
     secret: str | None = None,
     log_name: str = "server.log",
     args: argparse.Namespace | None = None,
+    command: list[str] | None = None,
 ) -> tuple[subprocess.Popen, Path]:
+    """`kaboom serve` (or `command`, bench/ceiling.py's bare app) with the run's settings in its environment."""
     env = {
         **os.environ,
         "KABOOM_HOST": HOST,
@@ -1897,7 +1899,7 @@ def start_server(
         # --server-cpus: taskset runs kaboom in its own place (the same pid), and the workers it starts inherit it.
         pinned = ["taskset", "--cpu-list", args.server_cpus] if args is not None and args.server_cpus else []
         server = subprocess.Popen(
-            [*pinned, str(kaboom), "serve"],
+            [*pinned, *(command or [str(kaboom), "serve"])],
             env=env,
             cwd=data,
             stdout=output,
@@ -1979,7 +1981,12 @@ def configuration_name(servers: Servers) -> str:
 
 
 async def run_load(
-    servers: Servers, database: Path, args: argparse.Namespace, progress: Progress, sampler: Sampler | None
+    servers: Servers,
+    database: Path,
+    args: argparse.Namespace,
+    progress: Progress,
+    sampler: Sampler | None,
+    player: type[Player] = Player,
 ) -> Result:
     now = time.monotonic()
     clock = Clock(measure_from=now + args.warmup, deadline=now + args.warmup + args.seconds)
@@ -1987,7 +1994,7 @@ async def run_load(
     slow = SlowStats() if args.slow else None
     ports, roots, workers = servers.ports, servers.roots, servers.workers
     clients: list[Player] = [
-        Player(ports[number % len(ports)], number, args, stats, clock) for number in range(args.players)
+        player(ports[number % len(ports)], number, args, stats, clock) for number in range(args.players)
     ]
     if slow is not None:
         clients += [
@@ -2070,7 +2077,16 @@ def new_event_loop():
     return uvloop.new_event_loop
 
 
-def run_configuration(workers: int, args: argparse.Namespace, progress: Progress, sampler: Sampler | None) -> Result:
+def run_configuration(
+    workers: int,
+    args: argparse.Namespace,
+    progress: Progress,
+    sampler: Sampler | None,
+    command: list[str] | None = None,
+    player: type[Player] = Player,
+) -> Result:
+    """One configuration: its servers on a fresh store, the load, then the servers stopped. `command` and `player`
+    (bench/ceiling.py) start another server than `kaboom serve` and play it with another Player."""
     with tempfile.TemporaryDirectory(prefix="kaboom-load-") as data:
         data = Path(data)
         database = data / DATABASE_NAME
@@ -2084,12 +2100,12 @@ def run_configuration(workers: int, args: argparse.Namespace, progress: Progress
         try:
             for host, port in enumerate(ports):
                 log_name = "server.log" if host == 0 else f"server-host{host}.log"
-                started.append(start_server(workers, data, port, store, secret, log_name, args))
+                started.append(start_server(workers, data, port, store, secret, log_name, args, command))
             servers = Servers(workers, ports, [server.pid for server, _ in started], redis.pid if redis else None)
             with asyncio.Runner(loop_factory=new_event_loop()) as runner:
                 for (server, log), port in zip(started, ports, strict=True):
                     runner.run(wait_until_up(server, port, log))
-                result = runner.run(run_load(servers, database, args, progress, sampler))
+                result = runner.run(run_load(servers, database, args, progress, sampler, player))
         finally:
             for server, _ in started:
                 stop_server(server)
@@ -2495,7 +2511,8 @@ def report_memory(console: Console, results: list[Result], args: argparse.Namesp
         console.print(table)
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The options, with their defaults (bench/ceiling.py plays as load.py does with them)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50, help="simulated players at once (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=60, help="seconds measured per run (default %(default)s)")
@@ -2607,6 +2624,11 @@ def main() -> None:
     parser.add_argument("--samples-csv", metavar="PATH", help="where --sample writes its samples")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep-log", metavar="PATH", help="keep the server's log as PATH.<N>-workers.log")
+    return parser
+
+
+def main() -> None:
+    parser = build_parser()
     args = parser.parse_args()
     try:
         worker_counts = [int(part) for part in args.workers.split(",") if part.strip()]

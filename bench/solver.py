@@ -85,6 +85,15 @@ class HiddenBoard:
     def safe_left(self) -> list:
         return [c for c in self.empty.cells() if c not in self.mines and c not in self.revealed]
 
+    def next_click(self, analyzer: Analyzer, rng: random.Random):
+        """Where the player clicks next: a proven-safe cell, else a random safe cell of the layout; None once
+        every safe cell is open."""
+        safe = safe_cells(analyzer)
+        if safe:
+            return rng.choice(safe)
+        left = self.safe_left()
+        return rng.choice(left) if left else None
+
 
 def play(width: int, height: int, mines: int, seed: int, timings: Timings, every: int, budget: Budget) -> None:
     rng = random.Random(seed)
@@ -109,14 +118,9 @@ def play(width: int, height: int, mines: int, seed: int, timings: Timings, every
                 start = time.perf_counter()
                 analyzer.sample_layout(rng, force=(rng.choice(risky), True), budget=budget)
                 timings.layout.append(time.perf_counter() - start)
-        safe = safe_cells(analyzer)
-        if safe:
-            cell = rng.choice(safe)
-        else:
-            left = board.safe_left()
-            if not left:
-                return
-            cell = rng.choice(left)
+        cell = board.next_click(analyzer, rng)
+        if cell is None:
+            return
 
 
 def scattered(share: float, seed: int) -> Position:
