@@ -22,17 +22,20 @@ from fastapi import APIRouter
 from app.web.routes import daily, game_pages, games, records, reviews, rooms, seats, site
 
 # Every router, in the order create_app registers them: a request goes to the first route that matches, and the
-# OpenAPI document lists the paths in this order (tests/golden/openapi). Pages first, then the JSON API.
+# OpenAPI document lists the paths in this order (tests/golden/openapi). The moves' routers first: FastAPI tries
+# the routes of every router before the one that matches, and moves are most of what a server answers (no other
+# route's path can match theirs), and the live pages' polls and event streams next; then the other pages, then the
+# rest of the JSON API.
 ROUTERS: tuple[APIRouter, ...] = (
+    game_pages.moves_router,
+    games.router,
+    seats.router,
     site.router,
     records.router,
     game_pages.router,
-    seats.router,
-    game_pages.moves_router,
     reviews.router,
     rooms.router,
     daily.router,
-    games.router,
     reviews.api_router,
     records.api_router,
     rooms.api_router,
