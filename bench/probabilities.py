@@ -20,8 +20,7 @@ Kaboom, with time.perf_counter around the calls only:
   Each timing ends after every distinct value of the answer has been read once (each cell next to a number,
   one outside cell), since the answer may be a mapping that works its values out as they are read. Counting
   runs with an unlimited Budget, so every position gets its probabilities. A further column is one line in
-  COLUMNS (a function of the game's Analyzer or of the Position, returning answer(...)); an
-  Analyzer.chances(), or a `floats` field of Probabilities, once it exists, gets a column of its own.
+  COLUMNS (a function of the game's Analyzer or of the Position, returning counted(...)).
 
 JSMinesweeper (bench/jsminesweeper_engine.cjs, with process.hrtime.bigint() around the calls): its source
 files are read from the checkout given with --jsminesweeper (nothing of it is in this repository) and run
@@ -87,7 +86,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from bench.solver import HiddenBoard  # noqa: E402
-from solver import Analyzer, Budget, Cell, Position, Probabilities, counting, describe  # noqa: E402
+from solver import Analyzer, Budget, Cell, Position, counting, describe  # noqa: E402
 from solver.position import COVERED  # noqa: E402
 
 HARNESS = Path(__file__).resolve().with_name("jsminesweeper_engine.cjs")
@@ -104,23 +103,16 @@ BUDGET = Budget(steps=sys.maxsize)  # no position goes uncounted
 LISTED = 5  # differing positions shown when the check fails
 
 Value = Fraction | float
-# A column's answer: mine probabilities by covered cell, and the probability of any covered cell the mapping
-# leaves out (None when it leaves none out).
-Answer = tuple[Mapping[Cell, Value], Value | None]
+# A column's answer: the mine probability of every covered cell.
+Answer = Mapping[Cell, Value]
 Compact = tuple[int | None, float]
 
 
-def answer(result: Any) -> Answer:
-    """A Kaboom result as an Answer: a Probabilities (or anything with a `cells` mapping and perhaps an
-    `outside` value), a (cells, outside) pair, or a plain mapping of every covered cell."""
-    if isinstance(result, tuple):
-        cells, outside = result
-        return cells, outside
-    if isinstance(result, Mapping):
-        return result, None
-    if result.cells is None:
+def counted(cells: Answer | None) -> Answer:
+    """A Probabilities' chances, which the unlimited budget always counts."""
+    if cells is None:
         raise RuntimeError("Kaboom gave no probabilities: the counting budget ran out")
-    return result.cells, getattr(result, "outside", None)
+    return cells
 
 
 @dataclass(frozen=True)
@@ -130,13 +122,12 @@ class Column:
 
 
 COLUMNS: dict[str, Column] = {
-    "probabilities": Column(True, lambda analyzer: answer(analyzer.probabilities(BUDGET))),
-    "fresh Analyzer + probabilities": Column(False, lambda position: answer(Analyzer(position).probabilities(BUDGET))),
+    "probabilities": Column(True, lambda analyzer: counted(analyzer.probabilities(BUDGET).cells)),
+    "probabilities as floats": Column(True, lambda analyzer: counted(analyzer.probabilities(BUDGET).floats)),
+    "fresh Analyzer + probabilities": Column(
+        False, lambda position: counted(Analyzer(position).probabilities(BUDGET).cells)
+    ),
 }
-if hasattr(Analyzer, "chances"):
-    COLUMNS["chances"] = Column(True, lambda analyzer: answer(analyzer.chances()))
-if "floats" in getattr(Probabilities, "__dataclass_fields__", {}):
-    COLUMNS["probabilities as floats"] = Column(True, lambda analyzer: answer(analyzer.probabilities(BUDGET).floats))
 
 CLASSIFY = "classify"
 JS_ENGINE = "JSMinesweeper engine (constructor + process)"
@@ -168,9 +159,8 @@ class Sample:
     answers: dict[str, tuple[dict[int, Compact], Compact | None]] = field(default_factory=dict)
 
 
-def compact(position: Position, edge: set[Cell], result: Answer) -> tuple[dict[int, Compact], Compact | None]:
+def compact(position: Position, edge: set[Cell], cells: Answer) -> tuple[dict[int, Compact], Compact | None]:
     """A column's answer for every covered cell, the outside collapsed to one value (checked to be one)."""
-    cells, default = result
     # By the value's id, the value kept alive with it: a mapping may build its values as they are read.
     memo: dict[int, tuple[Value, Compact]] = {}
 
@@ -188,7 +178,7 @@ def compact(position: Position, edge: set[Cell], result: Answer) -> tuple[dict[i
     for cell in position.cells():
         if not position.is_covered(cell):
             continue
-        value = cells.get(cell, default)
+        value = cells.get(cell)
         if value is None:
             raise RuntimeError(f"a Kaboom column gave no probability for {cell}")
         index = cell[1] * position.width + cell[0]
@@ -263,13 +253,11 @@ def distinct_cells(position: Position, edge: set[Cell]) -> list[Cell]:
     return sorted(edge) + ([] if outside is None else [outside])
 
 
-def read(result: Answer, probe: list[Cell]) -> None:
+def read(cells: Answer, probe: list[Cell]) -> None:
     """Each distinct value of an answer read once, in the timing: a mapping may work its values out only when
     they are read (JSMinesweeper's engine has a float for every box and the off-edge cells when it returns)."""
-    cells, outside = result
     for cell in probe:
-        if outside is None or cell in cells:
-            cells[cell]
+        cells[cell]
 
 
 def advance(analyzer: Analyzer) -> None:

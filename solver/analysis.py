@@ -43,25 +43,6 @@ class Inconsistent(ValueError):
 
 
 Value = TypeVar("Value", Fraction, float)
-_EXACT: Mapping[bool, Fraction] = {False: Fraction(0), True: Fraction(1)}
-_FLOAT: Mapping[bool, float] = {False: 0.0, True: 1.0}
-
-
-class _Counted:
-    """What one count found, apart from the analyzer, which goes on to later positions: the covered cells,
-    the proven ones, each frontier cell's tally and the one tally every outside cell shares."""
-
-    __slots__ = ("width", "symbols", "known", "frontier", "outside")
-
-    def __init__(
-        self,
-        width: int,
-        symbols: list[str],
-        known: dict[int, bool],
-        frontier: dict[int, tuple[int, int]],
-        outside: tuple[int, int] | None,
-    ):
-        self.width, self.symbols, self.known, self.frontier, self.outside = width, symbols, known, frontier, outside
 
 
 class Chances(Mapping[Cell, Value]):
@@ -78,20 +59,25 @@ class Chances(Mapping[Cell, Value]):
     _known: dict[int, bool]
     _frontier: dict[int, tuple[int, int]]
     _value: Callable[[int, int], Value]
-    _certain: Mapping[bool, Value]
+    _certain: tuple[Value, Value]
     _outside: Value | None
 
-    def __init__(self, counted: _Counted, value: Callable[[int, int], Value], certain: Mapping[bool, Value]):
-        # Its parts at hand: an overlay reads every cell of the board through here.
-        self._width, self._symbols, self._known, self._frontier = (
-            counted.width,
-            counted.symbols,
-            counted.known,
-            counted.frontier,
-        )
+    def __init__(
+        self,
+        width: int,
+        symbols: list[str],
+        known: dict[int, bool],
+        frontier: dict[int, tuple[int, int]],
+        outside: tuple[int, int] | None,
+        value: Callable[[int, int], Value],
+    ):
+        """What one count found, kept apart from the analyzer (which goes on to later positions): the covered
+        cells, the proven ones, each frontier cell's (layouts with a mine there, layouts), the one such tally
+        every outside cell shares; and `value`, which makes a chance of a tally."""
+        self._width, self._symbols, self._known, self._frontier = width, symbols, known, frontier
         self._value = value
-        self._certain = certain
-        self._outside = None if counted.outside is None else value(*counted.outside)
+        self._certain = (value(0, 1), value(1, 1))
+        self._outside = None if outside is None else value(*outside)
 
     def _index(self, cell: object) -> int | None:
         """The covered cell's index, or None for anything else."""
@@ -691,8 +677,8 @@ class Analyzer:
             return Probabilities(None, budget_exceeded=True)
         combination = Combination(counts, self._mines_left(), self._outside_size())
         frontier, outside = combination.tallies()
-        counted = _Counted(self.width, self._symbol.copy(), self._known.copy(), frontier, outside)
-        return Probabilities(Chances(counted, Fraction, _EXACT), floats=Chances(counted, chance, _FLOAT))
+        parts = (self.width, self._symbol.copy(), self._known.copy(), frontier, outside)
+        return Probabilities(Chances(*parts, Fraction), floats=Chances(*parts, chance))
 
     def frontier(self, budget: Budget | None = None) -> Frontier:
         """What the counting knows, for reasoning about moves not yet made (solver.lookahead).
