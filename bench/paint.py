@@ -62,7 +62,7 @@ from web import numbers_shown  # noqa: E402
 from solver import Analyzer, Position  # noqa: E402
 from solver.strategy import progress_cell  # noqa: E402
 from tests.live import free_port, wait_until  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.test_browser import launch_chromium  # noqa: E402
 
 SIZES = {"expert": (30, 16, 99), "100x100": (100, 100, 2000)}
 VIEWPORTS = {
@@ -390,7 +390,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data, sync_playwright() as playwright:
         server, url, log = start_server(Path(data))
         try:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
             console.print(
                 f"Chromium {browser.version}, kaboom serve at {url}, mode {args.mode}, seed {args.seed}, "
                 f"{args.moves} moves per board and viewport"

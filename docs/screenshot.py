@@ -30,7 +30,7 @@ from solver import Analyzer  # noqa: E402
 from solver.position import Position  # noqa: E402
 from tests.clock import FakeClock  # noqa: E402
 from tests.live import live_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, act, analysis, next_cell  # noqa: E402
+from tests.test_browser import act, analysis, launch_chromium, next_cell  # noqa: E402
 from tests.test_daily import a_mine_of  # noqa: E402
 from tests.test_daily_pages import played, win_by_proof  # noqa: E402
 from tests.test_first_minutes import blue_behind  # noqa: E402
@@ -404,7 +404,7 @@ def main(presets: list[str]) -> None:
         sync_playwright() as playwright,
         contextlib.ExitStack() as stack,
     ):
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         daily = daily_server_with_ladders(stack) if "daily" in presets else None
         for size, options in SIZES.items():
             for scheme in ("light", "dark"):

@@ -1,8 +1,9 @@
 """Browser contexts used again: a context a test closes is wiped and handed to the next test that asks for one
 with the same options, its page with it.
 
-A fresh context costs Chromium about 0.6 s of CPU (a renderer process started, a network and a storage partition
-made), a wiped one about a fifth of that; the browser tests open several hundred. What a test may rely on is what
+A fresh context costs Chromium about 0.2 s of CPU (a renderer process started, a network and a storage partition
+made; 0.6 s before tests/test_browser.py left out the address bar's popup), a wiped one a fraction of that; the
+browser tests open several hundred. What a test may rely on is what
 a fresh context gives: no cookie, no stored data (local, session, IndexedDB), an empty HTTP cache, no route, no
 listener of the last test, the default timeout and media features, the pointer at the corner, about:blank with no
 history. A context that a wipe cannot bring back so is closed as before: a script the test added to every

@@ -72,8 +72,8 @@ def pytest_sessionfinish(session, exitstatus):
 KIND_OF_FIXTURE = {"server": "server", "browser": "browser", "redis_url": "redis"}
 
 
-# make test's two workers take a file at a time (--dist loadfile), in the order of the items: the longest files
-# first, so that neither worker is left with one at the end while the other waits (measured with --durations,
+# make test's workers take a file at a time (--dist loadfile), in the order of the items: the longest files
+# first, so that no worker is left with one at the end while the others wait (measured with --durations,
 # each 10-80 s of one worker; the rest take seconds each and fill in).
 LONGEST_FILES = [
     "test_browser_axe.py",
@@ -240,13 +240,13 @@ def browser():
     # or fails under make test, and the other tests of its module still run.
     from tests.browser_pool import ContextPool
     from tests.live import seconds
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, playwright_api
+    from tests.test_browser import launch_chromium, playwright_api
 
     with kinds.starting("browser"):
         playwright = playwright_api.sync_playwright().start()
     try:
         with kinds.starting("browser"):
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
         # Playwright's own default wait (30 s), scaled as every limit here is, for every context a test opens; a
         # context a test closes is wiped and opened again for the next (tests/browser_pool.py).
         browser.new_context = ContextPool(browser.new_context, seconds(30) * 1000).open

@@ -26,6 +26,57 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Chromium 15x gives every browser context a renderer of its own for the popup of its address bar (a WebUI page
+# loaded ahead: 0.4 s of processor time a context, two thirds of what a fresh context costs); a headless page has
+# no address bar.
+UNUSED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+# The browser tells its command line (CDP's Browser.getBrowserCommandLine) only under automation; nothing of
+# Kaboom's reads navigator.webdriver, which it sets.
+TELLS_ITS_COMMAND_LINE = "--enable-automation"
+_disabled_by_playwright: list[str] = []
+
+
+def features_disabled(arguments: list[str]) -> list[str]:
+    """The features a Chromium command line disables: Chromium reads its last --disable-features alone."""
+    lists = [argument.split("=", 1)[1] for argument in arguments if argument.startswith("--disable-features=")]
+    return lists[-1].split(",") if lists else []
+
+
+def disabled_by_playwright(chromium) -> list[str]:
+    """The features Playwright disables, read back once a process from a Chromium it launched (`chromium`: its
+    BrowserType): a --disable-features of ours replaces Playwright's, so it must carry them."""
+    if not _disabled_by_playwright:
+        browser = chromium.launch(executable_path=CHROMIUM, headless=True, args=[TELLS_ITS_COMMAND_LINE])
+        try:
+            arguments = browser.new_browser_cdp_session().send("Browser.getBrowserCommandLine")["arguments"]
+        finally:
+            browser.close()
+        _disabled_by_playwright.extend(features_disabled(arguments))
+    return _disabled_by_playwright
+
+
+def launch_chromium(playwright):
+    """Debian's Chromium, headless, as every browser test, benchmark and screenshot drives it."""
+    features = ",".join(dict.fromkeys([*disabled_by_playwright(playwright.chromium), *UNUSED_FEATURES]))
+    arguments = [*CHROMIUM_ARGS, TELLS_ITS_COMMAND_LINE, f"--disable-features={features}"]
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=arguments)
+
+
+def _polling_every(milliseconds: int):
+    """Playwright's `wait_for_function` with a test's condition looked at every `milliseconds`, unless it says."""
+    wait_for_function = playwright_api.Page.wait_for_function
+
+    def waiting(self, expression, *, arg=None, timeout=None, polling=None):
+        polling = milliseconds if polling is None else polling
+        return wait_for_function(self, expression, arg=arg, timeout=timeout, polling=polling)
+
+    return waiting
+
+
+# By default `wait_for_function` looks at its condition at every frame the page draws, which makes Chromium draw
+# 60 frames a second while a test waits (a tenth of a core, measured), and the browser tests wait minutes in all.
+playwright_api.Page.wait_for_function = _polling_every(20)
+
 
 if not (shutil.which(CHROMIUM) or os.path.exists(CHROMIUM)):
     # `make test` installs Chromium and sets KABOOM_REQUIRE_BROWSER: there a missing browser is a failure.

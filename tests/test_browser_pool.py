@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import CHROMIUM  # noqa: F401  (skips the module without Chromium)
+from tests.test_browser import UNUSED_FEATURES, disabled_by_playwright, features_disabled
 
 LAPTOP = {"viewport": {"width": 1366, "height": 650}}
 
@@ -107,3 +107,18 @@ def test_a_script_asked_for_with_the_context_is_kept_with_it_and_media_go_back_t
     assert page.evaluate("[window.marked, matchMedia('(prefers-color-scheme: dark)').matches]") == [True, True]
     plain.close()
     again.close()
+
+
+def test_a_fresh_context_loads_no_address_bar_and_playwright_keeps_its_features_off(browser, server):
+    """The browser the tests share leaves out the address bar's popup (tests/test_browser.py: UNUSED_FEATURES),
+    and the features Playwright turns off stay off: the one --disable-features Chromium reads carries them."""
+    context = browser.new_context(base_url=server, **LAPTOP)
+    context.new_page().goto("/rules")
+    session = browser.new_browser_cdp_session()
+    targets = session.send("Target.getTargets")["targetInfos"]
+    in_force = set(features_disabled(session.send("Browser.getBrowserCommandLine")["arguments"]))
+    context.close()
+    assert [target["url"] for target in targets if target["type"] == "browser_ui"] == []
+    by_playwright = disabled_by_playwright(browser.browser_type)
+    assert by_playwright, "Playwright disables features of its own"
+    assert {*by_playwright, *UNUSED_FEATURES} <= in_force
