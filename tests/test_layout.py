@@ -307,13 +307,15 @@ LINE_BREAKS = """cell => {
     }
     return breaks;
 }"""
+# A name as long as a name may be: one word, and two.
+LONG_NAMES = ("Bartholomew_Featherstone", "Maximilian Featherstones")
 
 
 @pytest.mark.usefixtures("small_dailies")
 def test_a_long_name_on_a_phones_ladder_is_never_broken_inside_a_word(open_page):
     """Issue 41 #22: a 24-letter name broke mid-word on the phone's ladder. A name wraps at its spaces; a word too
     long for the column is cut short whole, with an ellipsis; every column stays on the screen."""
-    for long in ("Bartholomew_Featherstone", "Maximilian Featherstones"):
+    for long in LONG_NAMES:
         name = fresh_name(long, same_length=True)
         page = open_page(PHONE)
         page.goto("/")
@@ -328,3 +330,26 @@ def test_a_long_name_on_a_phones_ladder_is_never_broken_inside_a_word(open_page)
         assert set(shown.evaluate(LINE_BREAKS)) <= {" "}, name
         assert page.eval_on_selector("#classic .ladder-scroll", "box => box.scrollWidth - box.clientWidth") <= 0
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
+
+
+def test_a_long_name_on_a_phones_race_scoreboard_is_never_broken_inside_a_word(open_page):
+    """Issue 41's leftover: a race's scoreboard broke a 24-letter name mid-word on a phone, as the ladder once did.
+    A name wraps at its spaces; a word too long for the column is cut short whole; its dot stays beside it (a
+    line is never the dot alone), and the page stays within the screen."""
+    racer = open_page(PHONE)
+    racer.goto("/")
+    other = open_page(LAPTOP)
+    other.goto("/")
+    long, spaced = (fresh_name(name, same_length=True) for name in LONG_NAMES)
+    room = api(racer, "POST", "/api/rooms", {"kind": "race", "name": long, "width": 9, "height": 9, "mines": 10})
+    api(other, "POST", f"/api/rooms/{room['id']}/join", {"invite": room["invite"], "name": spaced})
+    racer.goto(f"/rooms/{room['id']}")
+    for row, name in (("tr.you", long), ("tr:not(.you)", spaced)):
+        shown = racer.locator(f".scoreboard {row} th bdi")
+        assert shown.inner_text() == name, "read whole, however it is cut"
+        assert shown.evaluate("bdi => bdi.firstChild.nodeType") == 3, "the name's own text, not a link (the lobby's)"
+        assert set(shown.evaluate(LINE_BREAKS)) <= {" "}, name
+        dot, text = (racer.locator(f".scoreboard {row} th {part}").bounding_box() for part in (".dot", "bdi"))
+        assert dot is not None and text is not None
+        assert dot["y"] < text["y"] + text["height"] and text["y"] < dot["y"] + dot["height"], "on the name's line"
+    assert racer.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
