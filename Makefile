@@ -23,7 +23,7 @@ AXE_VERSION ?= 4.14.1
 LOCK_TOOL := $(VENV)/lock-tool
 LOCK_FLAGS ?=
 
-.PHONY: run test check explore bench lock vendor-htmx vendor-htmx-sse vendor-swagger vendor-axe clean
+.PHONY: run test check explore bench lock messages vendor-htmx vendor-htmx-sse vendor-swagger vendor-axe clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,18 @@ $(CHROMIUM):
 $(REDIS_SERVER):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server
+
+# The catalogs (app/web/locales/): every marked message of the Python (gettext, ngettext, pgettext, N_) and of
+# the templates (_() and {% trans %}) extracted into messages.pot, then merged into each language's
+# messages.po: a new message arrives untranslated, a changed one fuzzy (shown in English until a translator
+# confirms it), a removed one goes. tests/test_languages.py fails on either until the catalog is whole again.
+# A new language: `$(BIN)/pybabel init -D messages -i $(LOCALES)/messages.pot -d $(LOCALES) -l CODE` (docs/development.md).
+LOCALES := app/web/locales
+messages: $(VENV)/.installed
+	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --add-location file --sort-by-file \
+		--omit-header --width 120 --output-file $(LOCALES)/messages.pot .
+	$(BIN)/pybabel --quiet update --domain messages --input-file $(LOCALES)/messages.pot --output-dir $(LOCALES) \
+		--ignore-obsolete --width 120
 
 run: $(VENV)/.installed
 	$(BIN)/kaboom serve

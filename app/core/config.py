@@ -10,6 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.errors import KaboomError
+from app.core.languages import offered_codes
 
 
 class ConfigurationError(KaboomError):
@@ -126,6 +127,18 @@ class Settings(BaseSettings):
         description="live pages' event streams one client address may hold on one worker; "
         "past it, 429 and the page polls",
     )
+    # English alone until every catalog is whole (issue 44): a language offered half translated would show
+    # pages of two languages at once.
+    languages: str = Field(
+        "en",
+        description="the languages the pages are offered in, comma-separated among en, ru, hu, ar (English "
+        "always): a page follows the browser's Accept-Language, and the header's switcher lists them",
+    )
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: str) -> str:
+        return ",".join(offered_codes(value))
 
     @field_validator("store")
     @classmethod

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from app.core import seats as seating
 from app.core.board import Board
 from app.core.errors import KaboomError
+from app.core.languages import N_
 from app.core.seats import Seat
 from solver import Analyzer, Budget, Limits
 from solver.position import COVERED, FLAG, MINE, Position, describe
@@ -32,6 +33,12 @@ PRESETS = {
     "beginner": (9, 9, 10),
     "intermediate": (16, 16, 40),
     "expert": (30, 16, 99),
+}
+PRESET_TITLES = {
+    "small": N_("Small"),
+    "beginner": N_("Beginner"),
+    "intermediate": N_("Intermediate"),
+    "expert": N_("Expert"),
 }
 # Boards a game may have; the solver reads bigger positions (solver.position.MAX_POSITION_SIDE).
 MAX_BOARD_SIDE = 100

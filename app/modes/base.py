@@ -19,6 +19,7 @@ from app.core import seats as seating
 from app.core.game import (
     ACTIONS,
     LAYOUT_SEEN,
+    PRESET_TITLES,
     PRESETS,
     BotChoice,
     Choice,
@@ -156,7 +157,7 @@ class Mode:
         return self.new_game(width, height, mines, options, rng=rng, secret=secret)
 
     def preset_title(self, name: str) -> str:
-        return name.capitalize()
+        return PRESET_TITLES[name]
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""

@@ -36,6 +36,7 @@ from app.core.game import (
     board_size,
     setting,
 )
+from app.core.languages import N_
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
@@ -139,8 +140,8 @@ class BoardId:
 
 class Classic(Mode):
     name = "classic"
-    title = "Classic"
-    summary = "The Minesweeper you know: one layout, dealt at your first click. No-guess boards in its settings."
+    title = N_("Classic")
+    summary = N_("The Minesweeper you know: one layout, dealt at your first click. No-guess boards in its settings.")
     options_class = ClassicOptions
     choices = {
         "first_click": FIRST_CLICK,

@@ -19,6 +19,7 @@ from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Hint, Move, Options, Switches, Turn, setting
+from app.core.languages import N_
 from app.core.stored import Cell, Count, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
@@ -70,8 +71,8 @@ class SeededDeals(Mode):
 
 class Cruel(SeededDeals):
     name = "cruel"
-    title = "Cruel but fair"
-    summary = "Mines have no places: a guess you did not have to make is a mine; a forced one is safe."
+    title = N_("Cruel but fair")
+    summary = N_("Mines have no places: a guess you did not have to make is a mine; a forced one is safe.")
     options_class = CruelOptions
     choices = {"first_click": FIRST_CLICK}
     state_schema = CruelState

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from app.core.game import Turn
+from app.core.languages import N_
 from app.modes.cruel import SeededDeals
 from app.modes.flags import Flags
 from solver import Inconsistent
@@ -29,13 +30,13 @@ from solver.flags import FlagsView
 
 class CruelFlags(SeededDeals, Flags):
     name = "cruel-flags"
-    title = "Cruel Flags (two players)"
-    summary = "Flags where mines have no places: a point only for a proven mine, any other click is empty."
+    title = N_("Cruel Flags (two players)")
+    summary = N_("Flags where mines have no places: a point only for a proven mine, any other click is empty.")
     computer_levels = CRUEL_FLAGS_LEVELS
     computer_bomb_worth = 2  # mines the square is sure to hold: proof, not expectation
     turn_rule = "A proven mine is a point and another move; any other cell is empty and ends the turn."
     variant_of = "flags"
-    variant_word = "None: only proof scores"
+    variant_word = N_("None: only proof scores")
     level_notes: ClassVar[dict[str, str]] = {
         "easy": "takes the mines a single number shows plainly, otherwise opens a cell at random",
         "normal": "takes every proven mine, otherwise opens the safest-looking cell, the one with the fewest "

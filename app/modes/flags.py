@@ -27,6 +27,7 @@ from typing_extensions import TypedDict
 
 from app.core import seats as seating
 from app.core.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
+from app.core.languages import N_
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import YOU, Mode, options_of
 from solver import Analyzer, Limits
@@ -92,8 +93,8 @@ class FlagsSecret(TypedDict):
 
 class Flags(Mode):
     name = "flags"
-    title = "Flags (two players)"
-    summary = (
+    title = N_("Flags (two players)")
+    summary = N_(
         "Two players take turns and each mine found is a point: on one screen, by a link, or against the computer."
     )
     presets = FLAGS_PRESETS
@@ -108,8 +109,8 @@ class Flags(Mode):
     levels = LEVELS
     # The rule of a turn, in the page's "This game" list.
     turn_rule = "A mine is a point and another move; a number ends the turn."
-    variant_label = "Luck"
-    variant_word = "Dealt: the mines are placed at the start"
+    variant_label = N_("Luck")
+    variant_word = N_("Dealt: the mines are placed at the start")
     level_notes: ClassVar[dict[str, str]] = {
         "easy": "opens a cell at random",
         "normal": "takes the mines the numbers around prove, otherwise the likeliest mine unlikely to open an area",

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import StrictBool
 
 from app.core.game import BotChoice, Game, Move, Refused, Turn
+from app.core.languages import N_
 from app.core.stored import Cell, Count, schema
 from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
@@ -33,8 +34,8 @@ class HelpState(ClassicState):
 
 class Help(Classic):
     name = "help"
-    title = "Ask for help"
-    summary = "Classic with a Help button: granted when nothing can be proven, a loss when something can."
+    title = N_("Ask for help")
+    summary = N_("Classic with a Help button: granted when nothing can be proven, a loss when something can.")
     state_schema = HelpState
     extra_actions = ("help",)
     bot_actions = ("reveal", "help")

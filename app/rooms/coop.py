@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import StrictStr
 from typing_extensions import TypedDict
 
+from app.core.languages import N_
 from app.core.stored import schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
 
@@ -18,8 +19,8 @@ class CoopState(TypedDict):
 
 class Coop(RoomKind):
     name = "coop"
-    title = "Co-op room"
-    summary = "Two to eight players share one board: anyone may move, everyone sees every move."
+    title = N_("Co-op room")
+    summary = N_("Two to eight players share one board: anyone may move, everyone sees every move.")
     state_schema = CoopState
     counts_in_records = False  # a board cleared by several is nobody's own record
 

@@ -15,6 +15,7 @@ from pydantic import StrictStr
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Refused
+from app.core.languages import N_
 from app.core.stored import Count, Time, schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
 
@@ -32,8 +33,8 @@ class RaceState(TypedDict):
 
 class Race(RoomKind):
     name = "race"
-    title = "Race"
-    summary = "Two to eight players race on the same board, started together: the first to clear it wins."
+    title = N_("Race")
+    summary = N_("Two to eight players race on the same board, started together: the first to clear it wins.")
     state_schema = RaceState
     even = True
     assists = False  # a race is run on what each racer can see

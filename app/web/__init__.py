@@ -8,6 +8,7 @@ deps.py     the player, the service and the templates routes depend on
 errors.py   one table from exceptions to answers
 render.py   the page's blocks: the whole page, the panel, a move's changes
 guard.py    headers, the cross-site check, the body limit, strict JSON, server timing, each client's turns
+i18n.py     the request's language, the catalogs (locales/), the words, numbers and dates in it
 
 The web layer imports nothing of app.host.
 """
@@ -35,6 +36,7 @@ from app.web import errors
 from app.web.deps import STATIC, templates
 from app.web.faces import FaceFiles
 from app.web.guard import ClientTurns, Guard, StrictJSON
+from app.web.i18n import Catalogs, LanguageMiddleware
 from app.web.routes import ROUTERS
 
 EXPIRY_SWEEP_SECONDS = 3600
@@ -154,6 +156,8 @@ def create_app(
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client, waiting=settings.connections_per_client)
     app.add_middleware(Guard, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(GZipMiddleware, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
+    # Outermost: every answer, a guard's refusal too, is in the request's language.
+    app.add_middleware(LanguageMiddleware, catalogs=Catalogs(settings.languages))
     app.mount("/static", FaceFiles(directory=STATIC), name="static")
     errors.install(app)
     for router in ROUTERS:

@@ -13,6 +13,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.addresses import address_key
 from app.service import GameService
+from app.web import i18n
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
 from app.web.views.game import accuracy_text, day_text
@@ -28,6 +29,7 @@ templates.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), FaceLoader()])
 # An accuracy as every page shows it: "94 %", or "–" for none.
 templates.env.filters["accuracy"] = accuracy_text
 templates.env.filters["day"] = day_text
+i18n.install(templates.env)
 
 
 def player_of(request: Request) -> str:

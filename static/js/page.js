@@ -1,7 +1,7 @@
 // What every page does: F2, the New game menu, local times, the keyboard's mark, a countdown, Copy.
 
 export function openMenu() {
-  return document.querySelector("details.new-game[open]");
+  return document.querySelector("details.menu[open]");
 }
 
 // Whether the keyboard drives the page: the board's focus ring and cursor show only then.
@@ -18,7 +18,7 @@ function playAgainKey(event) {
   again.requestSubmit();
 }
 
-// The New game menu during a game: Escape or a click elsewhere folds it.
+// A menu of the header (New game during a game, the languages): Escape or a click elsewhere folds it.
 function foldMenuKey(event) {
   const menu = openMenu();
   if (event.key !== "Escape" || !menu) return;

@@ -3,11 +3,15 @@ health check."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from typing import Annotated
 
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from app.core.game import Invalid
 from app.store import StoreUnavailable
 from app.web.deps import Player, Service
+from app.web.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS, gettext, speaking
 from app.web.render import page, page_context
 from app.web.views.daily import daily_rules
 from app.web.views.game import game_list
@@ -50,3 +54,37 @@ async def rules_page(request: Request) -> Response:
     """Every mode's rules with a picture of its key idea, the rooms', the boards of the day's and the review's,
     the controls and the settings."""
     return page(request, "rules.html", page_context(None, daily=daily_rules(), margin=MARGIN_TEXT))
+
+
+@router.post("/language")
+async def choose_language(
+    request: Request, language: Annotated[str, Form()] = "", back: Annotated[str, Form()] = "/"
+) -> Response:
+    """The header's switcher: the pages in `language` from now on, in this browser (a cookie; no account), and
+    back to the page it was chosen on."""
+    offered = {each.code: each for each in speaking().offered}
+    if language not in offered:
+        raise Invalid(
+            gettext(
+                "There is no language %(language)s here; this server speaks %(offered)s.",
+                language=repr(language[:20]),
+                offered=", ".join(each.autonym for each in offered.values()),
+            )
+        )
+    answer = RedirectResponse(local_path(back), status_code=303)
+    answer.set_cookie(
+        LANGUAGE_COOKIE,
+        language,
+        max_age=LANGUAGE_COOKIE_SECONDS,
+        samesite="lax",
+        secure=request.app.state.service.settings.secure_cookies,
+    )
+    return answer
+
+
+def local_path(back: str) -> str:
+    """A path of this site to go back to, or the home page: never another site's address ("//host", "/\\host"
+    and a scheme all lead away)."""
+    if not back.startswith("/") or back.startswith(("//", "/\\")) or any(ord(char) < 32 for char in back):
+        return "/"
+    return back

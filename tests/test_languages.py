@@ -1,0 +1,297 @@
+"""The pages in the player's language: the catalogs are whole and current, a request finds its language, the
+switcher keeps a choice, and what is marked for translation is translated, plurals and all."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import httpx
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from jinja2 import Environment
+
+from app.core.config import Settings
+from app.core.languages import LANGUAGES, offered_codes
+from app.web import i18n
+from app.web.deps import TEMPLATES
+from app.web.i18n import CATALOGS, LANGUAGE_COOKIE, Catalogs, catalog_path, preferred_tags
+from app.web.routes.site import local_path
+from tests.live import live_server
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSLATED = [code for code in LANGUAGES if code != "en"]
+# The templates whose every word a player reads is marked: the rest are being marked (issue 44), one by one; a
+# template joins this list when it is done, and may not leave it.
+MARKED_TEMPLATES = ("base.html",)
+# Words that are the same in every language: the game's name.
+UNTRANSLATED_WORDS = {"Kaboom"}
+
+
+def extracted() -> dict[str, tuple[str, ...] | str]:
+    """Every message marked in the code and the templates now, as `make messages` extracts them (babel.cfg)."""
+    method_map = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
+    options = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
+    messages: dict[str, tuple[str, ...] | str] = {}
+    for _file, _line, message, _comments, context in extract_from_dir(
+        str(ROOT), method_map, options, keywords=keywords
+    ):
+        key = message if isinstance(message, str) else message[0]
+        messages[f"{context}\x04{key}" if context else key] = message
+    return messages
+
+
+def forms(text: str | tuple[str, ...]) -> tuple[str, ...]:
+    return text if isinstance(text, tuple) else (text,)
+
+
+def message_key(entry) -> str:
+    return (f"{entry.context}\x04" if entry.context else "") + forms(entry.id)[0]
+
+
+def catalog(code: str):
+    with catalog_path(CATALOGS, code).open("rb") as source:
+        return read_po(source, locale=code)
+
+
+def test_babel_cfg_extracts_what_the_test_extracts():
+    # The test reads the same files with the same extractors as `make messages`: a change to one is a change
+    # to both.
+    text = (ROOT / "babel.cfg").read_text()
+    assert "[python: app/**.py]" in text and "[jinja2: templates/**.html]" in text and "jinja2.ext.i18n" in text
+    assert "--keywords N_" in (ROOT / "Makefile").read_text()
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_every_marked_message_is_translated_and_confirmed_and_none_is_left_over(code):
+    wanted = extracted()
+    kept = catalog(code)
+    entries = {message_key(entry): entry for entry in kept if entry.id}
+    missing = sorted(set(wanted) - set(entries))
+    stale = sorted(set(entries) - set(wanted))
+    assert not missing, f"{code}: run `make messages` and translate: {missing[:5]}"
+    assert not stale, f"{code}: messages no longer in the code (run `make messages`): {stale[:5]}"
+    fuzzy = [key for key, entry in entries.items() if entry.fuzzy]
+    assert not fuzzy, f"{code}: fuzzy (unconfirmed) translations: {fuzzy[:5]}"
+    empty = [key for key, entry in entries.items() if not all(forms(entry.string))]
+    assert not empty, f"{code}: untranslated: {empty[:5]}"
+    for key, entry in entries.items():
+        # A plural message has every form the language has (Russian three, Arabic six).
+        if isinstance(entry.id, tuple):
+            assert len(entry.string) == kept.num_plurals, (code, key)
+    # Babel's own checks: the same %(name)s placeholders, nothing a format would trip on.
+    problems = [(entry.id, [str(error) for error in errors]) for entry, errors in kept.check()]
+    assert not problems, problems[:3]
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_a_translation_uses_only_the_names_its_message_fills(code):
+    for entry in catalog(code):
+        if not entry.id:
+            continue
+        allowed = {name for text in forms(entry.id) for name in re.findall(r"%\((\w+)\)s", text)}
+        for text in forms(entry.string):
+            assert set(re.findall(r"%\((\w+)\)s", text)) <= allowed, (code, entry.id, text)
+            # A lone % would break the format: a percent sign is written %%.
+            assert not re.search(r"%(?!\(\w+\)s|%)", text.replace("%%", "")), (code, text)
+
+
+def test_the_plural_forms_follow_each_language():
+    mines = "%(mode)s: %(preset)s, %(width)s×%(height)s, %(num)s mine"
+    plural = mines[:-4] + "mines"
+    catalogs = Catalogs("en,ru,hu,ar")
+    said = {}
+    for code in ("ru", "ar", "hu"):
+        translations = catalogs.speaking[code].translations
+        said[code] = {count: translations.ngettext(mines, plural, count) for count in (0, 1, 2, 3, 5, 11, 21, 100, 101)}
+    assert said["ru"][1].endswith("мина") and said["ru"][21].endswith("мина")
+    assert said["ru"][2].endswith("мины") and said["ru"][3].endswith("мины")
+    assert said["ru"][5].endswith("мин") and said["ru"][11].endswith("мин") and said["ru"][100].endswith("мин")
+    # Arabic: zero, one, two, few (3-10), many (11-99), other (100-102...).
+    assert said["ar"][1].endswith("لغم واحد") and said["ar"][2].endswith("لغمان")
+    assert said["ar"][3].endswith("ألغام") and said["ar"][5].endswith("ألغام")
+    assert said["ar"][11].endswith("لغمًا") and said["ar"][100].endswith("لغم")
+    assert len({said["ar"][count] for count in (1, 2, 3, 11, 100)}) == 5 and said["ar"][0]
+    assert said["hu"][1] == said["hu"][5] and said["hu"][5].endswith("%(num)s akna")
+
+
+@pytest.mark.parametrize(
+    ("header", "tags"),
+    [
+        ("ru-RU,ru;q=0.9,en-US;q=0.8,en;q=0.7", ["ru-ru", "ru", "en-us", "en"]),
+        ("en;q=0.5, hu", ["hu", "en"]),
+        ("ar;q=0, ru;q=0.2, *", ["ru"]),
+        ("fr;q=abc, de;q=2, hu;q=0.001", ["hu"]),
+        ("", []),
+        (" , ;q=1,", []),
+    ],
+)
+def test_accept_language_is_read_by_its_weights(header, tags):
+    assert preferred_tags(header) == tags
+
+
+def test_a_request_is_answered_in_the_cookies_choice_then_the_headers_then_english():
+    catalogs = Catalogs("ru,ar")
+    assert [language.code for language in catalogs.speaking["en"].offered] == ["en", "ru", "ar"]
+    assert catalogs.negotiate(None, "ru-RU,ru;q=0.9").language.code == "ru"
+    assert catalogs.negotiate(None, "hu,ar;q=0.5").language.code == "ar"  # Hungarian is not offered here
+    assert catalogs.negotiate("ar", "ru").language.code == "ar"
+    assert catalogs.negotiate("hu", "ru").language.code == "ru"  # a choice the server no longer offers
+    assert catalogs.negotiate("xx", None).language.code == "en"
+    assert catalogs.negotiate(None, "de, fr").language.code == "en"
+
+
+def test_the_setting_names_only_known_languages_and_always_english():
+    assert offered_codes("ar, RU") == ("en", "ru", "ar")
+    assert offered_codes("") == ("en",)
+    with pytest.raises(ValueError, match="no such language: xx"):
+        offered_codes("ru,xx")
+    assert Settings(languages="hu").languages == "en,hu"
+    with pytest.raises(ValueError, match="no such language"):
+        Settings(languages="klingon")
+
+
+def test_outside_a_request_the_words_are_english():
+    assert i18n.gettext("Records") == "Records"
+    assert i18n.ngettext("%(num)s mine", "%(num)s mines", 3) == "3 mines"
+    assert i18n.gettext("%% of cells") == "% of cells"
+
+
+@pytest.mark.parametrize(
+    ("back", "kept"),
+    [
+        ("/games/abc?x=1", "/games/abc?x=1"),
+        ("/", "/"),
+        ("//evil.example/x", "/"),
+        ("/\\evil.example", "/"),
+        ("https://evil.example/", "/"),
+        ("javascript:alert(1)", "/"),
+        ("/games\r\nSet-Cookie: x=1", "/"),
+        ("", "/"),
+    ],
+)
+def test_the_switcher_goes_back_only_to_a_page_of_this_site(back, kept):
+    assert local_path(back) == kept
+
+
+class VisibleText(HTMLParser):
+    """The words of a template's markup that a player reads (text and the attributes people see or hear), with
+    every Jinja2 tag, expression and comment taken out first."""
+
+    SHOWN_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt", "aria-description", "aria-roledescription"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skipping += 1
+        for name, value in attrs:
+            if name in self.SHOWN_ATTRIBUTES and value:
+                self.keep(value)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skipping -= 1
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.keep(data)
+
+    def keep(self, text: str) -> None:
+        self.words += [word for word in re.findall(r"[^\W\d_]{2,}", text) if word not in UNTRANSLATED_WORDS]
+
+
+def unmarked_words(source: str) -> list[str]:
+    # Every Jinja2 construct becomes a blank: what is left is the markup's own text.
+    bare = re.sub(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", " ", source, flags=re.DOTALL)
+    parser = VisibleText()
+    parser.feed(bare)
+    return parser.words
+
+
+@pytest.mark.parametrize("name", MARKED_TEMPLATES)
+def test_every_word_of_a_marked_template_goes_through_the_catalog(name):
+    assert unmarked_words((TEMPLATES / name).read_text()) == []
+
+
+def test_the_unmarked_words_check_finds_text_and_shown_attributes():
+    source = '<p title="A tip">{{ _("Fine") }} Plain words</p><b aria-label="{{ _(\'x\') }}">{% if a %}x{% endif %}</b>'
+    assert unmarked_words(source) == ["tip", "Plain", "words"]
+    assert unmarked_words("<script>const words = 1;</script>{# a comment #}") == []
+
+
+def test_the_templates_compile_with_the_i18n_extension():
+    environment = Environment(extensions=["jinja2.ext.i18n"])
+    environment.install_null_translations(newstyle=True)
+    for path in TEMPLATES.rglob("*.html"):
+        environment.parse(path.read_text())
+
+
+SERVER_SETTINGS = {"languages": "en,ru,hu,ar"}
+
+
+def get(server: str, path: str = "/", **headers: str) -> httpx.Response:
+    return httpx.get(server + path, headers=headers)
+
+
+def html_tag(page: str) -> str:
+    found = re.search(r"<html[^>]*>", page)
+    assert found, page[:200]
+    return found.group(0)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("header", "tag", "words"),
+    [
+        ("ru-RU,ru;q=0.9", '<html lang="ru" dir="ltr">', ("Ваши игры", "Новая игра", "Профессионал")),
+        ("hu", '<html lang="hu" dir="ltr">', ("Játékaid", "Új játék", "Mester")),
+        ("ar", '<html lang="ar" dir="rtl">', ("ألعابك", "لعبة جديدة", "خبير")),
+        ("de, en;q=0.5", '<html lang="en" dir="ltr">', ("Your games", "New game", "Expert")),
+    ],
+)
+def test_a_page_speaks_the_browsers_language_and_says_which(server, header, tag, words):
+    answer = get(server, **{"Accept-Language": header})
+    assert answer.status_code == 200
+    assert html_tag(answer.text) == tag
+    for word in words:
+        assert word in answer.text
+
+
+@pytest.mark.server
+def test_the_switcher_lists_every_language_and_keeps_the_choice(server):
+    page = get(server, "/rules", **{"Accept-Language": "ru"}).text
+    # Each language is offered in its own words, marked with its own language and direction.
+    for language in LANGUAGES.values():
+        assert f'value="{language.code}" lang="{language.code}" dir="{language.direction}"' in page
+    assert 'aria-label="Язык: Русский"' in page
+    assert '<input type="hidden" name="back" value="/rules">' in page
+    with httpx.Client(base_url=server) as client:
+        chosen = client.post("/language", data={"language": "hu", "back": "/rules"}, headers={"Accept-Language": "ru"})
+        assert chosen.status_code == 303 and chosen.headers["location"] == "/rules"
+        cookie = chosen.headers["set-cookie"]
+        assert cookie.startswith(f"{LANGUAGE_COOKIE}=hu;") and "Max-Age=31536000" in cookie and "SameSite=lax" in cookie
+        # The choice outweighs the header from now on.
+        assert html_tag(client.get("/", headers={"Accept-Language": "ru"}).text) == '<html lang="hu" dir="ltr">'
+        refused = client.post("/language", data={"language": "xx", "back": "/"}, headers={"Accept-Language": "ru"})
+        assert refused.status_code == 422
+        assert "Itt nincs &#39;xx&#39; nyelv" in refused.text and "set-cookie" not in refused.headers
+        assert client.cookies.get(LANGUAGE_COOKIE) == "hu"
+        away = client.post("/language", data={"language": "ar", "back": "//evil.example/"})
+        assert away.status_code == 303 and away.headers["location"] == "/"
+
+
+@pytest.mark.server
+def test_a_server_that_offers_english_alone_shows_no_switcher(tmp_path):
+    with live_server(tmp_path / "games.sqlite3") as url:
+        page = get(url, **{"Accept-Language": "ru", "Cookie": f"{LANGUAGE_COOKIE}=ru"}).text
+        assert html_tag(page) == '<html lang="en" dir="ltr">'
+        assert 'action="/language"' not in page and "Your games" in page
+        refused = httpx.post(url + "/language", data={"language": "ru"})
+        assert refused.status_code == 422 and "this server speaks English" in refused.text
