@@ -157,7 +157,8 @@ class Mode:
         return self.new_game(width, height, mines, options, rng=rng, secret=secret)
 
     def preset_title(self, name: str) -> str:
-        return PRESET_TITLES[name]
+        # A mode with sizes of its own names them (marked with N_, as PRESET_TITLES are) by overriding this.
+        return PRESET_TITLES.get(name, name.capitalize())
 
     def deal(self, game: Game, rng: random.Random, secret: bytes = b"") -> None:
         """Set up what a new game keeps secret (a fixed layout); modes that deal nothing ahead leave it."""
