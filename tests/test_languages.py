@@ -3,6 +3,7 @@ switcher keeps a choice, and what is marked for translation is translated, plura
 
 from __future__ import annotations
 
+import datetime
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,11 +12,12 @@ import httpx
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+from babel.support import NullTranslations
 from jinja2 import Environment
 
+from app.core import languages
 from app.core.config import Settings
 from app.core.languages import LANGUAGES, offered_codes
-from app.web import i18n
 from app.web.deps import TEMPLATES
 from app.web.i18n import CATALOGS, LANGUAGE_COOKIE, Catalogs, catalog_path, preferred_tags
 from app.web.routes.site import local_path
@@ -155,9 +157,9 @@ def test_the_setting_names_only_known_languages_and_always_english():
 
 
 def test_outside_a_request_the_words_are_english():
-    assert i18n.gettext("Records") == "Records"
-    assert i18n.ngettext("%(num)s mine", "%(num)s mines", 3) == "3 mines"
-    assert i18n.gettext("%% of cells") == "% of cells"
+    assert languages.gettext("Records") == "Records"
+    assert languages.ngettext("%(num)s mine", "%(num)s mines", 3) == "3 mines"
+    assert languages.gettext("%% of cells") == "% of cells"
 
 
 @pytest.mark.parametrize(
@@ -295,3 +297,42 @@ def test_a_server_that_offers_english_alone_shows_no_switcher(tmp_path):
         assert 'action="/language"' not in page and "Your games" in page
         refused = httpx.post(url + "/language", data={"language": "ru"})
         assert refused.status_code == 422 and "this server speaks English" in refused.text
+
+
+def speaking_in(code: str) -> languages.Speaking:
+    return languages.Speaking(LANGUAGES[code], NullTranslations(), ())
+
+
+@pytest.mark.parametrize(
+    ("code", "number", "decimal", "percent", "share", "day", "day_and_year"),
+    [
+        ("en", "2000", "1.23", "94 %", "0.5 %", "26 November", "26 November 2026"),
+        ("ru", "2\xa0000", "1,23", "94\xa0%", "0,5\xa0%", "26 ноября", "26 ноября 2026\u202fг."),
+        ("hu", "2\xa0000", "1,23", "94%", "0,5%", "november 26.", "2026. november 26."),
+        ("ar", "2,000", "1.23", "94%", "0.5%", "26 نوفمبر", "26 نوفمبر 2026"),
+    ],
+)
+def test_numbers_shares_and_days_are_written_as_each_language_writes_them(
+    code, number, decimal, percent, share, day, day_and_year
+):
+    moment = datetime.date(2026, 11, 26)
+    with languages.speaking_as(speaking_in(code)):
+        assert languages.number_text(2000) == number
+        assert languages.decimal_text(1.2345, 2) == decimal
+        assert languages.percent_text(0.94) == percent
+        assert languages.percent_text(0.005, 1) == share
+        assert languages.day_text(moment) == day
+        assert languages.day_text(moment, year=True) == day_and_year
+    # Outside, English again.
+    assert languages.number_text(2000) == "2000"
+
+
+def test_a_game_thread_speaks_its_requests_language():
+    # The service runs a request's work in a thread (anyio copies the request's context into it).
+    import anyio
+
+    async def in_a_thread() -> str:
+        with languages.speaking_as(Catalogs("ru").speaking["ru"]):
+            return await anyio.to_thread.run_sync(lambda: languages.gettext("Records"))
+
+    assert anyio.run(in_a_thread) == "Рекорды"

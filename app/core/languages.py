@@ -1,8 +1,26 @@
-"""The languages Kaboom's pages can speak: each one's code, its name in itself, and its direction."""
+"""The languages Kaboom's pages can speak (each one's code, its name in itself, its direction), and the words,
+numbers and dates of whichever one the code runs in now.
+
+The web layer answers each request in a language (app/web/i18n.py) and keeps it, with its translations, in a
+context variable for the request's whole answer: a view, a mode's words for a page, a template all read it here
+without passing it along, and a game thread started by the request inherits it. Outside a request (the command
+line, a test) it is English. A message is always a format string: its %(name)s are filled from keyword
+arguments and a percent sign is written %%, as in the templates' `_()`.
+"""
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from gettext import NullTranslations
+from typing import Any
+
+from babel import Locale
+from babel.dates import format_skeleton
+from babel.numbers import format_decimal, format_percent
 
 
 @dataclass(frozen=True)
@@ -11,6 +29,10 @@ class Language:
     # The language's name in itself, as the switcher lists it: a reader looks for their own.
     autonym: str
     direction: str = "ltr"
+
+    @property
+    def locale(self) -> Locale:
+        return Locale.parse(self.code)
 
 
 # In the switcher's order.
@@ -39,3 +61,85 @@ def N_(message: str) -> str:  # noqa: N802 (the name every gettext extractor loo
     """Marks `message` for the catalogs where it is written (a mode's title, a setting's label): it is translated
     where it is shown, in the language of whoever reads it."""
     return message
+
+
+@dataclass(frozen=True)
+class Speaking:
+    """What the code speaks now: a language, its translations, and the languages the server offers."""
+
+    language: Language
+    translations: NullTranslations
+    offered: tuple[Language, ...]
+
+
+# Never changed: a request sets its own.
+IN_ENGLISH = Speaking(ENGLISH, NullTranslations(), (ENGLISH,))
+_speaking: ContextVar[Speaking] = ContextVar("speaking", default=IN_ENGLISH)
+
+
+def speaking() -> Speaking:
+    return _speaking.get()
+
+
+@contextmanager
+def speaking_as(choice: Speaking) -> Iterator[None]:
+    """Everything inside speaks `choice` (a request's answer, in the web layer)."""
+    token = _speaking.set(choice)
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
+
+
+def gettext(message: str, **params: Any) -> str:
+    """`message` in the language spoken now, its %(name)s filled from `params`."""
+    return _speaking.get().translations.gettext(message) % params
+
+
+def ngettext(singular: str, plural: str, count: int, **params: Any) -> str:
+    """The form for `count` in the language spoken now (Russian has three, Arabic six), %(num)s being `count`."""
+    return _speaking.get().translations.ngettext(singular, plural, count) % {"num": count, **params}
+
+
+def pgettext(context: str, message: str, **params: Any) -> str:
+    """`message` where the same English word needs different translations (`context` tells them apart)."""
+    return str(_speaking.get().translations.pgettext(context, message)) % params
+
+
+# Numbers, shares and days as each language writes them (CLDR, through Babel): Russian "1 234,5", Hungarian
+# "1 234,5", Arabic "1,234.5" in the digits on the board (0-9: the Latin numbering system, as Arabic screens
+# that show a board's numbers do). English keeps Kaboom's own way, as it always wrote them ("94 %", "2000").
+DIGITS = "latn"
+
+
+def number_text(value: int) -> str:
+    language = _speaking.get().language
+    return str(value) if language is ENGLISH else format_decimal(value, locale=language.locale, numbering_system=DIGITS)
+
+
+def decimal_text(value: float, places: int) -> str:
+    """`value` with `places` digits after the decimal sign ("1.23", Russian "1,23")."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return f"{value:.{places}f}"
+    pattern = "#,##0." + "0" * places if places else "#,##0"
+    return format_decimal(value, pattern, locale=language.locale, numbering_system=DIGITS)
+
+
+def percent_text(share: float, places: int = 0) -> str:
+    """A share (0.94) as a percentage: "94 %", Hungarian "94%", Arabic "94‎%‎"."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return f"{share * 100:.{places}f} %"
+    # The language's own pattern (where its sign goes, and its space), with the places asked for.
+    pattern = language.locale.percent_formats[None].pattern.replace("0", "0." + "0" * places, 1) if places else None
+    return format_percent(share, pattern, locale=language.locale, numbering_system=DIGITS)
+
+
+def day_text(date: datetime.date, year: bool = False) -> str:
+    """A day as the pages of the boards of the day name it: "26 November", "26 ноября", "november 26.", with
+    its year when asked."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return f"{date.day} {date.strftime('%B %Y' if year else '%B')}"
+    return format_skeleton("yMMMMd" if year else "MMMMd", date, locale=language.locale)

@@ -12,11 +12,12 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.addresses import address_key
+from app.core.languages import day_text
 from app.service import GameService
 from app.web import i18n
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
-from app.web.views.game import accuracy_text, day_text
+from app.web.views.game import accuracy_text
 
 # The repository's templates/ and static/, through the links beside this module in a checkout, and the copies a built
 # package carries in the same place.

@@ -1,19 +1,17 @@
-"""The player's language: which one a request is answered in, its catalog, and the words, numbers and dates in it.
+"""The player's language: which one a request is answered in, and the catalogs it is answered from.
 
 A request's language is the one its cookie chose with the header's switcher, else the first of its
-Accept-Language the server offers, else English. LanguageMiddleware keeps it in a context variable for the
-request's whole answer, so templates (Jinja2's i18n extension, `_()` and `{% trans %}`) and the views' Python
-(`gettext`, `ngettext` below) read the same one without passing it along. The catalogs are the .po files under
-locales/ (extracted and updated with `make messages`), compiled in memory when the app starts: no binary
-catalog is kept in the repository or written at install. An entry a translator marked fuzzy is not used: the
-English words show until someone confirms it. The command line and the JSON API's codes stay English.
+Accept-Language the server offers, else English. LanguageMiddleware speaks it for the request's whole answer
+(app.core.languages: the views' and the modes' gettext, and here the templates' `_()` and `{% trans %}`, through
+Jinja2's i18n extension). The catalogs are the .po files under locales/ (extracted and updated with `make
+messages`), compiled in memory when the app starts: no binary catalog is kept in the repository or written at
+install. An entry a translator marked fuzzy is not used: the English words show until someone confirms it. The
+command line and the JSON API's codes stay English.
 """
 
 from __future__ import annotations
 
 import io
-from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from babel.support import NullTranslations, Translations
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.core.languages import ENGLISH, LANGUAGES, Language, offered_codes
+from app.core.languages import ENGLISH, LANGUAGES, Speaking, offered_codes, speaking, speaking_as
 
 CATALOGS = Path(__file__).resolve().parent / "locales"
 DOMAIN = "messages"
@@ -31,16 +29,6 @@ DOMAIN = "messages"
 # readable before the session is (the error pages of a request whose session is unreadable are translated too).
 LANGUAGE_COOKIE = "kaboom-lang"
 LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
-
-
-@dataclass(frozen=True)
-class Speaking:
-    """What a request is answered in: its language, that language's translations, and the languages the server
-    offers (the switcher's)."""
-
-    language: Language
-    translations: NullTranslations
-    offered: tuple[Language, ...]
 
 
 class Catalogs:
@@ -102,47 +90,20 @@ def preferred_tags(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(weighted)]
 
 
-# Outside a request (the command line, a test of a view): English. Never changed: a request sets its own.
-IN_ENGLISH = Speaking(ENGLISH, NullTranslations(), (ENGLISH,))
-_speaking: ContextVar[Speaking] = ContextVar("speaking", default=IN_ENGLISH)
-
-
-def speaking() -> Speaking:
-    return _speaking.get()
-
-
-# As in the templates (Jinja2's "newstyle" `_()`), a message is always a format string: its %(name)s are filled from
-# `params`, and a percent sign is written %%, so one message reads the same in Python and in a template.
-def gettext(message: str, **params: Any) -> str:
-    """`message` in the request's language, its %(name)s filled from `params`."""
-    return _speaking.get().translations.gettext(message) % params
-
-
-def ngettext(singular: str, plural: str, count: int, **params: Any) -> str:
-    """The form for `count` in the request's language (Russian has three, Arabic six), %(num)s being `count`."""
-    translated = _speaking.get().translations.ngettext(singular, plural, count)
-    return translated % {"num": count, **params}
-
-
-def pgettext(context: str, message: str, **params: Any) -> str:
-    """`message` where the same English word needs different translations (`context` tells them apart)."""
-    return str(_speaking.get().translations.pgettext(context, message)) % params
-
-
 def _raw_gettext(message: str) -> str:
-    return _speaking.get().translations.gettext(message)
+    return speaking().translations.gettext(message)
 
 
 def _raw_ngettext(singular: str, plural: str, count: int) -> str:
-    return _speaking.get().translations.ngettext(singular, plural, count)
+    return speaking().translations.ngettext(singular, plural, count)
 
 
 def _raw_pgettext(context: str, message: str) -> str:
-    return str(_speaking.get().translations.pgettext(context, message))
+    return str(speaking().translations.pgettext(context, message))
 
 
 def _raw_npgettext(context: str, singular: str, plural: str, count: int) -> str:
-    return _speaking.get().translations.npgettext(context, singular, plural, count)
+    return speaking().translations.npgettext(context, singular, plural, count)
 
 
 def install(environment: Any) -> None:
@@ -171,10 +132,8 @@ class LanguageMiddleware:
             await self.app(scope, receive, send)
             return
         connection = HTTPConnection(scope)
-        token = _speaking.set(
-            self.catalogs.negotiate(connection.cookies.get(LANGUAGE_COOKIE), connection.headers.get("accept-language"))
+        choice = self.catalogs.negotiate(
+            connection.cookies.get(LANGUAGE_COOKIE), connection.headers.get("accept-language")
         )
-        try:
+        with speaking_as(choice):
             await self.app(scope, receive, send)
-        finally:
-            _speaking.reset(token)

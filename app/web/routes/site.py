@@ -9,9 +9,10 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.core.game import Invalid
+from app.core.languages import gettext, speaking
 from app.store import StoreUnavailable
 from app.web.deps import Player, Service
-from app.web.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS, gettext, speaking
+from app.web.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS
 from app.web.render import page, page_context
 from app.web.views.daily import daily_rules
 from app.web.views.game import game_list

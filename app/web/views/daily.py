@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.game import AIDS
+from app.core.languages import day_text, decimal_text
 from app.core.names import NAME_LENGTH
 from app.modes import MODES, get_mode
 from app.results.daily import Entry
 from app.service import GameService
 from app.service.daily import Day, DayBoard, Ladder, LadderLine
 from app.web.render import page_context
-from app.web.views.game import accuracy_text, clock_text, day_text
+from app.web.views.game import accuracy_text, clock_text
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,9 @@ def line_of(line: LadderLine, mode: str) -> Line:
         named=line.named,
         own=line.own,
         time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
-        rate=f"{entry['bbbv_per_second']:.2f}" if entry["won"] and entry["bbbv_per_second"] is not None else "–",
+        rate=decimal_text(entry["bbbv_per_second"], 2)
+        if entry["won"] and entry["bbbv_per_second"] is not None
+        else "–",
         accuracy=accuracy_text(entry["accuracy"]),
         helped=help_text(entry, mode) if entry["won"] and not entry["clean"] else "",
         replay=line.replay,

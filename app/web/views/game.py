@@ -6,7 +6,6 @@ Cell markup stays small (an id, a class, a label): an Expert board is about
 
 from __future__ import annotations
 
-import datetime
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -14,6 +13,7 @@ from fractions import Fraction
 from markupsafe import Markup
 
 from app.core.game import QUESTION, BotChoice, Game, LossReview
+from app.core.languages import decimal_text, percent_text
 from app.core.seats import computers, invitation
 from app.modes import get_mode
 from app.results.records import accuracy_of, fixed_layout_figures
@@ -295,7 +295,7 @@ def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
     return [
         ("Time", clock, "From the first click to the last"),
         ("3BV", str(bbbv), "The board's value: the fewest clicks that clear it"),
-        ("3BV/s", f"{per_second:.2f}", "3BV per second"),
+        ("3BV/s", decimal_text(per_second, 2), "3BV per second"),
         ("Clicks", str(clicks), "The reveals, chords and flags you used"),
         (
             "Efficiency",
@@ -443,24 +443,17 @@ def bot_text(choice: BotChoice, played: bool, mode: str) -> str:
 def percent(chance: Fraction | float) -> str:
     """A probability for people: whole percents, with a decimal only where rounding would hide the difference."""
     value = float(chance) * 100
-    if 0 < value < 1 or 99 < value < 100:
-        return f"{value:.1f} %"
-    return f"{round(value)} %"
+    return percent_text(float(chance), 1 if 0 < value < 1 or 99 < value < 100 else 0)
 
 
 ACCURACY_TITLE = "The share of its moves that bet on something that were proven or the best guess"
 NOT_GRADED_TITLE = "Too long to grade when it ended: its replay grades it"
 
 
-def day_text(date: datetime.date, year: bool = False) -> str:
-    """ "26 November", or "26 November 2026": a day as the pages of the boards of the day name it."""
-    return f"{date.day} {date.strftime('%B %Y' if year else '%B')}"
-
-
 def accuracy_text(value: Fraction | float | None) -> str:
     """An accuracy (or a mean of them) for people: whole percents, as the records show the win rate; "–" for
     none (no move bet on anything, no game graded)."""
-    return "–" if value is None else f"{round(float(value) * 100)} %"
+    return "–" if value is None else percent_text(float(value))
 
 
 @dataclass
