@@ -239,7 +239,7 @@ def test_an_unexpected_exception_answers_500_with_a_message_and_the_headers(clie
 
     monkeypatch.setattr(AidOperations, "hint", broken)
     from_api = client.post(f"/api/games/{game['id']}/hint")
-    assert from_api.status_code == 500 and from_api.json() == {"detail": UNEXPECTED}
+    assert from_api.status_code == 500 and from_api.json() == {"detail": UNEXPECTED, "message": UNEXPECTED}
     from_page = client.post(f"/games/{game['id']}/hint", headers=HTMX)
     assert from_page.status_code == 500 and UNEXPECTED in from_page.text
     assert from_page.headers["content-type"].startswith("text/html")

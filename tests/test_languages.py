@@ -36,7 +36,15 @@ def extracted() -> dict[str, tuple[str, ...] | str]:
     """Every message marked in the code and the templates now, as `make messages` extracts them (babel.cfg)."""
     method_map = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
     options = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
-    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
+    keywords = {
+        "_": None,
+        "gettext": None,
+        "ngettext": (1, 2),
+        "pgettext": ((1, "c"), 2),
+        "N_": None,
+        "lazy_gettext": None,
+        "lazy_ngettext": (1, 2),
+    }
     messages: dict[str, tuple[str, ...] | str] = {}
     for _file, _line, message, _comments, context in extract_from_dir(
         str(ROOT), method_map, options, keywords=keywords
@@ -64,7 +72,7 @@ def test_babel_cfg_extracts_what_the_test_extracts():
     # to both.
     text = (ROOT / "babel.cfg").read_text()
     assert "[python: app/**.py]" in text and "[jinja2: templates/**.html]" in text and "jinja2.ext.i18n" in text
-    assert "--keywords N_" in (ROOT / "Makefile").read_text()
+    assert "--keywords N_ --keywords lazy_gettext --keywords lazy_ngettext:1,2" in (ROOT / "Makefile").read_text()
 
 
 @pytest.mark.parametrize("code", TRANSLATED)

@@ -64,7 +64,7 @@ def test_a_classic_game_with_a_mistake_a_death_taken_back_and_proven_moves_is_gr
     answer = move(client, game_id, action="undo")
     assert answer["status"] == "playing"
     # In play again: nothing of it shows; its player's page says when it will, with the way back to the game.
-    assert client.get(f"/api/games/{game_id}/review").json() == {"detail": "no such game"}
+    assert client.get(f"/api/games/{game_id}/review").json()["detail"] == "no such game"
     in_play = client.get(f"/games/{game_id}/replay")
     assert in_play.status_code == 404 and "This game is gone" not in in_play.text
     assert "still in play: its replay and review open when it ends" in in_play.text

@@ -7,10 +7,15 @@ its kind to a status (app/web/errors.py); a command prints its message and exits
 
 from __future__ import annotations
 
+from app.core.languages import Text
+
 
 class KaboomError(Exception):
-    """What the game, the service or the store refuse or cannot do now; nothing was changed."""
+    """What the game, the service or the store refuse or cannot do now; nothing was changed.
 
-    def __init__(self, message: str):
+    `message` reads in the language of whoever reads it (a Text, app.core.languages) or is plain English; either
+    way `str(error.message)` is what to show, and the JSON API's `detail` stays English."""
+
+    def __init__(self, message: str | Text):
         super().__init__(message)
         self.message = message

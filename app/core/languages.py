@@ -91,6 +91,38 @@ def speaking_as(choice: Speaking) -> Iterator[None]:
         _speaking.reset(token)
 
 
+@dataclass(frozen=True)
+class Text:
+    """Words to be read in the reader's language, made where the reader is not known: a refusal or a move's news
+    made in a game thread or the slow lane (another process), kept, and shown to whoever asks. It reads as a
+    string in the language spoken when it is read (`str`), so a page shows it translated and the command line
+    in English. A value that fills it may be a Text itself (read in the same language)."""
+
+    message: str
+    params: tuple[tuple[str, Any], ...] = ()
+    plural: str | None = None
+    count: int = 0
+
+    def __str__(self) -> str:
+        params = {name: str(value) if isinstance(value, Text) else value for name, value in self.params}
+        if self.plural is None:
+            return gettext(self.message, **params)
+        return ngettext(self.message, self.plural, self.count, **params)
+
+    def in_english(self) -> str:
+        with speaking_as(IN_ENGLISH):
+            return str(self)
+
+
+def lazy_gettext(message: str, **params: Any) -> Text:
+    """`message` to be translated when it is read (Text), its %(name)s filled from `params` then."""
+    return Text(message, tuple(params.items()))
+
+
+def lazy_ngettext(singular: str, plural: str, count: int, **params: Any) -> Text:
+    return Text(singular, tuple(params.items()), plural, count)
+
+
 def gettext(message: str, **params: Any) -> str:
     """`message` in the language spoken now, its %(name)s filled from `params`."""
     return _speaking.get().translations.gettext(message) % params

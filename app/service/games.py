@@ -36,7 +36,7 @@ class RateLimited(KaboomError):
         return f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little."
 
     def __str__(self) -> str:
-        return self.message
+        return str(self.message)
 
 
 class NoGuessLimited(RateLimited):

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.core.errors import KaboomError
 from app.core.game import Busy, Invalid, Refused
+from app.core.languages import Text, lazy_gettext
 from app.rooms import RoomNotFound
 from app.service.changes import StreamsFull, TooManyStreams
 from app.service.daily import DailyLimited
@@ -36,7 +37,7 @@ log = logging.getLogger("kaboom")
 @dataclass(frozen=True)
 class Answer:
     status: int
-    message: Callable[[KaboomError], str]
+    message: Callable[[KaboomError], str | Text]
     # How an HTMX request on a game hears of it: "panel" (the message in the
     # status panel; htmx swaps 409 and 422 only, so a panel goes out as one of
     # those), "refresh" (the page reloads), or "page" (htmx leaves the page and
@@ -50,7 +51,7 @@ class Answer:
 ANSWERS: dict[type[KaboomError], Answer] = {
     NotFound: Answer(
         404,
-        lambda error: (
+        lambda error: lazy_gettext(
             "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
             "Your games lists those you have; New game starts another."
         ),
@@ -58,12 +59,12 @@ ANSWERS: dict[type[KaboomError], Answer] = {
     # The API keeps NotFound's words; the page tells whoever may open the game when its replay opens.
     InPlay: Answer(
         404,
-        lambda error: "This game is still in play: its replay and review open when it ends.",
+        lambda error: lazy_gettext("This game is still in play: its replay and review open when it ends."),
         back=True,
     ),
     RoomNotFound: Answer(
         404,
-        lambda error: (
+        lambda error: lazy_gettext(
             "This room is gone: its last player left, or it expired, or the link is wrong. "
             "New game makes another, with Who plays set to a room."
         ),
@@ -71,11 +72,14 @@ ANSWERS: dict[type[KaboomError], Answer] = {
     TooManyRooms: Answer(429, lambda error: error.message),
     DailyLimited: Answer(429, lambda error: error.message),
     Corrupt: Answer(
-        500, lambda error: "This game's stored data is damaged and cannot be played; other games are fine."
+        500,
+        lambda error: lazy_gettext("This game's stored data is damaged and cannot be played; other games are fine."),
     ),
     Conflict: Answer(
         409,
-        lambda error: "This game changed through another request at the same moment; nothing was applied. Try again.",
+        lambda error: lazy_gettext(
+            "This game changed through another request at the same moment; nothing was applied. Try again."
+        ),
         htmx="refresh",
     ),
     TooComplex: Answer(503, lambda error: error.message, htmx="panel", htmx_status=409),
@@ -112,13 +116,15 @@ async def handle(request: Request, error: Exception) -> Response:
     if not isinstance(error, KaboomError):
         raise error
     kind, answer = answer_for(error)
-    message = answer.message(error)
+    words = answer.message(error)
     if kind in (Corrupt, StoreUnavailable):
         # The player's message is general; the log says which game and what is wrong with it.
         log.warning("%s %s answered %d: %s", request.method, request.url.path, answer.status, error)
+    # The page's sentence, in the request's language; the API's detail stays English, for scripts to read.
+    message = as_sentence(str(words))
     if wants_json(request):
-        return JSONResponse({"detail": API_MESSAGES.get(kind, message)}, status_code=answer.status)
-    message = as_sentence(message)
+        detail = API_MESSAGES.get(kind) or (words.in_english() if isinstance(words, Text) else words)
+        return JSONResponse({"detail": detail, "message": message}, status_code=answer.status)
     game_id = request.path_params.get("game_id")
     if kind is Conflict:
         request.app.state.service.context.forget(game_id or str(error))
@@ -182,15 +188,21 @@ async def invalid_request(request: Request, error: Exception) -> Response:
     if not isinstance(error, RequestValidationError):
         raise error
     problems = error.errors()
+    # Each field's problem in pydantic's words (English): the sentence around them is translated.
+    fields = _printable(
+        "; ".join(f"{' '.join(map(str, problem['loc'][1:]))}: {problem['msg']}" for problem in problems)
+    )
+    words = lazy_gettext("The form does not fit: %(fields)s", fields=fields)
     if wants_json(request):
+        message = as_sentence(str(words))
         try:
-            return JSONResponse({"detail": jsonable_encoder(problems)}, status_code=422)
+            return JSONResponse({"detail": jsonable_encoder(problems), "message": message}, status_code=422)
         except ValueError:
             # Each error echoes its field's input; one JSON cannot carry (bytes that are not
             # UTF-8, a lone surrogate) would make this 422 a 500: the errors go without them.
-            return JSONResponse({"detail": [_without_input(problem) for problem in problems]}, status_code=422)
-    fields = (f"{' '.join(map(str, problem['loc'][1:]))}: {problem['msg']}" for problem in problems)
-    return await handle(request, Invalid(_printable(f"The form does not fit: {'; '.join(fields)}")))
+            detail = [_without_input(problem) for problem in problems]
+            return JSONResponse({"detail": detail, "message": message}, status_code=422)
+    return await handle(request, Invalid(words))
 
 
 def _without_input(problem: dict) -> dict:

@@ -17,6 +17,7 @@ from html import escape
 from urllib.parse import urlsplit
 
 from app.core.addresses import address_key
+from app.core.languages import N_, Text, lazy_gettext, lazy_ngettext, speaking
 
 logger = logging.getLogger("uvicorn.error")
 
@@ -43,17 +44,23 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", CSP.encode()),
 ]
-UNEXPECTED = "The server failed while answering this request; the error is in its log. Reload to see what is stored."
+UNEXPECTED = N_(
+    "The server failed while answering this request; the error is in its log. Reload to see what is stored."
+)
 
 
-async def _refuse(scope, send, status: int, message: str) -> None:
+async def _refuse(scope, send, status: int, words: Text) -> None:
     """A refusal the page can show (htmx swaps 4xx into the status panel only for 409/422, so
-    HTML callers get a short page) and scripts can read (JSON)."""
+    HTML callers get a short page) and scripts can read (JSON: its detail in English, its message in the
+    request's language)."""
+    message = str(words)
     if is_api_path(scope["path"]):
-        body, kind = json.dumps({"detail": message}).encode(), b"application/json"
+        body, kind = json.dumps({"detail": words.in_english(), "message": message}).encode(), b"application/json"
     else:
+        language = speaking().language
         paragraph = f'<p id="message" class="message" role="alert">{escape(message)}</p>'
-        body = f"<!doctype html><title>Kaboom</title>{paragraph}".encode()
+        head = f'<!doctype html><html lang="{language.code}" dir="{language.direction}"><title>Kaboom</title>'
+        body = f"{head}{paragraph}".encode()
         kind = b"text/html; charset=utf-8"
     await send(
         {
@@ -72,6 +79,13 @@ class Guard:
     def __init__(self, app, max_body_bytes: int):
         self.app = app
         self.max_body_bytes = max_body_bytes
+
+    def body_too_large(self) -> Text:
+        return lazy_ngettext(
+            "The request body is larger than %(num)s byte.",
+            "The request body is larger than %(num)s bytes.",
+            self.max_body_bytes,
+        )
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -100,11 +114,13 @@ class Guard:
 
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         if scope["method"] in UNSAFE_METHODS and _cross_site(headers):
-            await _refuse(scope, secured_send, 403, "Cross-site requests are refused: play from Kaboom's own pages.")
+            await _refuse(
+                scope, secured_send, 403, lazy_gettext("Cross-site requests are refused: play from Kaboom's own pages.")
+            )
             return
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body_bytes:
-            await _refuse(scope, secured_send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+            await _refuse(scope, secured_send, 413, self.body_too_large())
             return
         received = 0
 
@@ -129,11 +145,11 @@ class Guard:
                 # uvicorn then drops the connection; this one carries the headers and keeps it,
                 # and the traceback goes where uvicorn's would.
                 logger.exception("Exception in ASGI application, answered with a 500")
-                await _refuse(scope, secured_send, 500, UNEXPECTED)
+                await _refuse(scope, secured_send, 500, lazy_gettext(UNEXPECTED))
                 return
             # Otherwise the app gave up on the cut-off body; the refusal below says why.
         if too_large and not response_started:
-            await _refuse(scope, secured_send, 413, f"The request body is larger than {self.max_body_bytes} bytes.")
+            await _refuse(scope, secured_send, 413, self.body_too_large())
 
 
 @dataclass
@@ -203,10 +219,12 @@ class ClientTurns:
         finally:
             end_turn()
 
-    def refusal(self) -> str:
-        return (
-            f"Too many requests at once from your address: {self.per_client} are worked on at a time and "
-            f"{self.waiting} more may wait their turn. Wait for the answers before asking again."
+    def refusal(self) -> Text:
+        return lazy_gettext(
+            "Too many requests at once from your address: %(at_once)s are worked on at a time and %(waiting)s more "
+            "may wait their turn. Wait for the answers before asking again.",
+            at_once=self.per_client,
+            waiting=self.waiting,
         )
 
     def _pass_on(self, client: str) -> None:
@@ -257,7 +275,12 @@ class StrictJSON:
             try:
                 strict_json(body)
             except ValueError as error:
-                await _refuse(scope, send, 422, f"The request body is not valid JSON: {error}. Nothing was changed.")
+                await _refuse(
+                    scope,
+                    send,
+                    422,
+                    lazy_gettext("The request body is not valid JSON: %(error)s. Nothing was changed.", error=error),
+                )
                 return
         await self.app(scope, _replay({"type": "http.request", "body": body, "more_body": False}, receive), send)
 

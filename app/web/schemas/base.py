@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # What every request body shares: no field the API does not know, and no conversions: pydantic
 # would otherwise read true as 1, 9.0 as 9 and "9" as 9, so a slip in a script could play a move.
@@ -19,7 +19,13 @@ def _joined(notes: list[str]) -> str | None:
 class ErrorOut(BaseModel):
     # A sentence for refusals (a body that is not strict JSON too); a list of field errors when
     # the JSON is well formed but a field does not fit the request's shape.
-    detail: str | list[dict[str, Any]]
+    detail: str | list[dict[str, Any]] = Field(
+        description="what was refused, in English, the same whatever the language asked for: for scripts to read"
+    )
+    message: str = Field(
+        description="the same for a person, as a sentence in the language of the request's Accept-Language "
+        "(English, Russian, Hungarian or Arabic, as the server offers them)"
+    )
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
