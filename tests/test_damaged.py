@@ -84,9 +84,9 @@ def plays_on(client: httpx.Client) -> None:
 
 
 def is_damaged(answer: httpx.Response) -> bool:
-    return answer.status_code == DAMAGED.status and answer.json() == {
-        "detail": DAMAGED.message(Corrupt("game g: damaged"))
-    }
+    # English words for scripts, and the same sentence for a person (English asked, English answered).
+    words = str(DAMAGED.message(Corrupt("game g: damaged")))
+    return answer.status_code == DAMAGED.status and answer.json() == {"detail": words, "message": words}
 
 
 # ----- a stored row, read and written as SQLite keeps it -------------------------

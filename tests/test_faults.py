@@ -208,7 +208,8 @@ def test_redis_down_answers_503_everywhere_and_the_same_game_plays_on_after_a_re
             ("POST", "/api/games", NEW_GAME),
         ]:
             answer = client.request(method, path, json=body)
-            assert (answer.status_code, answer.json()) == (503, {"detail": UNREACHABLE}), path
+            expected = {"detail": UNREACHABLE, "message": UNREACHABLE}
+            assert (answer.status_code, answer.json()) == (503, expected), path
         page = client.get(f"/games/{game['id']}")
         assert page.status_code == 503 and "cannot be reached" in page.text
         click = client.post(
@@ -229,7 +230,7 @@ def test_redis_down_answers_503_everywhere_and_the_same_game_plays_on_after_a_re
         try:
             # Within httpx's 30 s: the store gives up after its socket timeout, it does not wait for Redis.
             hung = client.post(moves, json={"action": "flag", "x": 2, "y": 0})
-            assert (hung.status_code, hung.json()) == (503, {"detail": UNREACHABLE})
+            assert (hung.status_code, hung.json()) == (503, {"detail": UNREACHABLE, "message": UNREACHABLE})
         finally:
             server.go_on()
         again = client.post(moves, json={"action": "flag", "x": 2, "y": 0})

@@ -344,3 +344,31 @@ def test_a_game_thread_speaks_its_requests_language():
             return await anyio.to_thread.run_sync(lambda: languages.gettext("Records"))
 
     assert anyio.run(in_a_thread) == "Рекорды"
+
+
+@pytest.mark.server
+def test_a_refusal_keeps_its_english_detail_for_scripts_and_tells_a_person_in_their_language(server):
+    gone = httpx.get(server + "/api/games/nothing", headers={"Accept-Language": "ru"})
+    assert gone.status_code == 404
+    assert gone.json() == {
+        "detail": "no such game",
+        "message": Catalogs("ru")
+        .speaking["ru"]
+        .translations.gettext(
+            "This game is gone: it was deleted (in another tab, perhaps) or expired, or the link is wrong. "
+            "Your games lists those you have; New game starts another."
+        ),
+    }
+    assert gone.json()["message"].startswith("Этой игры больше нет")
+    # A guard's refusal, before the app: the same two, and its short page says its language.
+    cross = {"Accept-Language": "ar", "Sec-Fetch-Site": "cross-site"}
+    refused = httpx.post(server + "/api/games", json={}, headers=cross)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == "Cross-site requests are refused: play from Kaboom's own pages."
+    assert refused.json()["message"].startswith("تُرفض الطلبات")
+    page = httpx.post(server + "/games", data={}, headers=cross)
+    assert page.status_code == 403 and '<html lang="ar" dir="rtl">' in page.text and "تُرفض الطلبات" in page.text
+    # A body of the wrong shape: FastAPI's list of field errors, and a sentence around them.
+    wrong = httpx.post(server + "/api/games", json={"width": "wide"}, headers={"Accept-Language": "hu"})
+    assert wrong.status_code == 422 and isinstance(wrong.json()["detail"], list)
+    assert wrong.json()["message"].startswith("Az űrlap nem megfelelő: ")
