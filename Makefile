@@ -63,7 +63,7 @@ $(REDIS_SERVER):
 LOCALES := app/web/locales
 messages: $(VENV)/.installed
 	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --keywords lazy_gettext --keywords lazy_ngettext:1,2 --add-location file --sort-by-file \
-		--omit-header --width 120 --output-file $(LOCALES)/messages.pot .
+		--project Kaboom --version 1 --copyright-holder "Kaboom's authors" --width 120 --output-file $(LOCALES)/messages.pot .
 	$(BIN)/pybabel --quiet update --domain messages --input-file $(LOCALES)/messages.pot --output-dir $(LOCALES) \
 		--ignore-obsolete --width 120
 

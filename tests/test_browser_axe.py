@@ -57,7 +57,7 @@ SMALL_TARGETS = """([least, sel]) => [...document.querySelectorAll(sel)].filter(
     if (box && box !== e) return null;
     if (e.tagName === 'A' && getComputedStyle(e).display === 'inline') {
         const around = [...e.parentElement.childNodes].filter(n => n !== e).map(n => n.textContent).join('');
-        if (/[A-Za-z0-9]/.test(around)) return null;
+        if (/[\\p{L}\\p{N}]/u.test(around)) return null;
     }
     const r = e.getBoundingClientRect();
     if (r.width >= least && r.height >= least) return null;

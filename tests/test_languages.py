@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = [code for code in LANGUAGES if code != "en"]
 # The templates whose every word a player reads is marked: the rest are being marked (issue 44), one by one; a
 # template joins this list when it is done, and may not leave it.
-MARKED_TEMPLATES = ("base.html",)
+MARKED_TEMPLATES = ("base.html", "home.html", "modes/cruel/welcome.html")
 # Words that are the same in every language: the game's name.
 UNTRANSLATED_WORDS = {"Kaboom"}
 
@@ -218,6 +218,8 @@ class VisibleText(HTMLParser):
 
 
 def unmarked_words(source: str) -> list[str]:
+    # A block that fills a class attribute (body_class) holds class names, not words.
+    source = re.sub(r"\{%-?\s*block \w+_class\s*-?%\}.*?\{%-?\s*endblock", " ", source, flags=re.DOTALL)
     # Every Jinja2 construct becomes a blank: what is left is the markup's own text.
     bare = re.sub(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", " ", source, flags=re.DOTALL)
     parser = VisibleText()
@@ -280,7 +282,7 @@ def test_the_switcher_lists_every_language_and_keeps_the_choice(server):
     # Each language is offered in its own words, marked with its own language and direction.
     for language in LANGUAGES.values():
         assert f'value="{language.code}" lang="{language.code}" dir="{language.direction}"' in page
-    assert 'aria-label="Язык: Русский"' in page
+    assert '<span class="visually-hidden">Язык: Русский, </span>RU</summary>' in page
     assert '<input type="hidden" name="back" value="/rules">' in page
     with httpx.Client(base_url=server) as client:
         chosen = client.post("/language", data={"language": "hu", "back": "/rules"}, headers={"Accept-Language": "ru"})

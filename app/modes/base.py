@@ -40,6 +40,7 @@ from app.core.game import (
     rewound,
     undo,
 )
+from app.core.languages import gettext
 from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
@@ -217,7 +218,7 @@ class Mode:
 
     def seat_name(self, seat: int) -> str:
         """A seat as the page and the refusals name it."""
-        return f"Player {seat + 1}"
+        return gettext("Player %(number)s", number=seat + 1)
 
     def moving_seat(self, game: Game, player: str) -> int | None:
         """The seat `player` moves for now: None in a game of one player; on one screen, whoever's turn it

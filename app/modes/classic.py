@@ -443,7 +443,7 @@ class Classic(Mode):
     def record_kind(self, game: Game) -> str:
         # From the board as it was dealt (its id), not the setting, which may have changed since.
         board_id = game.state.get("board_id")
-        return "no guessing" if board_id and BoardId.parse(board_id).no_guess else ""
+        return N_("no guessing") if board_id and BoardId.parse(board_id).no_guess else ""
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         played = game.state.get("bot_moves", 0)

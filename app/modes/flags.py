@@ -27,7 +27,7 @@ from typing_extensions import TypedDict
 
 from app.core import seats as seating
 from app.core.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
-from app.core.languages import N_
+from app.core.languages import N_, gettext
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import YOU, Mode, options_of
 from solver import Analyzer, Limits
@@ -36,7 +36,7 @@ from solver.position import COVERED, describe
 
 SEATS = 2
 BOMB_SIDE = 5  # the bomb uncovers a square of this side (MSN's rule)
-SEAT_NAMES = ("Blue", "Red")  # MSN's colours; the page paints each seat's mines in its own
+SEAT_NAMES = (N_("Blue"), N_("Red"))  # MSN's colours; the page paints each seat's mines in its own
 LEVELS = ("easy", "normal", "hard")
 # The page's sizes: MSN's board, and KöMaL's three at MSN's density (a fifth of the cells).
 FLAGS_PRESETS = {
@@ -156,7 +156,7 @@ class Flags(Mode):
         return game.state["turn"]
 
     def seat_name(self, seat: int) -> str:
-        return SEAT_NAMES[seat]
+        return gettext(SEAT_NAMES[seat])
 
     def winner(self, game: Game) -> int | None:
         return game.state["winner"]
@@ -373,8 +373,8 @@ class Flags(Mode):
         winner = game.state["winner"]
         score = f"{max(scores)}–{min(scores)}"
         if winner is None:
-            return f"A draw, {score}."
-        return f"{SEAT_NAMES[winner]} wins, {score}."
+            return gettext("A draw, %(score)s.", score=score)
+        return gettext("%(seat)s wins, %(score)s.", seat=self.seat_name(winner), score=score)
 
 
 assert set(Flags.opponent_words) == set(seating.OPPONENTS)

@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 
 from app.core.errors import KaboomError
 from app.core.game import MAX_BOARD_SIDE, Game, Refused
+from app.core.languages import gettext
 from app.core.names import NAME_LENGTH
 from app.core.seats import watcher
 from app.core.stored import Count, Key, Time, Version, adapter, schema
@@ -251,7 +252,7 @@ class RoomKind:
 
     def state_text(self, room: Room) -> str:
         """Where the room stands, in a few words, as a list of rooms shows it."""
-        return "Playing"
+        return gettext("Playing")
 
     def standings(
         self, room: Room, viewer: str, present: frozenset[int], games: RoomGames, now: float

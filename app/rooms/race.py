@@ -15,7 +15,7 @@ from pydantic import StrictStr
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Refused
-from app.core.languages import N_
+from app.core.languages import N_, gettext
 from app.core.stored import Count, Time, schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
 
@@ -59,7 +59,9 @@ class Race(RoomKind):
         return room.state["phase"], room.state["round"], room.state["starts_at"]
 
     def state_text(self, room: Room) -> str:
-        return "Waiting to start" if room.state["phase"] == "lobby" else f"Round {room.state['round']}"
+        if room.state["phase"] == "lobby":
+            return gettext("Waiting to start")
+        return gettext("Round %(round)s", round=room.state["round"])
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         if room.seat_of(player) is None:

@@ -35,8 +35,16 @@ function foldMenuClick(event) {
 function localTimes(root) {
   for (const time of root.querySelectorAll("time[datetime]")) {
     const when = new Date(time.getAttribute("datetime"));
-    if (!Number.isNaN(when.getTime())) time.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    if (!Number.isNaN(when.getTime())) time.textContent = when.toLocaleString(pageLocale(), { dateStyle: "medium", timeStyle: "short" });
   }
+}
+
+// The page's language as the browser writes dates in it: the reader's own region of it when their browser
+// asks for one (en-GB on an English page), and the digits of the board (0-9) whatever the language's own.
+export function pageLocale() {
+  const language = document.documentElement.lang || "en";
+  const regional = (navigator.languages || []).find((tag) => tag.split("-")[0].toLowerCase() === language);
+  return new Intl.Locale(regional || language, { numberingSystem: "latn" });
 }
 
 // A countdown (a board that opens at a moment, the same for everyone) ticks from the server's seconds

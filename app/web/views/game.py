@@ -13,7 +13,7 @@ from fractions import Fraction
 from markupsafe import Markup
 
 from app.core.game import QUESTION, BotChoice, Game, LossReview
-from app.core.languages import decimal_text, percent_text
+from app.core.languages import N_, decimal_text, gettext, ngettext, number_text, percent_text
 from app.core.seats import computers, invitation
 from app.modes import get_mode
 from app.results.records import accuracy_of, fixed_layout_figures
@@ -446,8 +446,8 @@ def percent(chance: Fraction | float) -> str:
     return percent_text(float(chance), 1 if 0 < value < 1 or 99 < value < 100 else 0)
 
 
-ACCURACY_TITLE = "The share of its moves that bet on something that were proven or the best guess"
-NOT_GRADED_TITLE = "Too long to grade when it ended: its replay grades it"
+ACCURACY_TITLE = N_("The share of its moves that bet on something that were proven or the best guess")
+NOT_GRADED_TITLE = N_("Too long to grade when it ended: its replay grades it")
 
 
 def accuracy_text(value: Fraction | float | None) -> str:
@@ -478,11 +478,26 @@ class ListedGame:
 def board_title(mode_name: str, width: int, height: int, mines: int) -> str:
     """A board as lists name it: "Beginner 9×9, 10 mines" (its preset's name, when it is one)."""
     mode = get_mode(mode_name)
-    size = next(
-        (mode.preset_title(name) + " " for name, preset in mode.presets.items() if preset == (width, height, mines)),
-        "",
+    preset = next((name for name, size in mode.presets.items() if size == (width, height, mines)), None)
+    mines_shown = number_text(mines)
+    if preset is None:
+        return ngettext(
+            "%(width)s×%(height)s, %(mines)s mine",
+            "%(width)s×%(height)s, %(mines)s mines",
+            mines,
+            width=width,
+            height=height,
+            mines=mines_shown,
+        )
+    return ngettext(
+        "%(preset)s %(width)s×%(height)s, %(mines)s mine",
+        "%(preset)s %(width)s×%(height)s, %(mines)s mines",
+        mines,
+        preset=gettext(mode.preset_title(preset)),
+        width=width,
+        height=height,
+        mines=mines_shown,
     )
-    return f"{size}{width}×{height}, {mines} mine{'s' * (mines != 1)}"
 
 
 def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
@@ -494,7 +509,13 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
         if game is None:
             rows.append(
                 ListedGame(
-                    listing.game_id, "A game whose stored data is damaged", "", "Damaged", "damaged", played, played_at
+                    listing.game_id,
+                    gettext("A game whose stored data is damaged"),
+                    "",
+                    gettext("Damaged"),
+                    "damaged",
+                    played,
+                    played_at,
                 )
             )
             continue
@@ -502,28 +523,38 @@ def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGa
         title = board_title(game.mode, game.width, game.height, game.mines)
         kind = mode.record_kind(game)
         clock = clock_text(game.elapsed(now), tenths=game.status == "won")
-        state = {
-            "playing": f"Playing, {clock}" if game.started_at is not None else "Not started",
-            "won": f"Won in {clock}",
-            "lost": f"Lost after {clock}",
-        }[game.status]
+        if game.status == "won":
+            state = gettext("Won in %(clock)s", clock=clock)
+        elif game.status == "lost":
+            state = gettext("Lost after %(clock)s", clock=clock)
+        else:
+            state = (
+                gettext("Playing, %(clock)s", clock=clock) if game.started_at is not None else gettext("Not started")
+            )
         if mode.seat_count > 1:
             # A game of several seats: its result, or whose turn it is.
-            state = mode.result_text(game, clock) or f"Playing, {mode.seat_name(mode.seat_to_move(game))} to move"
+            mover = mode.seat_name(mode.seat_to_move(game))
+            state = mode.result_text(game, clock) or gettext("Playing, %(seat)s to move", seat=mover)
         if game.deaths:
-            state += f", {game.deaths} death{'s' * (game.deaths != 1)}"
+            state = ngettext("%(state)s, %(num)s death", "%(state)s, %(num)s deaths", game.deaths, state=state)
         accuracy = accuracy_title = replay = ""
         if game.status != "playing":
             # Graded at its end; a game too long for that is graded when its review is first asked for.
             graded = game.review is not None
-            accuracy = f"Accuracy {accuracy_text(accuracy_of(game))}" if graded else "Not graded"
-            accuracy_title = ACCURACY_TITLE if graded else NOT_GRADED_TITLE
+            accuracy = (
+                gettext("Accuracy %(accuracy)s", accuracy=accuracy_text(accuracy_of(game)))
+                if graded
+                else gettext("Not graded")
+            )
+            accuracy_title = gettext(ACCURACY_TITLE if graded else NOT_GRADED_TITLE)
             replay = f"/games/{listing.game_id}/replay"
         rows.append(
             ListedGame(
                 listing.game_id,
                 title,
-                f"{mode.title}, {kind}" if kind else mode.title,
+                gettext("%(mode)s, %(kind)s", mode=gettext(mode.title), kind=gettext(kind))
+                if kind
+                else gettext(mode.title),
                 state,
                 game.status,
                 played,

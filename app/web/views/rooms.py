@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
+from app.core.languages import gettext
 from app.modes import get_mode
 from app.rooms import get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
@@ -59,8 +60,8 @@ def room_rows(rooms: list[tuple[str, Room]]) -> list[RoomRow]:
     return [
         RoomRow(
             room_id,
-            f"{get_kind(room.kind).title} · {board_title(room.mode, room.width, room.height, room.mines)}",
-            get_mode(room.mode).title,
+            f"{gettext(get_kind(room.kind).title)} · {board_title(room.mode, room.width, room.height, room.mines)}",
+            gettext(get_mode(room.mode).title),
             [(member.name, member.colour) for member in room.members],
             get_kind(room.kind).state_text(room),
         )

@@ -1,0 +1,94 @@
+"""The pages in another language, in Chromium: the browser's language chooses, the header's switcher changes it and
+the choice stays, Arabic reads right to left with nothing cut off or sideways, the times are the page
+language's, and axe finds nothing serious, at a laptop's size and on a touch phone, light and dark."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_browser import CHROMIUM  # noqa: F401  (skips the module without Chromium)
+from tests.test_browser_axe import BLOCKING, COLOUR_RULES, axe, axe_page, small_targets
+from tests.test_layout import LAPTOP, PHONE
+
+SERVER_SETTINGS = {"languages": "en,ru,hu,ar", "create_limit": 100_000}
+
+# What the page's whole width is, against the window's: anything wider scrolls sideways.
+OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
+
+
+def in_language(open_page, size: dict, code: str):
+    return axe_page(open_page, size, locale=code, extra_http_headers={"Accept-Language": code})
+
+
+def findings(page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, in the light scheme and then the dark."""
+    found = []
+    for scheme, rules in (("light", None), ("dark", COLOUR_RULES)):
+        page.emulate_media(color_scheme=scheme)
+        page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        found += [f"{scheme} {v['id']}: {v['nodes']}" for v in axe(page, rules) if v["impact"] in BLOCKING]
+    page.emulate_media(color_scheme="light")
+    return found
+
+
+@pytest.mark.parametrize("code", ["ar", "ru", "hu"])
+@pytest.mark.parametrize(("look", "size", "least"), [("laptop", LAPTOP, 24), ("phone", PHONE, 44)])
+def test_the_home_page_and_its_switcher_in_each_language(open_page, code, look, size, least):
+    page = in_language(open_page, size, code)
+    page.goto("/")
+    direction = "rtl" if code == "ar" else "ltr"
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [code, direction]
+    assert page.evaluate(OVERFLOW) <= 0, f"{code} {look}: the page scrolls sideways"
+    assert findings(page) == []
+    assert small_targets(page, least) == []
+    switcher = page.locator("details.language")
+    switcher.locator("summary").click()
+    menu = switcher.locator("form")
+    assert menu.is_visible()
+    # The open menu lies inside the window, whichever side the header starts from.
+    box = menu.bounding_box()
+    width = page.evaluate("window.innerWidth")
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (code, look, box)
+    assert findings(page) == []
+    assert small_targets(page, least) == []
+    if code == "ar":
+        # The header is mirrored: the game's name at the right, the links to its left.
+        title = page.locator(".top h1").bounding_box()
+        links = page.locator(".top-links").bounding_box()
+        assert title and links and title["x"] > links["x"], (title, links)
+
+
+def test_the_switcher_changes_the_language_and_the_choice_stays(open_page):
+    page = in_language(open_page, LAPTOP, "ru")
+    page.goto("/rules")
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    page.locator("details.language summary").click()
+    page.locator('details.language button[value="hu"]').click()
+    page.wait_for_url("**/rules")
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["hu", "ltr"]
+    assert page.locator(".top-links").inner_text().split() == ["Játékaid", "Ma", "Rekordok", "Szabályok"]
+    # The browser still asks for Russian; the choice outweighs it on every page after.
+    page.goto("/")
+    assert page.evaluate("document.documentElement.lang") == "hu"
+    assert page.locator("details.language summary").get_attribute("title") == "Nyelv: Magyar"
+    page.locator("details.language summary").click()
+    page.locator('details.language button[value="ar"]').click()
+    page.wait_for_url("**/")
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+
+
+@pytest.mark.parametrize(("code", "letters"), [("ru", "[а-я]"), ("ar", "[\u0600-\u06ff]"), ("hu", "[a-ző]")])
+def test_a_games_time_on_the_home_page_is_written_in_the_pages_language(open_page, code, letters):
+    page = in_language(open_page, LAPTOP, code)
+    page.goto("/")
+    page.locator(".presets button").first.click()
+    page.wait_for_url("**/games/**")
+    page.goto("/")
+    played = page.locator("time.game-played").first
+    page.wait_for_function("time => !time.textContent.includes('UTC')", arg=played.element_handle())
+    text = played.inner_text()
+    # The month in the page's language, the digits the board's (0-9) whatever the language's own.
+    assert re.search(letters, text), text
+    assert re.search("[0-9]", text) and not re.search("[\u0660-\u0669]", text), text
