@@ -62,7 +62,7 @@ $(REDIS_SERVER):
 # A new language: `$(BIN)/pybabel init -D messages -i $(LOCALES)/messages.pot -d $(LOCALES) -l CODE` (docs/development.md).
 LOCALES := app/web/locales
 messages: $(VENV)/.installed
-	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --keywords lazy_gettext --keywords lazy_ngettext:1,2 --add-location file --sort-by-file \
+	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --keywords lazy_gettext --keywords lazy_ngettext:1,2 --keywords setting --add-location file --sort-by-file \
 		--project Kaboom --version 1 --copyright-holder "Kaboom's authors" --width 120 --output-file $(LOCALES)/messages.pot .
 	$(BIN)/pybabel --quiet update --domain messages --input-file $(LOCALES)/messages.pot --output-dir $(LOCALES) \
 		--ignore-obsolete --width 120

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from app.core import seats as seating
 from app.core.board import Board
 from app.core.errors import KaboomError
-from app.core.languages import N_
+from app.core.languages import N_, Text
 from app.core.seats import Seat
 from solver import Analyzer, Budget, Limits
 from solver.position import COVERED, FLAG, MINE, Position, describe
@@ -258,7 +258,7 @@ class Outcome:
 @dataclass
 class Hint:
     kind: str  # safe, guess, outside, wrong_flag, start
-    message: str
+    message: Text
     cell: tuple[int, int] | None = None
     proof: list[tuple[int, int]] = field(default_factory=list)
     uses_count: bool = False

@@ -128,6 +128,11 @@ def gettext(message: str, **params: Any) -> str:
     return _speaking.get().translations.gettext(message) % params
 
 
+def unfilled(message: str) -> str:
+    """`message` translated but not yet filled: a format for a hot path to fill many times (a board's cells)."""
+    return _speaking.get().translations.gettext(message)
+
+
 def ngettext(singular: str, plural: str, count: int, **params: Any) -> str:
     """The form for `count` in the language spoken now (Russian has three, Arabic six), %(num)s being `count`."""
     return _speaking.get().translations.ngettext(singular, plural, count) % {"num": count, **params}
@@ -144,7 +149,8 @@ def pgettext(context: str, message: str, **params: Any) -> str:
 DIGITS = "latn"
 
 
-def number_text(value: int) -> str:
+def number_text(value: float) -> str:
+    """A count or a measure as the language writes it, with the decimals it has (up to three)."""
     language = _speaking.get().language
     return str(value) if language is ENGLISH else format_decimal(value, locale=language.locale, numbering_system=DIGITS)
 

@@ -40,7 +40,7 @@ from app.core.game import (
     rewound,
     undo,
 )
-from app.core.languages import gettext
+from app.core.languages import Text, gettext, lazy_gettext
 from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
@@ -480,7 +480,7 @@ class Mode:
         statuses = analyzer.classify()
         for index, mark in sorted(game.marks.items()):
             if mark == FLAG and statuses[game.cell(index)] is not Status.MINE:
-                return Hint("wrong_flag", "You flagged a cell that could be empty", game.cell(index))
+                return Hint("wrong_flag", lazy_gettext("You flagged a cell that could be empty"), game.cell(index))
         if game.started_at is None:
             return Hint("start", self.first_click_hint(game))
         safe = [cell for cell, status in statuses.items() if status is Status.SAFE]
@@ -492,14 +492,16 @@ class Mode:
             safe, key=lambda c: (analyzer.is_outside(c), max(abs(c[0] - last[0]), abs(c[1] - last[1])), c[1], c[0])
         )
         explanation = analyzer.explain(cell)
-        return Hint("safe", "There are safe cells", cell, list(explanation.numbers), explanation.uses_count)
+        return Hint(
+            "safe", lazy_gettext("There are safe cells"), cell, list(explanation.numbers), explanation.uses_count
+        )
 
-    def first_click_hint(self, game: Game) -> str:
+    def first_click_hint(self, game: Game) -> Text:
         if self.start_cell(game) is not None:
-            return "Start on the marked cell: whoever starts there is dealt the same board"
+            return lazy_gettext("Start on the marked cell: whoever starts there is dealt the same board")
         if getattr(game.options, "first_click_safe_only", False):
-            return "Click anywhere: the first click is always safe"
-        return "Click anywhere: the first click opens an area"
+            return lazy_gettext("Click anywhere: the first click is always safe")
+        return lazy_gettext("Click anywhere: the first click opens an area")
 
     def review_loss(self, game: Game, allowance: Allowance) -> LossReview | None:
         """What could be known when the game was lost, from the position before the losing action;

@@ -36,7 +36,7 @@ from app.core.game import (
     board_size,
     setting,
 )
-from app.core.languages import N_
+from app.core.languages import N_, Text, lazy_gettext
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
@@ -171,7 +171,7 @@ class Classic(Mode):
 
     board_ids = True
     daily: ClassVar[dict[str, bool] | None] = {"no_guess": True}
-    daily_title: ClassVar[str] = "No-guess Expert"
+    daily_title: ClassVar[str] = N_("No-guess Expert")
     # A race on a board that needs no guess: nobody wins it by luck.
     even_settings: ClassVar[dict[str, bool]] = {"no_guess": True}
 
@@ -390,7 +390,7 @@ class Classic(Mode):
         proven = self.proven_hint(game, analyzer)
         if proven is not None:
             return proven
-        return Hint("guess", "I don't know: no cell can be proven safe, so you must guess")
+        return Hint("guess", lazy_gettext("I don't know: no cell can be proven safe, so you must guess"))
 
     bot_plays = True
 
@@ -463,9 +463,9 @@ class Classic(Mode):
     def result_counts(self, game: Game) -> list[str]:
         return [counted(game.state.get("bot_moves", 0), "bot move"), *super().result_counts(game)]
 
-    def first_click_hint(self, game: Game) -> str:
+    def first_click_hint(self, game: Game) -> Text:
         start = game.state.get("start")
         if start is not None:
             x, y = game.cell(start)
-            return f"Start at column {x + 1}, row {y + 1}: this board's first click"
+            return lazy_gettext("Start at column %(x)s, row %(y)s: this board's first click", x=x + 1, y=y + 1)
         return super().first_click_hint(game)

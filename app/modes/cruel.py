@@ -19,7 +19,7 @@ from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Hint, Move, Options, Switches, Turn, setting
-from app.core.languages import N_
+from app.core.languages import N_, lazy_gettext
 from app.core.stored import Cell, Count, schema
 from app.modes.base import FIRST_CLICK, Mode, counted, options_of
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
@@ -79,7 +79,7 @@ class Cruel(SeededDeals):
     secret_optional = True  # games from before deals were derived from a seed (move_rng seeds them)
 
     daily: ClassVar[dict[str, bool] | None] = {}
-    daily_title: ClassVar[str] = "Cruel Expert"
+    daily_title: ClassVar[str] = N_("Cruel Expert")
 
     def new_state(self) -> dict[str, Any]:
         return {"forced_guesses": 0}
@@ -139,12 +139,12 @@ class Cruel(SeededDeals):
         if proven is not None:
             return proven
         if analyzer.every_frontier_cell_is_a_mine():
-            return Hint("outside", "Every frontier cell is a mine: play outside")
+            return Hint("outside", lazy_gettext("Every frontier cell is a mine: play outside"))
         if options_of(game, CruelOptions).allow_outside:
-            return Hint("guess", "No safe cells: you may guess, anywhere")
+            return Hint("guess", lazy_gettext("No safe cells: you may guess, anywhere"))
         # Under the strict rule a cell away from the numbers is a mine while the frontier has room:
         # the player must know that before paying for it (the rules are on the page too).
-        return Hint("guess", "No safe cells: guess next to a number, or turn on Allow guessing anywhere")
+        return Hint("guess", lazy_gettext("No safe cells: guess next to a number, or turn on Allow guessing anywhere"))
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         return [

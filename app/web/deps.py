@@ -12,7 +12,7 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.addresses import address_key
-from app.core.languages import day_text
+from app.core.languages import day_text, number_text
 from app.service import GameService
 from app.web import i18n
 from app.web.faces import FaceLoader
@@ -30,6 +30,7 @@ templates.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), FaceLoader()])
 # An accuracy as every page shows it: "94 %", or "–" for none.
 templates.env.filters["accuracy"] = accuracy_text
 templates.env.filters["day"] = day_text
+templates.env.filters["number"] = number_text
 i18n.install(templates.env)
 
 

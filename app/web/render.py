@@ -22,6 +22,7 @@ from app.web.views.game import (
     bot_text,
     cell_html,
     changed_cells,
+    hint_text,
     panel,
     probability_legend,
     review_text,
@@ -53,6 +54,9 @@ def page_context(
     review = extra.pop("review", None)
     if review is not None and game is not None:
         context["review"] = (review, review_text(review, game))
+    hint = extra.get("hint")
+    if hint is not None:
+        context["hint_words"] = hint_text(hint, bool(extra.get("show_hint") and hint.cell))
     bot, played = extra.pop("bot", None), extra.pop("bot_played", False)
     if bot is not None and game is not None:
         context["bot"] = (bot, bot_text(bot, played, game.mode))

@@ -113,7 +113,7 @@ async def hint(game_id: str, player: Player, service: Service) -> HintOut:
     _, advice = await service.aids.hint(game_id, player)
     return HintOut(
         kind=advice.kind,
-        message=advice.message,
+        message=str(advice.message),
         cell=list(advice.cell) if advice.cell else None,
         proof=[list(cell) for cell in advice.proof],
         uses_count=advice.uses_count,

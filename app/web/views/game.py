@@ -7,13 +7,14 @@ Cell markup stays small (an id, a class, a label): an Expert board is about
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass
 from fractions import Fraction
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from app.core.game import QUESTION, BotChoice, Game, LossReview
-from app.core.languages import N_, decimal_text, gettext, ngettext, number_text, percent_text
+from app.core.game import QUESTION, BotChoice, Game, Hint, LossReview
+from app.core.languages import N_, decimal_text, gettext, ngettext, number_text, percent_text, speaking, unfilled
 from app.core.seats import computers, invitation
 from app.modes import get_mode
 from app.results.records import accuracy_of, fixed_layout_figures
@@ -21,10 +22,51 @@ from app.service.overlays import Overlay
 from app.store import Listing
 from app.web.faces import face_of
 from solver import Status
-from solver.position import COVERED, FLAG, MINE, describe
+from solver.position import COVERED, FLAG, MINE
 
 OVERLAY_CLASS = {Status.SAFE: "os", Status.MINE: "om", Status.UNKNOWN: "ou"}
-OVERLAY_LABEL = {Status.SAFE: "proven safe", Status.MINE: "proven mine", Status.UNKNOWN: "unknown"}
+OVERLAY_LABEL = {Status.SAFE: N_("proven safe"), Status.MINE: N_("proven mine"), Status.UNKNOWN: N_("unknown")}
+
+
+class BoardWords:
+    """What a screen reader hears of the board's cells, in the language spoken now: looked up once per answer
+    (a 100x100 board has 10,000 cells), escaped once (a label goes in an attribute)."""
+
+    def __init__(self) -> None:
+        def said(message: str) -> str:
+            return str(escape(unfilled(message)))
+
+        self.position = said(N_("%(label)s, column %(x)s, row %(y)s"))
+        self.found_by = said(N_("mine found by %(seat)s"))
+        self.help_found = said(N_("flag on a mine that help found"))
+        self.opened_by_a_player = said(N_("%(number)s, opened by the last move of a player"))
+        self.uncovered_last = said(N_("%(number)s, uncovered by the last move"))
+        self.over_flagged = said(N_("%(missing)s: more flags than mines around"))
+        self.missing = said(N_("%(missing)s more"))
+        self.exploded = said(N_("exploded mine"))
+        self.wrong_flag = said(N_("wrong flag"))
+        self.mine = said(N_("mine"))
+        self.covered = said(N_("covered"))
+        self.start_here = said(N_("covered, start here"))
+        self.flag = said(N_("flag"))
+        self.question = said(N_("question mark"))
+        self.status = {status: said(words) for status, words in OVERLAY_LABEL.items()}
+        self.with_status = said(N_("%(label)s, %(status)s"))
+        self.chance = said(N_("%(chance)s mine"))
+        self.with_chance = said(N_("%(label)s, %(chance)s"))
+        self.with_safest_chance = said(N_("%(label)s, %(chance)s, among the safest"))
+
+    @staticmethod
+    def of(translations: object) -> BoardWords:
+        # One set per language's translations, kept while they are (a server's for as long as it runs).
+        words = _BOARD_WORDS.get(translations)
+        if words is None:
+            words = _BOARD_WORDS[translations] = BoardWords()
+        return words
+
+
+_BOARD_WORDS: weakref.WeakKeyDictionary[object, BoardWords] = weakref.WeakKeyDictionary()
+
 
 CellView = tuple[str, str, str, str]  # classes, aria-label, text, the tip shown over it (a mine probability)
 # A ripple stays short however far an assist reached: later waves all start with this one.
@@ -54,66 +96,68 @@ class Look:
         last = face.last_move(game)
         self.last = last if last is not None and not self.over else frozenset()
         self.movers = last_moves(game) if not self.over else {}
+        self.words = BoardWords.of(speaking().translations)
 
     def cell(self, index: int) -> CellView:
-        game = self.game
+        game, words = self.game, self.words
         symbol = game.cells[index]
         mark = game.marks.get(index, "")
         if symbol == MINE:
             owner = self.owners.get(index)
             if owner is not None:
                 last = " last" if index in self.last else ""
-                return f"c f s{owner}{last}", f"mine found by {self.seat_name(owner)}", "", ""
-            return "c f h", "flag on a mine that help found", "", ""
+                return f"c f s{owner}{last}", words.found_by % {"seat": escape(self.seat_name(owner))}, "", ""
+            return "c f h", words.help_found, "", ""
         if symbol != COVERED:
             number = int(symbol)
             mover = self.movers.get(index)
             if mover is not None:
                 return (
                     f"c n{symbol} by b{mover}",
-                    f"{symbol}, opened by the last move of a player",
+                    words.opened_by_a_player % {"number": symbol},
                     symbol if number else "",
                     "",
                 )
             if index in self.last:
-                return f"c n{symbol} last", f"{symbol}, uncovered by the last move", symbol if number else "", ""
+                label = words.uncovered_last % {"number": symbol}
+                return f"c n{symbol} last", label, symbol if number else "", ""
             if not (game.options.countdown and number):
                 return f"c n{symbol}", symbol, symbol if number else "", ""
             # Countdown mode shows, and says, the mines still missing around a number. The class keeps
             # the number itself (kaboom.js reads it to chord); below zero it turns to the danger colour.
             missing = number - game.board.flags_around(index, game.cells, game.marks)
             if missing < 0:
-                return f"c n{symbol} over", f"{missing}: more flags than mines around", str(missing), ""
-            return f"c n{symbol}", f"{missing} more", str(missing), ""
+                return f"c n{symbol} over", words.over_flagged % {"missing": missing}, str(missing), ""
+            return f"c n{symbol}", words.missing % {"missing": missing}, str(missing), ""
         if index == game.exploded:
-            return "c x", "exploded mine", "", ""
+            return "c x", words.exploded, "", ""
         mine = index in self.mines
         if mark == FLAG and self.over and not mine:
-            return "c f w", "wrong flag", "", ""
+            return "c f w", words.wrong_flag, "", ""
         if mine and mark != FLAG:
-            return "c m", "mine", "", ""
-        classes, label = "c u", "covered"
+            return "c m", words.mine, "", ""
+        classes, label = "c u", words.covered
         if index == start_cell(game):
             # A board played from its id: its layout was dealt for this first click.
-            classes, label = "c u start", "covered, start here"
+            classes, label = "c u start", words.start_here
         if mark == FLAG:
-            classes, label = "c f", "flag"
+            classes, label = "c f", words.flag
             if index in self.movers:
                 classes += f" by b{self.movers[index]}"
         elif mark == QUESTION:
-            classes, label = "c u q", "question mark"
+            classes, label = "c u q", words.question
         # In every mode: a flag on a cell proven safe is a mistake the overlay is there to show.
         status = self.statuses.get(game.cell(index)) if self.statuses is not None else None
         if status is not None:
             classes += " " + OVERLAY_CLASS[status]
-            label += ", " + OVERLAY_LABEL[status]
+            label = words.with_status % {"label": label, "status": words.status[status]}
         chance = self.probabilities.get(game.cell(index)) if self.probabilities is not None else None
         tip = ""
         if chance is not None:
             tip, step = self.chance_look(chance)
             safest = chance == self.safest and mark != FLAG
             classes += step + (" best" if safest else "")
-            label += f", {tip}" + (", among the safest" if safest else "")
+            label = (words.with_safest_chance if safest else words.with_chance) % {"label": label, "chance": tip}
         return classes, label, "", tip
 
     def chance_look(self, chance: float) -> tuple[str, str]:
@@ -121,14 +165,15 @@ class Look:
         worded once per answer."""
         look = self._chance_looks.get(chance)
         if look is None:
-            look = self._chance_looks[chance] = (f"{percent(chance)} mine", f" p{probability_step(chance)}")
+            tip = self.words.chance % {"chance": percent(chance)}
+            look = self._chance_looks[chance] = (tip, f" p{probability_step(chance)}")
         return look
 
     def row_html(self, y: int) -> Markup:
         """Row y's cells as HTML: a 100x100 grid is 10,000 of them, too many for a template macro each
         (the macro took 220 ms a grid, on the worker's event loop)."""
-        width = self.game.width
-        return Markup("".join(cell_html((x, y), self.cell(y * width + x)) for x in range(width)))
+        width, position = self.game.width, self.words.position
+        return Markup("".join(cell_html((x, y), self.cell(y * width + x), position=position) for x in range(width)))
 
 
 def start_cell(game: Game) -> int | None:
@@ -182,19 +227,22 @@ def probability_step(chance: float) -> int:
     return next((step for step, top in enumerate(PROBABILITY_STEPS) if chance <= top), 4)
 
 
-def cell_html(cell: tuple[int, int], look: CellView, oob: bool = False, wave: int | None = None) -> Markup:
+def cell_html(
+    cell: tuple[int, int], look: CellView, oob: bool = False, wave: int | None = None, position: str | None = None
+) -> Markup:
     """One cell's element; its label says where it is, for a screen reader moving over the board.
     `wave`: an assist changed it, so many steps from the action (it joins the ripple, later the further).
-    Not escaped: classes and a label from this module's fixed words, numbers and a digit."""
+    `position`: BoardWords.position, when the caller has it at hand. Not escaped: classes, and a label of
+    BoardWords (escaped there), numbers and a digit."""
     (x, y), (classes, label, text, tip) = cell, look
     swap = ' hx-swap-oob="true"' if oob else ""
     # Shown over the cell under the pointer and under the keyboard's cursor (kaboom.css).
     shown = f' data-p="{tip}"' if tip else ""
     ripple = f' style="--wave: {min(wave, RIPPLE_WAVES)}"' if wave is not None else ""
     classes += " rip" if wave is not None else ""
+    said = (position or BoardWords.of(speaking().translations).position) % {"label": label, "x": x + 1, "y": y + 1}
     return Markup(
-        f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{label}, column {x + 1}, row {y + 1}"'
-        f"{swap}{ripple}{shown}>{text}</div>"
+        f'<div id="c-{x}-{y}" class="{classes}" role="gridcell" aria-label="{said}"{swap}{ripple}{shown}>{text}</div>'
     )
 
 
@@ -264,9 +312,10 @@ def panel(game: Game, now: float) -> Panel:
     mode = get_mode(game.mode)
     elapsed = int(game.elapsed(now))
     clock = clock_text(game.elapsed(now), tenths=game.status == "won")
-    state = {"playing": "Playing" if game.started_at is not None else "Ready", "won": "Won", "lost": "Lost"}[
-        game.status
-    ]
+    if game.status == "playing":
+        state = gettext("Playing") if game.started_at is not None else gettext("Ready")
+    else:
+        state = gettext("Won") if game.status == "won" else gettext("Lost")
     return Panel(
         mines_left=game.mines - game.flags(),
         elapsed=elapsed,
@@ -274,14 +323,14 @@ def panel(game: Game, now: float) -> Panel:
         starts_in=game.opens_at - now if game.opens_at is not None and game.opens_at > now else None,
         state=state,
         counters=mode.counters(game)
-        + ([("deaths", "Deaths", game.deaths, "Losses taken back with undo")] if game.deaths else []),
+        + ([("deaths", gettext("Deaths"), game.deaths, gettext("Losses taken back with undo"))] if game.deaths else []),
         hints=game.hints,
         clock=clock,
         result=mode.result_text(game, clock),
         undo_offered=game.status == "lost" and game.options.undo,
         undoable=bool(game.options.undo and game.history and game.status != "won"),
         win_figures=win_figures(game, clock),
-        start_note=mode.first_click_hint(game) if start_cell(game) is not None else "",
+        start_note=str(mode.first_click_hint(game)) if start_cell(game) is not None else "",
     )
 
 
@@ -293,16 +342,60 @@ def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
         return []
     bbbv, per_second, clicks = figures
     return [
-        ("Time", clock, "From the first click to the last"),
-        ("3BV", str(bbbv), "The board's value: the fewest clicks that clear it"),
-        ("3BV/s", decimal_text(per_second, 2), "3BV per second"),
-        ("Clicks", str(clicks), "The reveals, chords and flags you used"),
+        (gettext("Time"), clock, gettext("From the first click to the last")),
+        ("3BV", number_text(bbbv), gettext("The board's value: the fewest clicks that clear it")),
+        (gettext("3BV/s"), decimal_text(per_second, 2), gettext("3BV per second")),
+        (gettext("Clicks"), number_text(clicks), gettext("The reveals, chords and flags you used")),
         (
-            "Efficiency",
-            f"{round(100 * bbbv / clicks)} %" if clicks else "–",
-            "3BV per click: 100 % clears the board in as few clicks as it can be",
+            gettext("Efficiency"),
+            percent_text(bbbv / clicks) if clicks else "–",
+            gettext("3BV per click: 100 %% clears the board in as few clicks as it can be"),
         ),
     ]
+
+
+def hint_text(hint: Hint, shown: bool) -> str:
+    """A hint as the panel says it: its news, and when it shows a cell, which one and what proves it."""
+    message = str(hint.message)
+    if not shown:
+        return gettext("%(news)s.", news=message)
+    if hint.cell is None:
+        return message
+    x, y = hint.cell[0] + 1, hint.cell[1] + 1
+    if hint.kind == "wrong_flag":
+        return gettext("%(news)s: column %(x)s, row %(y)s.", news=message, x=x, y=y)
+    if hint.kind != "safe":
+        return message
+    if hint.proof and hint.uses_count:
+        return ngettext(
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number outlined in "
+            "amber and the number of mines left.",
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the numbers outlined in "
+            "amber and the number of mines left.",
+            len(hint.proof),
+            news=message,
+            x=x,
+            y=y,
+        )
+    if hint.proof:
+        return ngettext(
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number outlined in "
+            "amber.",
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the numbers outlined in "
+            "amber.",
+            len(hint.proof),
+            news=message,
+            x=x,
+            y=y,
+        )
+    if hint.uses_count:
+        return gettext(
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number of mines left.",
+            news=message,
+            x=x,
+            y=y,
+        )
+    return gettext("%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe.", news=message, x=x, y=y)
 
 
 @dataclass(frozen=True)
@@ -335,7 +428,15 @@ class SeatLine:
     text: str
 
 
-NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+NUMBER_WORDS = {
+    2: N_("two"),
+    3: N_("three"),
+    4: N_("four"),
+    5: N_("five"),
+    6: N_("six"),
+    7: N_("seven"),
+    8: N_("eight"),
+}
 
 
 def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
@@ -347,19 +448,22 @@ def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
         result = mode.result_text(game, "")
         if seating.seat is not None and winner is not None:
             # The player's own seat first: whether they won, then the score as everyone reads it.
-            result = f"{'You win' if winner == seating.seat else 'You lose'}: {result}"
+            if winner == seating.seat:
+                result = gettext("You win: %(result)s", result=result)
+            else:
+                result = gettext("You lose: %(result)s", result=result)
         lines.append(SeatLine(winner, result))
     else:
         turn = mode.seat_to_move(game)
         mover = mode.seat_name(turn)
         if seating.seat == turn:
-            text = f"Your turn ({mover})"
+            text = gettext("Your turn (%(seat)s)", seat=mover)
         elif turn in computers(game.seats):
-            text = f"The computer ({mover}) is moving"
+            text = gettext("The computer (%(seat)s) is moving", seat=mover)
         elif seating.seat is not None:
-            text = f"{mover}'s turn: wait for their move"
+            text = gettext("%(seat)s's turn: wait for their move", seat=mover)
         else:
-            text = f"{mover} to move"
+            text = gettext("%(seat)s to move", seat=mover)
         lines.append(SeatLine(turn, text))
     invited = invitation(game.seats)
     if invited is not None and not seating.watching and game.status == "playing":
@@ -369,18 +473,32 @@ def seat_lines(game: Game, seating: Seating) -> list[SeatLine]:
         for other in others:
             name = mode.seat_name(other)
             if seating.waiting:
-                lines.append(SeatLine(other, f"{name} has not joined yet: send them the link below."))
+                lines.append(
+                    SeatLine(other, gettext("%(seat)s has not joined yet: send them the link below.", seat=name))
+                )
             elif other in seating.present:
-                lines.append(SeatLine(other, f"{name} is connected."))
+                lines.append(SeatLine(other, gettext("%(seat)s is connected.", seat=name)))
             else:
-                lines.append(SeatLine(other, f"{name} is not connected: they can come back by the same link."))
+                said = gettext("%(seat)s is not connected: they can come back by the same link.", seat=name)
+                lines.append(SeatLine(other, said))
     if seating.join:
         name = mode.seat_name(invited) if invited is not None else ""
-        lines.append(SeatLine(invited, f"{name}'s seat is free: Play as {name}, above the board, takes it."))
+        said = gettext("%(seat)s's seat is free: Play as %(seat)s, above the board, takes it.", seat=name)
+        lines.append(SeatLine(invited, said))
     elif seating.watching:
-        players = NUMBER_WORDS.get(len(game.seats), str(len(game.seats)))
-        lines.append(SeatLine(None, f"You are watching: the {players} players' moves appear here as they play."))
+        players = len(game.seats)
+        # Two to eight seats, each named in words.
+        said = gettext(
+            "You are watching: the %(players)s players' moves appear here as they play.",
+            players=gettext(NUMBER_WORDS[players]) if players in NUMBER_WORDS else number_text(players),
+        )
+        lines.append(SeatLine(None, said))
     return lines
+
+
+def where(cell: tuple[int, int]) -> str:
+    """A cell as the panel names it: "column 5, row 3", counted from 1."""
+    return gettext("column %(x)s, row %(y)s", x=cell[0] + 1, y=cell[1] + 1)
 
 
 def review_text(review: LossReview, game: Game) -> str:
@@ -388,56 +506,97 @@ def review_text(review: LossReview, game: Game) -> str:
     x, y = review.clicked
     parts = []
     if review.mine_probability is not None:
-        who, seen = ("the bot", "it") if review.by_bot else ("you", "you")
-        parts.append(
-            f"When {who} clicked column {x + 1}, row {y + 1}, it was a mine in {percent(review.mine_probability)} "
-            f"of the layouts that fit what {seen} saw."
-        )
+        chance = percent(review.mine_probability)
+        if review.by_bot:
+            said = gettext(
+                "When the bot clicked column %(x)s, row %(y)s, it was a mine in %(chance)s of the layouts that fit "
+                "what it saw.",
+                x=x + 1,
+                y=y + 1,
+                chance=chance,
+            )
+        else:
+            said = gettext(
+                "When you clicked column %(x)s, row %(y)s, it was a mine in %(chance)s of the layouts that fit what "
+                "you saw.",
+                x=x + 1,
+                y=y + 1,
+                chance=chance,
+            )
+        parts.append(said)
     if review.example is not None:
         count = len(review.safe)
         ex, ey = review.example
-        proof = (
-            " by the number outlined in amber"
-            if len(review.proof) == 1
-            else " by the numbers outlined in amber"
-            if review.proof
-            else ""
-        )
-        if review.uses_count:
-            proof += (" and" if proof else " by") + " the number of mines left"
-        parts.append(
-            f"{count} cell{'s' * (count != 1)} could be proven safe (outlined in green): "
-            f"column {ex + 1}, row {ey + 1}, for one, is proven{proof}."
-        )
+        if review.proof and review.uses_count:
+            proof = ngettext(
+                "by the number outlined in amber and the number of mines left",
+                "by the numbers outlined in amber and the number of mines left",
+                len(review.proof),
+            )
+        elif review.proof:
+            proof = ngettext("by the number outlined in amber", "by the numbers outlined in amber", len(review.proof))
+        elif review.uses_count:
+            proof = gettext("by the number of mines left")
+        else:
+            proof = ""
+        if proof:
+            said = ngettext(
+                "%(num)s cell could be proven safe (outlined in green): column %(x)s, row %(y)s, for one, is proven "
+                "%(proof)s.",
+                "%(num)s cells could be proven safe (outlined in green): column %(x)s, row %(y)s, for one, is proven "
+                "%(proof)s.",
+                count,
+                x=ex + 1,
+                y=ey + 1,
+                proof=proof,
+            )
+        else:
+            said = ngettext(
+                "%(num)s cell could be proven safe (outlined in green): column %(x)s, row %(y)s, for one, is proven.",
+                "%(num)s cells could be proven safe (outlined in green): column %(x)s, row %(y)s, for one, is proven.",
+                count,
+                x=ex + 1,
+                y=ey + 1,
+            )
+        parts.append(said)
     elif review.outside and not getattr(game.options, "allow_outside", True):
         parts.append(
-            "No cell could be proven safe, but a guess away from the numbers is a mine under the strict rule: "
-            "guess next to a number, or turn on Allow guessing anywhere."
+            gettext(
+                "No cell could be proven safe, but a guess away from the numbers is a mine under the strict rule: "
+                "guess next to a number, or turn on Allow guessing anywhere."
+            )
         )
     else:
-        parts.append("No cell could be proven safe.")
+        parts.append(gettext("No cell could be proven safe."))
     return " ".join(parts)
 
 
 def bot_text(choice: BotChoice, played: bool, mode: str) -> str:
     """The bot's move in words, before (What would the bot do?) or after it played it: the cell, and whether
     it is proven safe or a guess with its chance; an action of the mode's own in the mode's words."""
+    cell = where(choice.cell)
     guess = (
-        f"{describe(choice.cell)}, {percent(choice.mine_probability)} chance of a mine"
+        gettext("%(cell)s, %(chance)s chance of a mine", cell=cell, chance=percent(choice.mine_probability))
         if choice.mine_probability is not None
-        else describe(choice.cell)
+        else cell
     )
     own = get_mode(mode).bot_words(choice, played, guess)
     if own is not None:
         return own
-    where = f"The bot {'opened' if played else 'would open'} {describe(choice.cell)}"
+    opened = (
+        gettext("The bot opened %(cell)s", cell=cell) if played else gettext("The bot would open %(cell)s", cell=cell)
+    )
     if choice.helped:
-        return f"{where}: a guess, opened safely under the help granted."
+        return gettext("%(opened)s: a guess, opened safely under the help granted.", opened=opened)
     if choice.safe:
-        return f"{where}: {'the first click, safe by the rules' if choice.first_click else 'proven safe'}."
+        if choice.first_click:
+            return gettext("%(opened)s: the first click, safe by the rules.", opened=opened)
+        return gettext("%(opened)s: proven safe.", opened=opened)
     if choice.mine_probability is None:
-        return f"{where}: a guess (its chance of a mine could not be counted in time)."
-    return f"{where}: a guess, {percent(choice.mine_probability)} chance of a mine."
+        return gettext("%(opened)s: a guess (its chance of a mine could not be counted in time).", opened=opened)
+    return gettext(
+        "%(opened)s: a guess, %(chance)s chance of a mine.", opened=opened, chance=percent(choice.mine_probability)
+    )
 
 
 def percent(chance: Fraction | float) -> str:
