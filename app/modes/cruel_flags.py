@@ -34,16 +34,20 @@ class CruelFlags(SeededDeals, Flags):
     summary = N_("Flags where mines have no places: a point only for a proven mine, any other click is empty.")
     computer_levels = CRUEL_FLAGS_LEVELS
     computer_bomb_worth = 2  # mines the square is sure to hold: proof, not expectation
-    turn_rule = "A proven mine is a point and another move; any other cell is empty and ends the turn."
+    turn_rule = N_("A proven mine is a point and another move; any other cell is empty and ends the turn.")
     variant_of = "flags"
     variant_word = N_("None: only proof scores")
     level_notes: ClassVar[dict[str, str]] = {
-        "easy": "takes the mines a single number shows plainly, otherwise opens a cell at random",
-        "normal": "takes every proven mine, otherwise opens the safest-looking cell, the one with the fewest "
-        "covered neighbours where that ties",
-        "hard": "takes every proven mine, otherwise opens the cell that tells you least (what each number it could "
-        "show would prove for you, less what your best reply would give back) and, near the end, plays the game "
-        "out so that you are the one left to open the last empty cell",
+        "easy": N_("takes the mines a single number shows plainly, otherwise opens a cell at random"),
+        "normal": N_(
+            "takes every proven mine, otherwise opens the safest-looking cell, the one with the fewest "
+            "covered neighbours where that ties"
+        ),
+        "hard": N_(
+            "takes every proven mine, otherwise opens the cell that tells you least (what each number it could "
+            "show would prove for you, less what your best reply would give back) and, near the end, plays the "
+            "game out so that you are the one left to open the last empty cell"
+        ),
     }
 
     def reveal(self, turn: Turn, index: int, seat: int) -> int:

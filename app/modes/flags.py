@@ -102,20 +102,25 @@ class Flags(Mode):
     mines_score = True
     # How the new-game form names each kind of opponent, and each preset.
     opponent_words: ClassVar[dict[str, str]] = {
-        "screen": "A friend, on this screen",
-        "invite": "A friend, through a link",
-        "computer": "The computer",
+        "screen": N_("A friend, on this screen"),
+        "invite": N_("A friend, through a link"),
+        "computer": N_("The computer"),
     }
     levels = LEVELS
+    # Each level as the form and the rules name it.
+    level_titles: ClassVar[dict[str, str]] = {"easy": N_("easy"), "normal": N_("normal"), "hard": N_("hard")}
     # The rule of a turn, in the page's "This game" list.
-    turn_rule = "A mine is a point and another move; a number ends the turn."
+    turn_rule = N_("A mine is a point and another move; a number ends the turn.")
     variant_label = N_("Luck")
     variant_word = N_("Dealt: the mines are placed at the start")
+    # What each level does, as a phrase that follows "The computer (level)".
     level_notes: ClassVar[dict[str, str]] = {
-        "easy": "opens a cell at random",
-        "normal": "takes the mines the numbers around prove, otherwise the likeliest mine unlikely to open an area",
-        "hard": "takes every proven mine, otherwise weighs each cell's chance of a mine against what its number "
-        "would show you",
+        "easy": N_("opens a cell at random"),
+        "normal": N_("takes the mines the numbers around prove, otherwise the likeliest mine unlikely to open an area"),
+        "hard": N_(
+            "takes every proven mine, otherwise weighs each cell's chance of a mine against what its number "
+            "would show you"
+        ),
     }
     action_notes = {"bomb": f"the {BOMB_SIDE}x{BOMB_SIDE} area around x, y"}
     seat_notes = {

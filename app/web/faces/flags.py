@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from app.core.game import Game
+from app.core.languages import gettext
 from app.core.seats import computers, opponent_of
 from app.modes import Flags, get_mode
 from app.web.faces.base import Face
@@ -41,10 +42,16 @@ class FlagsFace(Face):
         assert isinstance(rules, Flags)
         _, level = opponent_of(game.seats)
         return {
-            "turn_rule": rules.turn_rule,
+            "turn_rule": gettext(rules.turn_rule),
             # What the computer does, in the game's rules beside the board.
             "computer_note": (
-                f"The computer ({level}) {rules.level_notes[level]}." if level in rules.level_notes else ""
+                gettext(
+                    "The computer (%(level)s) %(note)s.",
+                    level=gettext(rules.level_titles[level]),
+                    note=gettext(rules.level_notes[level]),
+                )
+                if level in rules.level_notes
+                else ""
             ),
             "computer_seats": computers(game.seats),
             # Offered to the player to move while they may drop it (the rules say when).
