@@ -92,3 +92,18 @@ def test_a_games_time_on_the_home_page_is_written_in_the_pages_language(open_pag
     # The month in the page's language, the digits the board's (0-9) whatever the language's own.
     assert re.search(letters, text), text
     assert re.search("[0-9]", text) and not re.search("[\u0660-\u0669]", text), text
+
+
+def test_an_arabic_game_reads_right_to_left_but_its_board_keeps_its_columns_left_to_right(open_page):
+    page = in_language(open_page, LAPTOP, "ar")
+    page.goto("/")
+    page.locator('.presets button[value="classic beginner"]').click()
+    page.wait_for_url("**/games/**")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    first, second = (page.locator(f"#c-{x}-0").bounding_box() for x in (0, 1))
+    assert first and second and first["x"] < second["x"], (first, second)
+    # The side panel mirrors: beside the board, at its left.
+    board, side = page.locator("#board").bounding_box(), page.locator("aside.side").bounding_box()
+    assert board and side and side["x"] < board["x"], (board, side)
+    assert page.evaluate(OVERFLOW) <= 0
+    assert findings(page) == []
