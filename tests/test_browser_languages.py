@@ -107,3 +107,18 @@ def test_an_arabic_game_reads_right_to_left_but_its_board_keeps_its_columns_left
     assert board and side and side["x"] < board["x"], (board, side)
     assert page.evaluate(OVERFLOW) <= 0
     assert findings(page) == []
+
+
+@pytest.mark.parametrize(("code", "copied"), [("ru", "Скопировано"), ("ar", "نُسخ"), ("en", "Copied")])
+def test_the_script_writes_its_own_words_in_the_pages_language(open_page, code, copied):
+    page = in_language(open_page, LAPTOP, code)
+    page.goto("/")
+    failed = "The server could not apply that (%(status)s). Reload the page to see the game as stored."
+    said = page.evaluate(
+        """failed => import("/static/js/words.js").then(({ _ }) => [_("Copied"), _(failed, { status: 502 })])""",
+        failed,
+    )
+    assert said[0] == copied
+    assert "502" in said[1] and "%(" not in said[1]
+    # An English page carries no catalog: the script's messages are their own English.
+    assert page.locator("#words").count() == (0 if code == "en" else 1)

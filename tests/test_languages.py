@@ -44,7 +44,7 @@ UNTRANSLATED_WORDS = {"Kaboom"}
 
 def extracted() -> dict[str, tuple[str, ...] | str]:
     """Every message marked in the code and the templates now, as `make messages` extracts them (babel.cfg)."""
-    method_map = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
+    method_map = [("app/**.py", "python"), ("templates/**.html", "jinja2"), ("static/**.js", "javascript")]
     options = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
     keywords = {
         "_": None,
@@ -84,6 +84,7 @@ def test_babel_cfg_extracts_what_the_test_extracts():
     # to both.
     text = (ROOT / "babel.cfg").read_text()
     assert "[python: app/**.py]" in text and "[jinja2: templates/**.html]" in text and "jinja2.ext.i18n" in text
+    assert "[javascript: static/**.js]" in text
     keywords = "--keywords N_ --keywords lazy_gettext --keywords lazy_ngettext:1,2 --keywords setting"
     assert keywords in (ROOT / "Makefile").read_text()
 

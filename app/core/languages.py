@@ -70,6 +70,9 @@ class Speaking:
     language: Language
     translations: NullTranslations
     offered: tuple[Language, ...]
+    # The translations of what the script writes itself (static/js/words.js), as the JSON the page carries;
+    # "" in English, whose messages are their own words.
+    script_words: str = ""
 
 
 # Never changed: a request sets its own.

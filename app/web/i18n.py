@@ -12,9 +12,11 @@ command line and the JSON API's codes stay English.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -36,14 +38,11 @@ class Catalogs:
 
     def __init__(self, setting: str, directory: Path = CATALOGS):
         languages = tuple(LANGUAGES[code] for code in offered_codes(setting))
-        self.speaking: dict[str, Speaking] = {
-            language.code: Speaking(
-                language,
-                NullTranslations() if language is ENGLISH else compiled(catalog_path(directory, language.code)),
-                languages,
-            )
-            for language in languages
-        }
+        self.speaking: dict[str, Speaking] = {"en": Speaking(ENGLISH, NullTranslations(), languages)}
+        for language in languages[1:]:
+            with catalog_path(directory, language.code).open("rb") as source:
+                catalog = read_po(source, locale=language.code, domain=DOMAIN)
+            self.speaking[language.code] = Speaking(language, compiled(catalog), languages, script_words(catalog))
 
     def negotiate(self, chosen: str | None, accept_language: str | None) -> Speaking:
         """The cookie's language if it is offered, else the header's first offered one (by its weights), else
@@ -61,13 +60,26 @@ def catalog_path(directory: Path, code: str) -> Path:
     return directory / code / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def compiled(path: Path) -> Translations:
-    with path.open("rb") as source:
-        catalog = read_po(source, locale=path.parent.parent.name, domain=DOMAIN)
+def compiled(catalog: Catalog) -> Translations:
     binary = io.BytesIO()
     write_mo(binary, catalog, use_fuzzy=False)
     binary.seek(0)
     return Translations(binary, domain=DOMAIN)
+
+
+def script_words(catalog: Catalog) -> str:
+    """The catalog's translations of the script's messages (those written in static/), as JSON a page can carry
+    in a <script type="application/json">: no "<" in it, so no "</script>" can end the element early."""
+    words = {
+        message.id: message.string
+        for message in catalog
+        if message.id
+        and isinstance(message.id, str)
+        and message.string
+        and not message.fuzzy
+        and any(path.startswith("static/") for path, _ in message.locations)
+    }
+    return json.dumps(words, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
 
 
 def preferred_tags(header: str) -> list[str]:

@@ -4,6 +4,7 @@
 import { game } from "./board.js";
 import { stopBot } from "./bot.js";
 import { stopClock } from "./clock.js";
+import { _ } from "./words.js";
 
 function panelLine(text) {
   const panel = document.getElementById("panel");
@@ -32,11 +33,11 @@ function goneGame() {
 function refused(event) {
   const xhr = event.detail.xhr;
   const said = new DOMParser().parseFromString(xhr.responseText || "", "text/html").getElementById("message");
-  panelLine(said ? said.textContent.trim() : `The server could not apply that (${xhr.status}). Reload the page to see the game as stored.`);
+  panelLine(said ? said.textContent.trim() : _("The server could not apply that (%(status)s). Reload the page to see the game as stored.", { status: xhr.status }));
   if (xhr.status === 404) goneGame();
 }
 
 export function startAnswers() {
   document.body.addEventListener("htmx:responseError", refused);
-  document.body.addEventListener("htmx:sendError", () => panelLine("The server cannot be reached."));
+  document.body.addEventListener("htmx:sendError", () => panelLine(_("The server cannot be reached.")));
 }

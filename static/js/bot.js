@@ -5,6 +5,7 @@
 
 import { game } from "./board.js";
 import { clearHint } from "./hints.js";
+import { _ } from "./words.js";
 
 const STEP_DEADLINE_MS = 15000;
 
@@ -20,7 +21,7 @@ function setPlaying(on) {
   bot.playing = on;
   clearTimeout(bot.nextStep);
   bot.nextStep = null;
-  bot.button.textContent = on ? "Stop" : "Play for me";
+  bot.button.textContent = on ? _("Stop") : _("Play for me");
   bot.button.setAttribute("aria-pressed", String(on));
 }
 

@@ -1,5 +1,7 @@
 // What every page does: F2, the New game menu, local times, the keyboard's mark, a countdown, Copy.
 
+import { _ } from "./words.js";
+
 export function openMenu() {
   return document.querySelector("details.menu[open]");
 }
@@ -57,7 +59,7 @@ function tickCountdowns() {
       count.textContent = String(left);
     } else {
       const line = count.closest(".countdown") || count;
-      line.textContent = "Go!";
+      line.textContent = _("Go!");
     }
   }
 }
@@ -69,7 +71,7 @@ function copyClick(event) {
   const field = document.getElementById(button.dataset.copy);
   if (!field) return;
   field.select();
-  const done = () => { button.textContent = "Copied"; };
+  const done = () => { button.textContent = _("Copied"); };
   if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => {});
 }
 

@@ -6,6 +6,7 @@ import { isCovered, isNumber } from "./cells.js";
 import { moveCursor } from "./cursor.js";
 import { primary, send } from "./moves.js";
 import { swallowedClick } from "./touch.js";
+import { _ } from "./words.js";
 
 const pointer = { last: "mouse" };
 
@@ -20,7 +21,7 @@ function click(event) {
   if (event.button !== 0 || !hit) return;
   // Safe mode: a single click on a covered cell does nothing, a double click reveals.
   if (safeMode() && hit.cell.classList.contains("u") && !game.flagMode && !game.tool) {
-    note(pointer.last === "mouse" ? "Safe mode: double-click to reveal." : "Safe mode: double-tap to reveal.");
+    note(pointer.last === "mouse" ? _("Safe mode: double-click to reveal.") : _("Safe mode: double-tap to reveal."));
     return;
   }
   primary(hit, pointer.last !== "mouse");

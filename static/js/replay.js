@@ -3,6 +3,7 @@
 // stepping back restores it.
 
 import { cellAt } from "./cells.js";
+import { _ } from "./words.js";
 
 const OVERLAY_DELAY_MS = 120;
 
@@ -98,7 +99,7 @@ function askOverlay() {
       })
       .catch(() => {
         if (asked !== replay.overlayAsked) return;
-        replay.overlayNote.textContent = "What could be known did not load: the server did not answer.";
+        replay.overlayNote.textContent = _("What could be known did not load: the server did not answer.");
         replay.overlayNote.hidden = false;
       });
   }, OVERLAY_DELAY_MS);

@@ -3,6 +3,7 @@
 // second tap on the same cell, or Enter drops it there.
 
 import { onGame } from "/static/js/game.js";
+import { _ } from "/static/js/words.js";
 
 const AIM = ["aim", "aim-t", "aim-b", "aim-l", "aim-r"];
 
@@ -56,7 +57,7 @@ onGame((face) => {
     if (touch && !(aimed && aimed.x === hit.x && aimed.y === hit.y)) {
       bomb.aimed = { x: hit.x, y: hit.y };
       aim(bomb.aimed);
-      face.note("Tap the same cell again to drop the bomb there.");
+      face.note(_("Tap the same cell again to drop the bomb there."));
       return;
     }
     arm(false);
