@@ -3,13 +3,17 @@
 Starts `kaboom serve` on a fresh SQLite file, then a seeded, solver-guided
 player (a proven-safe cell when there is one, else a frontier guess, else the
 outside: the rules make all of those safe) plays Expert and 100x100/2000 games
-through the HTML route (HTMX fragments) and through the JSON route. Prints per
+through the HTML route (HTMX fragments) and through the JSON route, or through the
+JSON route reading the whole game page after each click (route "page"). Prints per
 route the median, p95 and max milliseconds per click as the server measured it
-(its Server-Timing header) and as the client saw it. Run by hand:
+(its Server-Timing header) and as the client saw it. With --languages, the same
+seeded clicks in each language (the browser's Accept-Language; the server offers
+them all): what a page costs in Russian or Arabic beside English. Run by hand:
 
     .venv/bin/python bench/web.py
     .venv/bin/python bench/web.py --sizes 30x16/99 --games 5
     .venv/bin/python bench/web.py --routes html --probabilities   # the probability overlay's cost: compare without
+    .venv/bin/python bench/web.py --routes html,page --languages en,ru,ar
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def play(
     while game["status"] == "playing":
         x, y = progress_cell(analyzer, rng)
         started = time.perf_counter()
-        if route == "json":
+        if route in ("json", "page"):
             response = client.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": x, "y": y})
         else:
             response = client.post(
@@ -92,10 +96,17 @@ def play(
                 data={"action": "reveal", "x": str(x), "y": str(y), "version": str(version)},
                 headers={"HX-Request": "true"},
             )
-        timings["client"].append((time.perf_counter() - started) * 1000)
-        timings["server"].append(server_ms(response))
+        if route != "page":
+            timings["client"].append((time.perf_counter() - started) * 1000)
+            timings["server"].append(server_ms(response))
         response.raise_for_status()
-        game = response.json() if route == "json" else client.get(f"/api/games/{game_id}").json()
+        if route == "page":
+            started = time.perf_counter()
+            page = client.get(f"/games/{game_id}")
+            timings["client"].append((time.perf_counter() - started) * 1000)
+            timings["server"].append(server_ms(page))
+            page.raise_for_status()
+        game = response.json() if route in ("json", "page") else client.get(f"/api/games/{game_id}").json()
         version = game["moves"]
         changes = numbers_shown(board, game["board"])
         board = game["board"]
@@ -125,14 +136,27 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(SIZES))
     parser.add_argument("--games", type=int, help="games per size and route (default: per size)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--routes", default="html,json", help="html (HTMX fragments), json, or both")
+    parser.add_argument(
+        "--routes", default="html,json", help="html (HTMX fragments), json, page (a click, then its whole page)"
+    )
+    parser.add_argument(
+        "--languages", default="en", help="the pages' languages, each with the same seeded clicks (en,ru,hu,ar)"
+    )
     parser.add_argument(
         "--probabilities", action="store_true", help="with the mine-probability overlay on: what it costs per click"
     )
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
-        env = {**os.environ, "KABOOM_DATABASE": f"{data}/bench.sqlite3", "KABOOM_PORT": str(port)}
+        languages = args.languages.split(",")
+        env = {
+            **os.environ,
+            "KABOOM_DATABASE": f"{data}/bench.sqlite3",
+            "KABOOM_PORT": str(port),
+            "KABOOM_LANGUAGES": ",".join(languages),
+            # Every language plays its own games: more than a player's usual pace of new games.
+            "KABOOM_CREATE_LIMIT": "100000",
+        }
         kaboom = Path(sys.executable).with_name("kaboom")
         server = subprocess.Popen([str(kaboom), "serve"], env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         try:
@@ -147,34 +171,35 @@ def main() -> None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
             table = Table(title="Click latency, ms: median / p95 / max (server = Server-Timing, client = round trip)")
-            for column in ("size", "route", "games", "clicks", "won", "server", "client"):
+            for column in ("size", "route", "language", "games", "clicks", "won", "server", "client"):
                 table.add_column(column)
-            rng = random.Random(args.seed)
-            with (
-                Progress(console=Console(stderr=True), transient=True) as progress,
-                httpx.Client(base_url=base, timeout=60) as client,
-            ):
+            with Progress(console=Console(stderr=True), transient=True) as progress:
                 for name in args.sizes.split(","):
                     width, height, mines, games = SIZES[name]
                     games = args.games or games
                     for route in args.routes.split(","):
-                        timings: dict = {"client": [], "server": []}
-                        won = 0
-                        task = progress.add_task(f"{name} {route}", total=games)
-                        for _ in range(games):
-                            won += (
-                                play(client, route, (width, height, mines), rng, timings, args.probabilities) == "won"
+                        for language in languages:
+                            # The same clicks in every language: each one's own client (its header, its cookie).
+                            rng = random.Random(args.seed)
+                            headers = {"Accept-Language": language}
+                            timings: dict = {"client": [], "server": []}
+                            won = 0
+                            task = progress.add_task(f"{name} {route} {language}", total=games)
+                            with httpx.Client(base_url=base, timeout=60, headers=headers) as client:
+                                for _ in range(games):
+                                    size = (width, height, mines)
+                                    won += play(client, route, size, rng, timings, args.probabilities) == "won"
+                                    progress.advance(task)
+                            table.add_row(
+                                name,
+                                route,
+                                language,
+                                str(games),
+                                str(len(timings["client"])),
+                                str(won),
+                                summary(timings["server"]),
+                                summary(timings["client"]),
                             )
-                            progress.advance(task)
-                        table.add_row(
-                            name,
-                            route,
-                            str(games),
-                            str(len(timings["client"])),
-                            str(won),
-                            summary(timings["server"]),
-                            summary(timings["client"]),
-                        )
             Console(width=160).print(table)
         finally:
             server.terminate()
