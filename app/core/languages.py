@@ -20,6 +20,7 @@ from typing import Any
 
 from babel import Locale
 from babel.dates import format_skeleton
+from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 
 
@@ -184,3 +185,11 @@ def day_text(date: datetime.date, year: bool = False) -> str:
     if language is ENGLISH:
         return f"{date.day} {date.strftime('%B %Y' if year else '%B')}"
     return format_skeleton("yMMMMd" if year else "MMMMd", date, locale=language.locale)
+
+
+def list_text(items: list[str]) -> str:
+    """Items as a sentence lists them: "2 deaths and 1 forced guess", Russian "… и …", Arabic "… و…"."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return " and ".join(items)
+    return format_list(items, locale=language.locale)

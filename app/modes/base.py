@@ -40,7 +40,7 @@ from app.core.game import (
     rewound,
     undo,
 )
-from app.core.languages import Text, gettext, lazy_gettext
+from app.core.languages import Text, gettext, lazy_gettext, list_text, ngettext
 from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
@@ -569,23 +569,36 @@ class Mode:
 
     def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         """The line under the status when the game is over. `who`: whom it is about, "You" for the player and
-        their name where others read it (a shared replay); a line that names them opens with it."""
+        their name where others read it (a shared replay)."""
         counts = [count for count in self.result_counts(game) if count]
         if game.status == "won":
-            return f"{who} won in {clock}{' with ' + ' and '.join(counts) if counts else ''}."
+            if not counts:
+                if who == YOU:
+                    return gettext("You won in %(clock)s.", clock=clock)
+                return gettext("%(who)s won in %(clock)s.", who=who, clock=clock)
+            if who == YOU:
+                return gettext("You won in %(clock)s with %(counts)s.", clock=clock, counts=list_text(counts))
+            return gettext("%(who)s won in %(clock)s with %(counts)s.", who=who, clock=clock, counts=list_text(counts))
         if game.status == "lost":
             x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-            lead = "Boom" if who == YOU else f"{who} lost"
-            return f"{lead}: the cell at column {x + 1}, row {y + 1} was a mine ({', '.join([clock, *counts])})."
+            details = ", ".join([clock, *counts])
+            if who == YOU:
+                return gettext(
+                    "Boom: the cell at column %(x)s, row %(y)s was a mine (%(details)s).",
+                    x=x + 1,
+                    y=y + 1,
+                    details=details,
+                )
+            return gettext(
+                "%(who)s lost: the cell at column %(x)s, row %(y)s was a mine (%(details)s).",
+                who=who,
+                x=x + 1,
+                y=y + 1,
+                details=details,
+            )
         return ""
 
     def result_counts(self, game: Game) -> list[str]:
-        """What a result counts besides the time ("2 deaths"); empty strings for what did not happen."""
-        return [counted(game.deaths, "death")]
-
-
-def counted(number: int, noun: str) -> str:
-    """ "1 death", "3 forced guesses"; "" for none."""
-    if not number:
-        return ""
-    return f"{number} {noun}{('es' if noun.endswith('s') else 's') * (number != 1)}"
+        """What a result counts besides the time ("2 deaths"), in the reader's language; "" for what did not
+        happen."""
+        return [ngettext("%(num)s death", "%(num)s deaths", game.deaths) if game.deaths else ""]

@@ -36,9 +36,9 @@ from app.core.game import (
     board_size,
     setting,
 )
-from app.core.languages import N_, Text, lazy_gettext
+from app.core.languages import N_, Text, gettext, lazy_gettext, ngettext
 from app.core.stored import Cell, Count, Layout, schema
-from app.modes.base import FIRST_CLICK, Mode, counted, options_of
+from app.modes.base import FIRST_CLICK, Mode, options_of
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
 from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
@@ -451,9 +451,9 @@ class Classic(Mode):
             [
                 (
                     "bot-moves",
-                    "Bot moves",
+                    gettext("Bot moves"),
                     played,
-                    "Moves the bot played for you: this game does not count in your records",
+                    gettext("Moves the bot played for you: this game does not count in your records"),
                 )
             ]
             if played
@@ -461,7 +461,9 @@ class Classic(Mode):
         )
 
     def result_counts(self, game: Game) -> list[str]:
-        return [counted(game.state.get("bot_moves", 0), "bot move"), *super().result_counts(game)]
+        played = game.state.get("bot_moves", 0)
+        bot = ngettext("%(num)s bot move", "%(num)s bot moves", played) if played else ""
+        return [bot, *super().result_counts(game)]
 
     def first_click_hint(self, game: Game) -> Text:
         start = game.state.get("start")

@@ -19,9 +19,9 @@ from pydantic import StrictStr, StringConstraints
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Hint, Move, Options, Switches, Turn, setting
-from app.core.languages import N_, lazy_gettext
+from app.core.languages import N_, gettext, lazy_gettext, ngettext
 from app.core.stored import Cell, Count, schema
-from app.modes.base import FIRST_CLICK, Mode, counted, options_of
+from app.modes.base import FIRST_CLICK, Mode, options_of
 from solver import Analyzer, Inconsistent, Interrupted, OutOfTime, OutOfWork, Status, describe
 from solver.generate import opening_layout
 
@@ -150,14 +150,16 @@ class Cruel(SeededDeals):
         return [
             (
                 "forced",
-                "Forced guesses",
+                gettext("Forced guesses"),
                 game.state["forced_guesses"],
-                "Guesses the rules allowed because no safe cell existed",
+                gettext("Guesses the rules allowed because no safe cell existed"),
             )
         ]
 
     def result_counts(self, game: Game) -> list[str]:
-        return [counted(game.state["forced_guesses"], "forced guess"), *super().result_counts(game)]
+        forced = game.state["forced_guesses"]
+        guesses = ngettext("%(num)s forced guess", "%(num)s forced guesses", forced) if forced else ""
+        return [guesses, *super().result_counts(game)]
 
     def forced_guesses(self, game: Game) -> int:
         return game.state["forced_guesses"]

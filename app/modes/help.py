@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from pydantic import StrictBool
 
 from app.core.game import BotChoice, Game, Move, Refused, Turn
-from app.core.languages import N_
+from app.core.languages import N_, gettext, ngettext
 from app.core.stored import Cell, Count, schema
 from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
@@ -105,36 +105,58 @@ class Help(Classic):
     def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         if game.status == "lost" and game.exploded is None:
             missed = len(game.state["missed"])
-            return (
-                f"{who} asked for help while {missed} cell{'s' * (missed != 1)} could be proven safe "
-                f"(outlined in green): game over ({', '.join([clock, *[c for c in self.result_counts(game) if c]])})."
+            details = ", ".join([clock, *[count for count in self.result_counts(game) if count]])
+            if who == YOU:
+                return ngettext(
+                    "You asked for help while %(num)s cell could be proven safe (outlined in green): game over "
+                    "(%(details)s).",
+                    "You asked for help while %(num)s cells could be proven safe (outlined in green): game over "
+                    "(%(details)s).",
+                    missed,
+                    details=details,
+                )
+            return ngettext(
+                "%(who)s asked for help while %(num)s cell could be proven safe (outlined in green): game over "
+                "(%(details)s).",
+                "%(who)s asked for help while %(num)s cells could be proven safe (outlined in green): game over "
+                "(%(details)s).",
+                missed,
+                who=who,
+                details=details,
             )
         return super().result_text(game, clock, who)
 
     def result_counts(self, game: Game) -> list[str]:
         granted, used = game.state["help_granted"], game.state["help_used"]
-        helped = f"help {used} time{'s' * (used != 1)}" if used else ("no help" if not granted else "")
+        helped = (
+            ngettext("help %(num)s time", "help %(num)s times", used)
+            if used
+            else (gettext("no help") if not granted else "")
+        )
         return [helped, *super().result_counts(game)]
 
     def counters(self, game: Game) -> list[tuple[str, str, int, str]]:
         return [
-            ("help", "Help used", game.state["help_used"], "Times granted help opened a cell safely"),
+            ("help", gettext("Help used"), game.state["help_used"], gettext("Times granted help opened a cell safely")),
             *super().counters(game),
         ]
 
     def bot_words(self, choice: BotChoice, played: bool, guess: str) -> str | None:
         if choice.action != "help":
             return None
-        return (
-            f"The bot {'asked' if played else 'would ask'} for help: no cell can be proven safe "
-            f"(its best guess: {guess})."
+        if played:
+            return gettext(
+                "The bot asked for help: no cell can be proven safe (its best guess: %(guess)s).", guess=guess
+            )
+        return gettext(
+            "The bot would ask for help: no cell can be proven safe (its best guess: %(guess)s).", guess=guess
         )
 
     def missed_cells(self, game: Game) -> list[int]:
         return list(game.state["missed"])
 
     def missed_words(self, game: Game) -> str:
-        return "The cells outlined in green could be proven safe when you asked."
+        return gettext("The cells outlined in green could be proven safe when you asked.")
 
     def public_state(self, game: Game) -> dict[str, Any]:
         # The missed cells are what the numbers proved when help was asked: nothing of the layout.
