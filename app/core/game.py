@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 from app.core import seats as seating
 from app.core.board import Board
 from app.core.errors import KaboomError
-from app.core.languages import N_, Text
+from app.core.languages import N_, Text, lazy_gettext, lazy_ngettext
 from app.core.seats import Seat
 from solver import Analyzer, Budget, Limits
-from solver.position import COVERED, FLAG, MINE, Position, describe
+from solver.position import COVERED, FLAG, MINE, Position
 
 PRESETS = {
     "small": (8, 8, 10),  # the board of the Pestov-Shalyto program (and of Windows 3.1's Beginner)
@@ -248,7 +248,8 @@ class Outcome:
     # Cells an assist changed after the action, with how far from it (in steps of reasoning) each lies:
     # the page shows them as a ripple spreading from the action.
     ripple: dict[int, int] = field(default_factory=dict)
-    message: str = ""
+    # Words for the player (a Text: read in their language where it is shown).
+    message: str | Text = ""
     forced_guess: bool = False
     # The analyzer for the new game, or None when the caller must build a
     # fresh one (after undo, or when none was handed in).
@@ -567,7 +568,10 @@ def flag(turn: Turn, index: int, mark: str | None) -> None:
     """Cycle flag, question mark, nothing on a covered cell, or set the mark named."""
     game = turn.game
     if game.cells[index] != COVERED:
-        raise Refused(f"{describe(game.cell(index))} is revealed: only covered cells take flags")
+        x, y = game.cell(index)
+        raise Refused(
+            lazy_gettext("column %(x)s, row %(y)s is revealed: only covered cells take flags", x=x + 1, y=y + 1)
+        )
     if mark is None:
         new_mark = MARK_CYCLE[game.marks.get(index, "")]
         if new_mark == QUESTION and not game.options.question_marks:
@@ -575,50 +579,71 @@ def flag(turn: Turn, index: int, mark: str | None) -> None:
     elif mark in MARKS:
         new_mark = MARKS[mark]
         if new_mark == QUESTION and not game.options.question_marks:
-            raise Refused("question marks are turned off for this game")
+            raise Refused(lazy_gettext("question marks are turned off for this game"))
     else:
         raise Invalid(f"unknown mark {mark!r}: expected flag, question or none")
     turn.set_mark(index, new_mark)
 
 
 def check_revealable(game: Game, index: int) -> None:
+    x, y = game.cell(index)
     if game.cells[index] != COVERED:
-        raise Refused(f"{describe(game.cell(index))} is already revealed")
+        raise Refused(lazy_gettext("column %(x)s, row %(y)s is already revealed", x=x + 1, y=y + 1))
     if game.marks.get(index) == FLAG:
-        raise Refused(f"{describe(game.cell(index))} is flagged: remove the flag to reveal it")
+        raise Refused(
+            lazy_gettext("column %(x)s, row %(y)s is flagged: remove the flag to reveal it", x=x + 1, y=y + 1)
+        )
 
 
 def chord_targets(game: Game, index: int) -> list[int]:
     """The cells a chord on `index` opens: a number whose flags are all placed opens its other covered neighbours."""
     symbol = game.cells[index]
+    x, y = game.cell(index)
     if symbol == COVERED:
-        raise Refused(f"{describe(game.cell(index))} is covered: chording works on a revealed number")
+        raise Refused(
+            lazy_gettext("column %(x)s, row %(y)s is covered: chording works on a revealed number", x=x + 1, y=y + 1)
+        )
     if symbol == MINE:
-        raise Refused(f"{describe(game.cell(index))} is a mine: chording works on a revealed number")
+        raise Refused(
+            lazy_gettext("column %(x)s, row %(y)s is a mine: chording works on a revealed number", x=x + 1, y=y + 1)
+        )
     flags = game.board.flags_around(index, game.cells, game.marks)
     if flags != int(symbol):
-        raise Refused(f"the {symbol} at {describe(game.cell(index))} has {flags} flag{'s' * (flags != 1)} around it")
+        raise Refused(
+            lazy_ngettext(
+                "the %(number)s at column %(x)s, row %(y)s has %(num)s flag around it",
+                "the %(number)s at column %(x)s, row %(y)s has %(num)s flags around it",
+                flags,
+                number=symbol,
+                x=x + 1,
+                y=y + 1,
+            )
+        )
     targets = game.board.covered_around(index, game.cells, game.marks)
     if not targets:
-        raise Refused(f"nothing left to open around the {symbol} at {describe(game.cell(index))}")
+        raise Refused(
+            lazy_gettext(
+                "nothing left to open around the %(number)s at column %(x)s, row %(y)s", number=symbol, x=x + 1, y=y + 1
+            )
+        )
     return targets
 
 
 def undo(game: Game) -> tuple[Game, Outcome]:
     """Step back one action (a chord is one), also after a loss, which counts as a death."""
     if not game.options.undo:
-        raise Refused("undo is turned off for this game")
+        raise Refused(lazy_gettext("undo is turned off for this game"))
     if not game.history:
-        raise Refused("nothing to undo")
+        raise Refused(lazy_gettext("nothing to undo"))
     if game.status == "won":
-        raise Refused("the game is won: a win is not undone")
+        raise Refused(lazy_gettext("the game is won: a win is not undone"))
     new, outcome = rewound(game)
     new.undone = undone_steps(game)
     new.review = None
     new.aided("undo")
     if game.status == "lost":
         new.deaths += 1
-        outcome.message = f"Undone: that was death number {new.deaths}."
+        outcome.message = lazy_gettext("Undone: that was death number %(deaths)s.", deaths=new.deaths)
         # Nothing of a game in play is shown through its replay's link: a loss taken back withdraws it.
         new.share = None
     return new, outcome

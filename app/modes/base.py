@@ -228,7 +228,7 @@ class Mode:
             return None
         held = seating.held_by(game.seats, player)
         if not held:
-            raise Refused("you are watching this game: only its players move")
+            raise Refused(lazy_gettext("you are watching this game: only its players move"))
         if self.seat_count == 1:
             return min(held)  # one board played by several (a co-op room): the record says whose move it was
         turn = self.seat_to_move(game)
@@ -374,9 +374,11 @@ class Mode:
         if move.action == "undo":
             return undo(game)
         if game.status != "playing":
-            raise Refused(f"the game is {game.status}: start a new game or undo")
+            if game.status == "won":
+                raise Refused(lazy_gettext("the game is won: start a new game or undo"))
+            raise Refused(lazy_gettext("the game is lost: start a new game or undo"))
         if game.opens_at is not None and now < game.opens_at:
-            raise Refused(f"the board opens in {math.ceil(game.opens_at - now)} s")
+            raise Refused(lazy_gettext("the board opens in %(seconds)s s", seconds=math.ceil(game.opens_at - now)))
         # The mode's own actions name no cell: the game's last cell stays as it was.
         index = game.index(move.x, move.y) if move.action not in self.extra_actions else None
         changed = game.copy()
@@ -457,7 +459,7 @@ class Mode:
             if game.cells[mine] == COVERED and game.marks.get(mine) != FLAG:
                 turn.set_mark(mine, FLAG)
         game.finish("won", turn.now, mines)
-        turn.outcome.message = "Cleared: every safe cell is open."
+        turn.outcome.message = lazy_gettext("Cleared: every safe cell is open.")
 
     # ----- advice -----------------------------------------------------
 
@@ -476,7 +478,9 @@ class Mode:
         first click's promise, or a proven-safe cell with its proof; None when nothing is proven safe.
         Never from a layout the mode keeps: two layouts behind one position get the same answer."""
         if game.status != "playing":
-            raise Refused(f"the game is {game.status}: no hints after the end")
+            if game.status == "won":
+                raise Refused(lazy_gettext("the game is won: no hints after the end"))
+            raise Refused(lazy_gettext("the game is lost: no hints after the end"))
         statuses = analyzer.classify()
         for index, mark in sorted(game.marks.items()):
             if mark == FLAG and statuses[game.cell(index)] is not Status.MINE:

@@ -362,7 +362,9 @@ class Classic(Mode):
                     statuses = turn.analyzer.classify()
             except Interrupted:
                 # Too complex to finish within the request: what the action did stands, the rest waits.
-                turn.outcome.message = "The assist stopped: the position is too complex to resolve in time."
+                turn.outcome.message = lazy_gettext(
+                    "The assist stopped: the position is too complex to resolve in time."
+                )
                 return
             safe = [game.index(*cell) for cell, status in statuses.items() if status is Status.SAFE]
             for cell, status in statuses.items():
@@ -399,7 +401,9 @@ class Classic(Mode):
         of the proven-safe cells the player has not flagged, else its one guess. The first click is the
         strategy's too, or a shared board's own, and safe by the rules."""
         if game.status != "playing":
-            raise Refused(f"the game is {game.status}: the bot has nothing left to play")
+            if game.status == "won":
+                raise Refused(lazy_gettext("the game is won: the bot has nothing left to play"))
+            raise Refused(lazy_gettext("the game is lost: the bot has nothing left to play"))
         start = game.state.get("start")
         if game.started_at is None and start is not None:
             return BotChoice(game.cell(start), safe=True, mine_probability=0.0, first_click=True)

@@ -100,7 +100,9 @@ class Cruel(SeededDeals):
         safe, forced, hurried = verdict(game, turn, cell)
         analyzer = turn.analyzer  # the verdict may have put the analyzer that judged it in its place
         if hurried:
-            turn.outcome.message = "The position was too complex to judge in full: this click counted as a guess."
+            turn.outcome.message = lazy_gettext(
+                "The position was too complex to judge in full: this click counted as a guess."
+            )
         if first:
             game.started_at = turn.now
         if not safe:

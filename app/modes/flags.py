@@ -27,7 +27,7 @@ from typing_extensions import TypedDict
 
 from app.core import seats as seating
 from app.core.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
-from app.core.languages import N_, gettext
+from app.core.languages import N_, gettext, lazy_gettext
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import YOU, Mode, options_of
 from solver import Analyzer, Limits
@@ -235,10 +235,12 @@ class Flags(Mode):
         if move.action not in self.actions:
             raise Invalid(f"unknown action {move.action!r} in a Flags game: expected one of {', '.join(self.actions)}")
         if game.status != "playing":
-            raise Refused("the game is over: start a new game")
+            raise Refused(lazy_gettext("the game is over: start a new game"))
         seat = game.state["turn"]
         if move.seat is not None and move.seat != seat:
-            raise Refused(f"it is {SEAT_NAMES[seat]}'s turn: wait for their move")
+            raise Refused(
+                lazy_gettext("it is %(seat)s's turn: wait for their move", seat=lazy_gettext(SEAT_NAMES[seat]))
+            )
         index = game.index(move.x, move.y)
         changed = game.copy()
         rng = self.move_rng(changed, move, rng)
