@@ -37,9 +37,10 @@ MARKED_TEMPLATES = (
     "modes/flags/settings.html",
     "modes/flags/topbar.html",
     "modes/help/toolbar.html",
+    "records.html",
 )
-# Words that are the same in every language: the game's name.
-UNTRANSLATED_WORDS = {"Kaboom"}
+# Words that are the same in every language: the game's name, and 3BV (each glossary keeps it).
+UNTRANSLATED_WORDS = {"Kaboom", "BV"}
 
 
 def extracted() -> dict[str, tuple[str, ...] | str]:

@@ -33,7 +33,7 @@ from app.results.records import (
 from app.service import Deals, GameService
 from app.service.kept import KEPT
 from app.store import Listing, MemoryStore, SQLiteStore
-from app.web.views.game import accuracy_text, game_list
+from app.web.views.game import accuracy_text, game_list, record_size
 from solver.generate import bbbv
 from tests.boards import classic_from, play
 
@@ -94,12 +94,12 @@ def test_records_add_up_games_wins_streaks_and_the_best_times_per_mode_and_size(
     ]
     records = records_of(list(reversed(stored)))  # the store's order does not matter: the end times do
     classic, cruel, expert = records.records
-    assert (classic.mode, classic.size) == ("classic", "Beginner (9×9, 10 mines)")
+    assert (classic.mode, record_size(classic)) == ("classic", "Beginner (9×9, 10 mines)")
     assert (classic.games, classic.wins, classic.streak, classic.best_streak) == (4, 3, 1, 2)
     assert classic.win_rate == 0.75 and [best.seconds for best in classic.best] == [20.0, 30.0, 40.0]
     assert classic.best[0].bbbv_per_second == 1.0
     assert (cruel.mode, cruel.games, cruel.wins) == ("cruel", 1, 1)
-    assert (expert.size, expert.games, expert.wins, expert.streak) == ("Expert (30×16, 99 mines)", 1, 0, 0)
+    assert (record_size(expert), expert.games, expert.wins, expert.streak) == ("Expert (30×16, 99 mines)", 1, 0, 0)
 
 
 def test_only_the_ten_best_times_are_kept():
@@ -177,7 +177,10 @@ def test_no_guess_boards_are_kept_apart_from_dealt_ones_by_the_board_as_dealt():
     records = records_of([result(True, 30.0, 1), result(True, 20.0, 2), json.dumps(no_guess)])
     dealt, solvable = records.records
     assert (dealt.kind, dealt.games, solvable.kind, solvable.games) == ("", 2, "no guessing", 1)
-    assert solvable.size == "Beginner (9×9, 10 mines), no guessing" and dealt.size == "Beginner (9×9, 10 mines)"
+    assert (
+        record_size(solvable) == "Beginner (9×9, 10 mines), no guessing"
+        and record_size(dealt) == "Beginner (9×9, 10 mines)"
+    )
 
 
 # ----- tallies: the records kept up to date as results arrive (issue 23 #10) -----------------------

@@ -38,7 +38,7 @@ from typing import Annotated, Any, NotRequired
 from pydantic import Field, StrictBool, StrictInt, StrictStr, StringConstraints, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from app.core.game import MAX_BOARD_SIDE, PRESETS, Game
+from app.core.game import MAX_BOARD_SIDE, Game
 from app.core.stored import schema
 from app.modes import get_mode
 from app.rooms import get_kind
@@ -170,13 +170,6 @@ class Record:
     accuracy_sum: Fraction = Fraction(0)
     races: int = 0  # the games played in a race (app.rooms), whatever their end
     firsts: int = 0  # the races cleared first
-
-    @property
-    def size(self) -> str:
-        preset = next((name for name, size in PRESETS.items() if size == (self.width, self.height, self.mines)), None)
-        described = f"{self.width}×{self.height}, {self.mines} mine{'s' * (self.mines != 1)}"
-        size = f"{preset.capitalize()} ({described})" if preset else described
-        return f"{size}, {self.kind}" if self.kind else size
 
     @property
     def win_rate(self) -> float:

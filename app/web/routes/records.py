@@ -9,7 +9,7 @@ from app.web.deps import Player, Service
 from app.web.render import page, page_context
 from app.web.schemas.base import ERROR_RESPONSES
 from app.web.schemas.records import RecordOut
-from app.web.views.game import clock_text
+from app.web.views.game import clock_text, record_size
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 api_router = APIRouter(prefix="/api/records", tags=["records"], responses=ERROR_RESPONSES)
@@ -19,7 +19,8 @@ api_router = APIRouter(prefix="/api/records", tags=["records"], responses=ERROR_
 async def records_page(request: Request, player: Player, service: Service) -> Response:
     """The player's records per mode and size."""
     records = await service.games.records(player)
-    return page(request, "records.html", page_context(None, records=records, clock=clock_text))
+    context = page_context(None, records=records, clock=clock_text, size=record_size)
+    return page(request, "records.html", context)
 
 
 @api_router.get("", response_model=list[RecordOut])

@@ -14,11 +14,11 @@ from fractions import Fraction
 
 from markupsafe import Markup, escape
 
-from app.core.game import QUESTION, BotChoice, Game, Hint, LossReview
+from app.core.game import PRESET_TITLES, PRESETS, QUESTION, BotChoice, Game, Hint, LossReview
 from app.core.languages import N_, decimal_text, gettext, ngettext, number_text, percent_text, speaking, unfilled
 from app.core.seats import computers, invitation
 from app.modes import get_mode
-from app.results.records import accuracy_of, fixed_layout_figures
+from app.results.records import Record, accuracy_of, fixed_layout_figures
 from app.service.overlays import Overlay
 from app.store import Listing
 from app.web.faces import face_of
@@ -676,6 +676,23 @@ def board_title(mode_name: str, width: int, height: int, mines: int) -> str:
         height=height,
         mines=mines_shown,
     )
+
+
+def record_size(record: Record) -> str:
+    """A record's board as the records page heads it: "Beginner (9×9, 10 mines), no guessing"."""
+    mines = record.mines
+    described = ngettext(
+        "%(width)s×%(height)s, %(mines)s mine",
+        "%(width)s×%(height)s, %(mines)s mines",
+        mines,
+        width=record.width,
+        height=record.height,
+        mines=number_text(mines),
+    )
+    preset = next((name for name, size in PRESETS.items() if size == (record.width, record.height, mines)), None)
+    if preset is not None:
+        described = gettext("%(preset)s (%(size)s)", preset=gettext(PRESET_TITLES[preset]), size=described)
+    return gettext("%(size)s, %(kind)s", size=described, kind=gettext(record.kind)) if record.kind else described
 
 
 def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
