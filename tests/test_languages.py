@@ -38,6 +38,8 @@ MARKED_TEMPLATES = (
     "modes/flags/topbar.html",
     "modes/help/toolbar.html",
     "records.html",
+    "calendar.html",
+    "daily.html",
 )
 # Words that are the same in every language: the game's name, and 3BV (each glossary keeps it).
 UNTRANSLATED_WORDS = {"Kaboom", "BV"}
@@ -233,8 +235,8 @@ class VisibleText(HTMLParser):
 
 
 def unmarked_words(source: str) -> list[str]:
-    # A block that fills a class attribute (body_class) holds class names, not words.
-    source = re.sub(r"\{%-?\s*block \w+_class\s*-?%\}.*?\{%-?\s*endblock", " ", source, flags=re.DOTALL)
+    # A block that fills an attribute (body_class, daily_current) holds class names or markup, not words.
+    source = re.sub(r"\{%-?\s*block \w+_(class|current)\s*-?%\}.*?\{%-?\s*endblock", " ", source, flags=re.DOTALL)
     # Every Jinja2 construct becomes a blank: what is left is the markup's own text.
     bare = re.sub(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", " ", source, flags=re.DOTALL)
     parser = VisibleText()

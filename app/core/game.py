@@ -53,11 +53,11 @@ STATUSES = ("playing", "won", "lost")
 # (Switches.helping: the overlays, the assists) is an aid by its own name. Each with what a ladder calls it.
 LAYOUT_SEEN = "layout_seen"
 AIDS = {
-    "hint": "hints",  # a hint or Show me (its proof)
-    "undo": "undo",  # an undo, and with it any death (a loss taken back)
-    "bot": "the bot",  # a move of the bot's (Play for me), or its advice (What would the bot do?)
-    "analysis": "the analysis",  # the API's analysis or probabilities
-    LAYOUT_SEEN: "another game of this board",  # before or after, finished or not
+    "hint": N_("hints"),  # a hint or Show me (its proof)
+    "undo": N_("undo"),  # an undo, and with it any death (a loss taken back)
+    "bot": N_("the bot"),  # a move of the bot's (Play for me), or its advice (What would the bot do?)
+    "analysis": N_("the analysis"),  # the API's analysis or probabilities
+    LAYOUT_SEEN: N_("another game of this board"),  # before or after, finished or not
 }
 
 

@@ -19,7 +19,7 @@ from gettext import NullTranslations
 from typing import Any
 
 from babel import Locale
-from babel.dates import format_skeleton
+from babel.dates import format_date, format_skeleton, get_day_names
 from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 
@@ -193,3 +193,29 @@ def list_text(items: list[str]) -> str:
     if language is ENGLISH:
         return " and ".join(items)
     return format_list(items, locale=language.locale)
+
+
+def month_text(date: datetime.date) -> str:
+    """A month's short name, as a calendar marks where one begins: "Nov", "нояб.", "nov.", "نوفمبر"."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return date.strftime("%b")
+    return format_date(date, "LLL", locale=language.locale)
+
+
+def lowered(text: str) -> str:
+    """A label (capitalized, as it stands alone) inside a sentence: its first letter small."""
+    return text[:1].lower() + text[1:]
+
+
+ENGLISH_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def weekday_texts() -> tuple[str, ...]:
+    """The days of the week, Monday first, as a calendar heads its columns: "Mon", "пн", "H", "إثنين"."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return ENGLISH_WEEKDAYS
+    # CLDR's "short" names: a calendar's column heads (its abbreviated Arabic ones are the whole words).
+    names = get_day_names("short", context="stand-alone", locale=language.locale)
+    return tuple(names[day] for day in range(7))

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from app.core.languages import weekday_texts
 from app.modes import get_mode
 from app.service import GameService
 from app.web.deps import Client, Player, Service
@@ -63,6 +64,7 @@ async def history_page(request: Request, player: Player, service: Service) -> Re
             history=history,
             weeks=weeks_of(history.days),
             boards=[get_mode(part.board.mode).daily_title for part in history.days[0].boards],
+            weekdays=weekday_texts(),
         ),
     )
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.game import AIDS
-from app.core.languages import day_text, decimal_text
+from app.core.languages import day_text, decimal_text, gettext, lowered, month_text, ngettext, number_text
 from app.core.names import NAME_LENGTH
 from app.modes import MODES, get_mode
 from app.results.daily import Entry
@@ -36,9 +36,9 @@ def daily_rules() -> DailyRules:
     modes = [mode for mode in MODES.values() if mode.daily is not None]
     settings = {mode.options_class.label(name) for mode in modes for name in mode.options_class.helping()}
     return DailyRules(
-        boards=[mode.daily_title for mode in modes],
-        aids=list(AIDS.values()),
-        settings=sorted(label[:1].lower() + label[1:] for label in settings),
+        boards=[gettext(mode.daily_title) for mode in modes],
+        aids=[gettext(aid) for aid in AIDS.values()],
+        settings=sorted(lowered(gettext(label)) for label in settings),
         name_length=NAME_LENGTH,
     )
 
@@ -70,11 +70,11 @@ class Line:
 def line_of(line: LadderLine, mode: str) -> Line:
     entry = line.entry
     return Line(
-        place=str(line.place) if line.place is not None else "–",
+        place=number_text(line.place) if line.place is not None else "–",
         name=line.name,
         named=line.named,
         own=line.own,
-        time=clock_text(entry["seconds"], tenths=True) if entry["won"] else "lost",
+        time=clock_text(entry["seconds"], tenths=True) if entry["won"] else gettext("lost"),
         rate=decimal_text(entry["bbbv_per_second"], 2)
         if entry["won"] and entry["bbbv_per_second"] is not None
         else "–",
@@ -87,24 +87,25 @@ def line_of(line: LadderLine, mode: str) -> Line:
 def help_text(entry: Entry, mode: str) -> str:
     """Why an entry is not a clean win, in words."""
     options = type(get_mode(mode).options())
-    helped = [AIDS.get(aid) or options.label(aid).lower() for aid in entry["aids"]]
+    helped = [gettext(AIDS[aid]) if aid in AIDS else lowered(gettext(options.label(aid))) for aid in entry["aids"]]
     if entry["deaths"]:
-        helped.append(f"{entry['deaths']} mine{'s' if entry['deaths'] != 1 else ''} hit")
+        helped.append(ngettext("%(num)s mine hit", "%(num)s mines hit", entry["deaths"]))
     # Won, not clean, with no aid kept and no death: hints counted before hints were kept as an aid.
-    return ", ".join(helped) if helped else AIDS["hint"]
+    return ", ".join(helped) if helped else gettext(AIDS["hint"])
 
 
 def mark_of(part: DayBoard) -> Mark:
     entry = part.entry
     if entry is None:
         if part.game_id is not None:
-            return Mark("▶", "playing", "in play")
-        return Mark("·", "none", "not played")
+            return Mark("▶", "playing", gettext("in play"))
+        return Mark("·", "none", gettext("not played"))
     if entry["clean"]:
-        return Mark("★", "clean", f"won in {clock_text(entry['seconds'], tenths=True)}")
+        return Mark("★", "clean", gettext("won in %(clock)s", clock=clock_text(entry["seconds"], tenths=True)))
     if entry["won"]:
-        return Mark("☆", "helped", f"won with help in {clock_text(entry['seconds'], tenths=True)}")
-    return Mark("✕", "lost", "lost")
+        clock = clock_text(entry["seconds"], tenths=True)
+        return Mark("☆", "helped", gettext("won with help in %(clock)s", clock=clock))
+    return Mark("✕", "lost", gettext("lost"))
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def weeks_of(days: list[Day]) -> list[list[CalendarDay | None]]:
         return []
     cells: list[CalendarDay | None] = [None] * ordered[0].date.weekday()
     for day in ordered:
-        month = day.date.strftime("%b") if day is ordered[0] or day.date.day == 1 else ""
+        month = month_text(day.date) if day is ordered[0] or day.date.day == 1 else ""
         cells.append(CalendarDay(day, month, [(part, mark_of(part)) for part in day.boards]))
     cells += [None] * (-len(cells) % 7)
     return [cells[start : start + 7] for start in range(0, len(cells), 7)]
