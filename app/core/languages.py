@@ -219,3 +219,8 @@ def weekday_texts() -> tuple[str, ...]:
     # CLDR's "short" names: a calendar's column heads (its abbreviated Arabic ones are the whole words).
     names = get_day_names("short", context="stand-alone", locale=language.locale)
     return tuple(names[day] for day in range(7))
+
+
+def separated(items: list[str]) -> str:
+    """Items one after the other, as the language separates them in a running list: ", ", Arabic "، "."""
+    return pgettext("between the items of a list", ", ").join(items)

@@ -40,7 +40,7 @@ from app.core.game import (
     rewound,
     undo,
 )
-from app.core.languages import Text, gettext, lazy_gettext, list_text, ngettext
+from app.core.languages import Text, gettext, lazy_gettext, list_text, ngettext, separated
 from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
@@ -585,7 +585,7 @@ class Mode:
             return gettext("%(who)s won in %(clock)s with %(counts)s.", who=who, clock=clock, counts=list_text(counts))
         if game.status == "lost":
             x, y = game.cell(game.exploded) if game.exploded is not None else (0, 0)
-            details = ", ".join([clock, *counts])
+            details = separated([clock, *counts])
             if who == YOU:
                 return gettext(
                     "Boom: the cell at column %(x)s, row %(y)s was a mine (%(details)s).",

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from pydantic import StrictBool
 
 from app.core.game import BotChoice, Game, Move, Refused, Turn
-from app.core.languages import N_, gettext, ngettext
+from app.core.languages import N_, gettext, ngettext, separated
 from app.core.stored import Cell, Count, schema
 from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
@@ -105,7 +105,7 @@ class Help(Classic):
     def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         if game.status == "lost" and game.exploded is None:
             missed = len(game.state["missed"])
-            details = ", ".join([clock, *[count for count in self.result_counts(game) if count]])
+            details = separated([clock, *[count for count in self.result_counts(game) if count]])
             if who == YOU:
                 return ngettext(
                     "You asked for help while %(num)s cell could be proven safe (outlined in green): game over "

@@ -12,7 +12,7 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.addresses import address_key
-from app.core.languages import day_text, decimal_text, gettext, number_text
+from app.core.languages import day_text, decimal_text, gettext, number_text, separated
 from app.service import GameService
 from app.web import i18n
 from app.web.faces import FaceLoader
@@ -32,6 +32,7 @@ templates.env.filters["accuracy"] = accuracy_text
 templates.env.filters["day"] = day_text
 templates.env.filters["number"] = number_text
 templates.env.filters["decimal"] = decimal_text
+templates.env.filters["separated"] = separated
 # Words that are data (a mode's title, a setting's label: marked where they are written, with N_) in the reader's
 # language; unlike `_()` of a template's own words, escaped as any value is.
 templates.env.filters["translated"] = gettext

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.game import AIDS
-from app.core.languages import day_text, decimal_text, gettext, lowered, month_text, ngettext, number_text
+from app.core.languages import day_text, decimal_text, gettext, lowered, month_text, ngettext, number_text, separated
 from app.core.names import NAME_LENGTH
 from app.modes import MODES, get_mode
 from app.results.daily import Entry
@@ -91,7 +91,7 @@ def help_text(entry: Entry, mode: str) -> str:
     if entry["deaths"]:
         helped.append(ngettext("%(num)s mine hit", "%(num)s mines hit", entry["deaths"]))
     # Won, not clean, with no aid kept and no death: hints counted before hints were kept as an aid.
-    return ", ".join(helped) if helped else gettext(AIDS["hint"])
+    return separated(helped) if helped else gettext(AIDS["hint"])
 
 
 def mark_of(part: DayBoard) -> Mark:
