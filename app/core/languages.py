@@ -11,6 +11,7 @@ arguments and a percent sign is written %%, as in the templates' `_()`.
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -31,8 +32,9 @@ class Language:
     autonym: str
     direction: str = "ltr"
 
-    @property
+    @functools.cached_property
     def locale(self) -> Locale:
+        # Parsed once per language: every number and date on a page asks for it.
         return Locale.parse(self.code)
 
 
@@ -169,7 +171,7 @@ def decimal_text(value: float, places: int) -> str:
 
 
 def percent_text(share: float, places: int = 0) -> str:
-    """A share (0.94) as a percentage: "94 %", Hungarian "94%", Arabic "94‎%‎"."""
+    """A share (0.94) as a percentage: "94 %", Russian "94 %" (a no-break space), Hungarian and Arabic "94%"."""
     language = _speaking.get().language
     if language is ENGLISH:
         return f"{share * 100:.{places}f} %"
