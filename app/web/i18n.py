@@ -23,7 +23,7 @@ from babel.support import NullTranslations, Translations
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.core.languages import ENGLISH, LANGUAGES, Speaking, offered_codes, speaking, speaking_as
+from app.core.languages import ENGLISH, LANGUAGES, Speaking, offered_codes, speaking, speaking_as, unfilled
 
 CATALOGS = Path(__file__).resolve().parent / "locales"
 DOMAIN = "messages"
@@ -102,10 +102,6 @@ def preferred_tags(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(weighted)]
 
 
-def _raw_gettext(message: str) -> str:
-    return speaking().translations.gettext(message)
-
-
 def _raw_ngettext(singular: str, plural: str, count: int) -> str:
     return speaking().translations.ngettext(singular, plural, count)
 
@@ -124,7 +120,7 @@ def install(environment: Any) -> None:
     environment.add_extension("jinja2.ext.i18n")
     environment.globals["speaking"] = speaking
     environment.install_gettext_callables(
-        gettext=_raw_gettext,
+        gettext=unfilled,
         ngettext=_raw_ngettext,
         pgettext=_raw_pgettext,
         npgettext=_raw_npgettext,
