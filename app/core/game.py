@@ -143,10 +143,16 @@ class Switches:
         names = cls.names()
         unknown = set(changes) - set(names)
         if unknown:
-            raise Invalid(f"unknown setting {sorted(unknown)[0]!r}: expected one of {', '.join(names)}")
+            raise Invalid(
+                lazy_gettext(
+                    "unknown setting %(name)s: expected one of %(names)s",
+                    name=repr(sorted(unknown)[0]),
+                    names=", ".join(names),
+                )
+            )
         for name, value in changes.items():
             if not isinstance(value, bool):
-                raise Invalid(f"setting {name!r} must be true or false")
+                raise Invalid(lazy_gettext("setting %(name)s must be true or false", name=repr(name)))
         return changes
 
     @classmethod
@@ -202,19 +208,38 @@ class Options(Switches):
 def board_size(width: int, height: int, mines: int | None = None, percent: float | None = None) -> tuple[int, int, int]:
     """Validate a custom board; mines as a count or a percentage of the cells."""
     if not (isinstance(width, int) and isinstance(height, int)):
-        raise Invalid("width and height must be whole numbers")
+        raise Invalid(lazy_gettext("width and height must be whole numbers"))
     if not (2 <= width <= MAX_BOARD_SIDE and 2 <= height <= MAX_BOARD_SIDE):
-        raise Invalid(f"width and height must be between 2 and {MAX_BOARD_SIDE}, not {width}x{height}")
+        raise Invalid(
+            lazy_gettext(
+                "width and height must be between 2 and %(most)s, not %(width)sx%(height)s",
+                most=MAX_BOARD_SIDE,
+                width=width,
+                height=height,
+            )
+        )
     cells = width * height
     if (mines is None) == (percent is None):
-        raise Invalid("give the mines either as a count or as a percentage")
+        raise Invalid(lazy_gettext("give the mines either as a count or as a percentage"))
     if percent is not None:
         if not 0 < percent < 100:
-            raise Invalid(f"the mine percentage must be above 0 and below 100, not {percent:g}")
+            raise Invalid(
+                lazy_gettext(
+                    "the mine percentage must be above 0 and below 100, not %(percent)s", percent=f"{percent:g}"
+                )
+            )
         mines = max(1, round(cells * percent / 100))
     assert mines is not None  # given as a count, or made from the percentage
     if not 1 <= mines <= cells - 1:
-        raise Invalid(f"a {width}x{height} board holds between 1 and {cells - 1} mines, not {mines}")
+        raise Invalid(
+            lazy_gettext(
+                "a %(width)sx%(height)s board holds between 1 and %(most)s mines, not %(mines)s",
+                width=width,
+                height=height,
+                most=cells - 1,
+                mines=mines,
+            )
+        )
     return width, height, mines
 
 
@@ -392,9 +417,17 @@ class Game:
 
     def index(self, x: Any, y: Any) -> int:
         if not (isinstance(x, int) and isinstance(y, int)) or isinstance(x, bool) or isinstance(y, bool):
-            raise Invalid("x and y must be whole numbers")
+            raise Invalid(lazy_gettext("x and y must be whole numbers"))
         if not self.board.contains(x, y):
-            raise Invalid(f"({x}, {y}) is off the {self.width}x{self.height} board (x and y count from 0)")
+            raise Invalid(
+                lazy_gettext(
+                    "(%(x)s, %(y)s) is off the %(width)sx%(height)s board (x and y count from 0)",
+                    x=x,
+                    y=y,
+                    width=self.width,
+                    height=self.height,
+                )
+            )
         return self.board.index(x, y)
 
     def cell(self, index: int) -> tuple[int, int]:
@@ -581,7 +614,7 @@ def flag(turn: Turn, index: int, mark: str | None) -> None:
         if new_mark == QUESTION and not game.options.question_marks:
             raise Refused(lazy_gettext("question marks are turned off for this game"))
     else:
-        raise Invalid(f"unknown mark {mark!r}: expected flag, question or none")
+        raise Invalid(lazy_gettext("unknown mark %(mark)s: expected flag, question or none", mark=repr(mark)))
     turn.set_mark(index, new_mark)
 
 
@@ -712,7 +745,9 @@ def set_options(game: Game, changes: dict[str, bool], seat: int | None = None) -
     for name, value in type(game.options).checked(changes).items():
         if name == "undo" and value and not game.options.undo and game.status != "playing":
             # Undo turned on after the end would take back a result the game was played for without it.
-            raise Refused(f"the game is {game.status}: undo cannot be turned on after the end")
+            if game.status == "won":
+                raise Refused(lazy_gettext("the game is won: undo cannot be turned on after the end"))
+            raise Refused(lazy_gettext("the game is lost: undo cannot be turned on after the end"))
         if name in own:
             assert seat is not None  # `own` is empty without a seat
             new.views.setdefault(seat, {})[name] = value
