@@ -373,6 +373,20 @@ def win_figures(game: Game, clock: str) -> list[tuple[str, str, str]]:
     ]
 
 
+def proof_words(numbers: int, uses_count: bool) -> str:
+    """What proves a cell safe, as a hint and a loss's review say it after "proven": the numbers outlined in amber,
+    the number of mines left, or both; "" for neither."""
+    if numbers and uses_count:
+        return ngettext(
+            "by the number outlined in amber and the number of mines left",
+            "by the numbers outlined in amber and the number of mines left",
+            numbers,
+        )
+    if numbers:
+        return ngettext("by the number outlined in amber", "by the numbers outlined in amber", numbers)
+    return gettext("by the number of mines left") if uses_count else ""
+
+
 def hint_text(hint: Hint, shown: bool) -> str:
     """A hint as the panel says it: its news, and when it shows a cell, which one and what proves it."""
     message = str(hint.message)
@@ -385,34 +399,14 @@ def hint_text(hint: Hint, shown: bool) -> str:
         return gettext("%(news)s: column %(x)s, row %(y)s.", news=message, x=x, y=y)
     if hint.kind != "safe":
         return message
-    if hint.proof and hint.uses_count:
-        return ngettext(
-            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number outlined in "
-            "amber and the number of mines left.",
-            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the numbers outlined in "
-            "amber and the number of mines left.",
-            len(hint.proof),
-            news=message,
-            x=x,
-            y=y,
-        )
-    if hint.proof:
-        return ngettext(
-            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number outlined in "
-            "amber.",
-            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the numbers outlined in "
-            "amber.",
-            len(hint.proof),
-            news=message,
-            x=x,
-            y=y,
-        )
-    if hint.uses_count:
+    proof = proof_words(len(hint.proof), hint.uses_count)
+    if proof:
         return gettext(
-            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven by the number of mines left.",
+            "%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe, proven %(proof)s.",
             news=message,
             x=x,
             y=y,
+            proof=proof,
         )
     return gettext("%(news)s: the highlighted cell at column %(x)s, row %(y)s is safe.", news=message, x=x, y=y)
 
@@ -546,18 +540,7 @@ def review_text(review: LossReview, game: Game) -> str:
     if review.example is not None:
         count = len(review.safe)
         ex, ey = review.example
-        if review.proof and review.uses_count:
-            proof = ngettext(
-                "by the number outlined in amber and the number of mines left",
-                "by the numbers outlined in amber and the number of mines left",
-                len(review.proof),
-            )
-        elif review.proof:
-            proof = ngettext("by the number outlined in amber", "by the numbers outlined in amber", len(review.proof))
-        elif review.uses_count:
-            proof = gettext("by the number of mines left")
-        else:
-            proof = ""
+        proof = proof_words(len(review.proof), review.uses_count)
         if proof:
             said = ngettext(
                 "%(num)s cell could be proven safe (outlined in green): column %(x)s, row %(y)s, for one, is proven "
