@@ -6,6 +6,7 @@ day's page with its ladders, the calendar, a board of the day in play), and the 
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
     .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, rooms, daily, api
+    .venv/bin/python docs/screenshot.py --language ar review rooms daily   # in a language, into screenshots/ar/
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
 so the pictures come out the same from one run to the next.
@@ -387,7 +388,12 @@ def daily_pictures(browser, url: str, cookies: list[dict], size: str, scheme: st
     context.close()
 
 
-def main(presets: list[str]) -> None:
+def main(presets: list[str], language: str | None = None) -> None:
+    """`language`: the browser's (its Accept-Language and locale), each picture in screenshots/<language>/; the
+    home page and the rules are pictured with whatever else is asked."""
+    global OUT
+    if language:
+        OUT = OUT / language
     OUT.mkdir(exist_ok=True)
     deals = Deals(seed=9)
     with (
@@ -407,6 +413,8 @@ def main(presets: list[str]) -> None:
         browser = launch_chromium(playwright)
         daily = daily_server_with_ladders(stack) if "daily" in presets else None
         for size, options in SIZES.items():
+            if language:
+                options = {**options, "locale": language, "extra_http_headers": {"Accept-Language": language}}
             for scheme in ("light", "dark"):
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
@@ -445,4 +453,7 @@ def main(presets: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily", "api"])
+    arguments = sys.argv[1:]
+    language = arguments[arguments.index("--language") + 1] if "--language" in arguments else None
+    names = [name for name in arguments if name not in ("--language", language)]
+    main(names or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily", "api"], language)

@@ -23,7 +23,7 @@ from tests.live import fresh_name, put_layout, put_position, seconds
 from tests.test_api import covered
 from tests.test_browser import CHROMIUM, play_out, reveal  # noqa: F401  (CHROMIUM: skips the module without Chromium)
 from tests.test_browser_replay import api
-from tests.test_layout import LAPTOP, PHONE
+from tests.test_layout import LAPTOP, PHONE, crowding
 from tests.test_replay import open_all_but
 
 pytestmark = pytest.mark.usefixtures("seeded")
@@ -113,17 +113,35 @@ def names(page) -> dict[str, set[str]]:
         session.detach()
 
 
-def audit(open_page, *paths: str, player=None) -> None:
+def in_language(code: str | None) -> dict:
+    """The options of a browser context whose reader speaks `code` (None: the browser's own, English)."""
+    return {"locale": code, "extra_http_headers": {"Accept-Language": code}} if code else {}
+
+
+def audit(open_page, *paths: str, player=None, language: str | None = None, checks=()) -> None:
     """axe on each of `paths`, at both sizes in both schemes (as `player`, when given: their page is the laptop's);
     fails on a serious or critical violation, prints the others. On every page, every control is a target of
-    the size's least, and on the laptop no two controls that do different things share a name."""
-    laptop = player or axe_page(open_page, LAPTOP)
-    phone = axe_page(open_page, PHONE, **({"storage_state": laptop.context.storage_state()} if player else {}))
+    the size's least, no words are cut off, drawn over others or past the window (test_layout.CROWDING), and on
+    the laptop no two controls that do different things share a name. `language`: the reader's (the player's
+    page must have been opened in it), the page's lang and dir checked. `checks`: more to find on each page, each
+    a function of the page that returns what it found."""
+    laptop = player or axe_page(open_page, LAPTOP, **in_language(language))
+    kept = {"storage_state": laptop.context.storage_state()} if player else {}
+    phone = axe_page(open_page, PHONE, **kept, **in_language(language))
     blocking, others = [], []
     for path in paths:
         for page, look, least in ((laptop, "laptop", 24), (phone, "phone", 44)):
             page.emulate_media(color_scheme="light")
             page.goto(path)
+            if language:
+                said = page.evaluate("[document.documentElement.lang, document.documentElement.dir]")
+                if said != [language, "rtl" if language == "ar" else "ltr"]:
+                    blocking.append((f"{path} {look}: the page says lang and dir {said}", []))
+            if crowded := crowding(page):
+                blocking.append((f"{path} {look}: words not read whole", crowded))
+            for check in checks:
+                if found := check(page):
+                    blocking.append((f"{path} {look}: {check.__doc__}", found))
             if path == DOCS:
                 page.wait_for_selector(".opblock")  # drawn by Swagger UI's script
             elif small := small_targets(page, least):  # Swagger UI's controls are its own

@@ -48,7 +48,7 @@ def test_a_mine_scores_for_the_mover_who_moves_again() -> None:
     assert after.cells[0] == "*"
     assert after.state["scores"] == [1, 0] and after.state["found"] == [[0], []]
     assert after.state["turn"] == 0, "a mine is another move"
-    assert "moves again" in outcome.message
+    assert "moves again" in str(outcome.message)
     assert game.state["scores"] == [0, 0], "the game moved on is a copy"
 
 
@@ -88,7 +88,7 @@ def test_the_game_ends_once_a_player_cannot_be_caught() -> None:
     game, outcome = move(game, "reveal", 2, 0)
     assert game.status == "won" and game.state["winner"] == 0
     assert game.shown_mines == [0, 2, 6], "the end shows every mine"
-    assert outcome.message == "Blue wins, 2–0."
+    assert str(outcome.message) == "Blue wins, 2–0."
     with pytest.raises(Refused, match="over"):
         move(game, "reveal", 1, 1)
 
@@ -117,7 +117,7 @@ def test_an_even_count_split_evenly_is_a_draw() -> None:
     game, _ = move(game, "reveal", 1, 0)  # a 1: Red's turn
     game, outcome = move(game, "reveal", 3, 0, seat=1)  # Red 1, and every mine is found
     assert game.status == "won" and game.state["winner"] is None
-    assert outcome.message == "A draw, 1–1."
+    assert str(outcome.message) == "A draw, 1–1."
 
 
 def test_a_move_out_of_turn_is_refused_and_changes_nothing() -> None:
@@ -177,7 +177,7 @@ def test_the_bomb_uncovers_a_5x5_square_scores_for_the_bomber_and_ends_the_turn(
     assert sorted(bombed.state["found"][0]) == [0, 18, 36]
     assert bombed.state["bombs"] == [True, False]
     assert bombed.state["turn"] == 1, "the bomb ends the turn, mines or not"
-    assert outcome.message == "Blue dropped the bomb: 3 mines."
+    assert str(outcome.message) == "Blue dropped the bomb: 3 mines."
 
 
 def test_the_bomb_is_moved_inside_the_board_at_an_edge() -> None:

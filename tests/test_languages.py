@@ -41,10 +41,23 @@ MARKED_TEMPLATES = (
     "records.html",
     "calendar.html",
     "daily.html",
+    "rules.html",
+    "modes/classic/rules.html",
+    "modes/cruel/rules.html",
+    "modes/help/rules.html",
+    "modes/flags/rules.html",
+    "modes/cruel-flags/rules.html",
+    "rooms/coop/rules.html",
+    "rooms/race/rules.html",
+    "macros.html",
+    "docs.html",
 )
-# The modules whose every refusal a player may read is marked (a Text, through lazy_gettext or gettext): the rest
-# are being marked (issue 44), one by one; a module joins this list when it is done, and may not leave it.
-MARKED_MODULES = ("app/core/game.py",)
+# The domain errors whose words no page shows, and so stay English (with every kind below them): a
+# ConfigurationError keeps the server from starting, for its operator to read on the terminal or in the log; a
+# Corrupt or a Conflict is answered with a sentence of the page's own (app.web.errors.ANSWERS), its words going
+# to the log alone; a BadInput is a command's (app/cli), and the command line speaks English. Every other
+# refusal is marked, in every module of the app (issue 44).
+OPERATOR_ERRORS = frozenset({"ConfigurationError", "Corrupt", "Conflict", "BadInput"})
 # Words that are the same in every language: the game's name, and 3BV (each glossary keeps it).
 UNTRANSLATED_WORDS = {"Kaboom", "BV"}
 
@@ -399,10 +412,19 @@ def test_a_refusal_keeps_its_english_detail_for_scripts_and_tells_a_person_in_th
 
 def unmarked_refusals(source: str) -> list[str]:
     """The domain errors raised with words that go to no catalog: a string or an f-string as the message."""
-    import app.web  # noqa: F401  (every kind of domain error is defined once the whole app is imported)
+    import importlib
+    import pkgutil
+
+    import app
     from app.core.errors import KaboomError
 
+    # Every kind of domain error is defined once every module of the app is imported (the commands' too).
+    for module in pkgutil.walk_packages(app.__path__, "app."):
+        importlib.import_module(module.name)
+
     def kinds(base: type) -> set[str]:
+        if base.__name__ in OPERATOR_ERRORS:
+            return set()
         return {base.__name__}.union(*(kinds(sub) for sub in base.__subclasses__()))
 
     errors = kinds(KaboomError)
@@ -418,11 +440,64 @@ def unmarked_refusals(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", MARKED_MODULES)
-def test_every_refusal_of_a_marked_module_goes_through_the_catalog(path):
-    assert unmarked_refusals((ROOT / path).read_text()) == []
+def test_every_refusal_a_player_may_read_goes_through_the_catalog():
+    # Every module of the app: a refusal in plain words fails wherever it is written.
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted((ROOT / "app").rglob("*.py"))
+        if (lines := unmarked_refusals(path.read_text()))
+    }
+    assert found == {}
 
 
 def test_the_unmarked_refusals_check_finds_plain_and_formatted_words():
     source = 'raise Refused("no")\nraise Invalid(f"bad {x}")\nraise Refused(lazy_gettext("fine"))\nprint("words")'
     assert [line.split(":")[0] for line in unmarked_refusals(source)] == ["line 1", "line 2"]
+    # An operator's error keeps its English: a player never reads it.
+    assert unmarked_refusals('raise Corrupt(f"game {x}: bad")\nraise ConfigurationError("no key")') == []
+    assert unmarked_refusals('raise BadInput(f"cannot explain {cell}")') == []
+
+
+def test_a_player_never_reads_the_words_of_a_damaged_or_conflicting_game():
+    from app.store import Conflict, Corrupt
+    from app.web.errors import ANSWERS
+
+    for kind in (Corrupt, Conflict):
+        shown = ANSWERS[kind].message(kind("game-for-the-log"))
+        assert "game-for-the-log" not in str(shown), kind
+
+
+# A string the script shows: words (two words or more, or one capitalised word) in a literal, outside _( ).
+# Literals that are no one's words: the keys a keyboard names (KeyboardEvent.key), selectors and class lists.
+SCRIPT_LITERAL = re.compile(r"""(_\(\s*)?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)""")
+SCRIPT_NOT_WORDS = {"Home", "End", "Enter", "Escape", "message refused"}
+
+
+def unmarked_script_words(source: str) -> list[str]:
+    """The string literals of a script that read as words a player would see, and that no _() translates."""
+    source = re.sub(r"^\s*//.*$|/\*.*?\*/", "", source, flags=re.M | re.S)
+    found = []
+    for match in SCRIPT_LITERAL.finditer(source):
+        marked, literal = match.groups()
+        text = literal[1:-1]
+        if marked or text in SCRIPT_NOT_WORDS or text.startswith(("#", ".")):
+            continue
+        if (" " in text and len(re.findall(r"[A-Za-z]{2,}", text)) >= 2) or re.fullmatch(r"[A-Z][a-z]+[.!?]?", text):
+            found.append(text)
+    return found
+
+
+# Kaboom's own scripts: not the vendored ones (htmx, its extension, Swagger UI), whose words are their own.
+OWN_SCRIPTS = sorted(
+    path for path in (ROOT / "static").rglob("*.js") if "swagger-ui" not in path.parts and ".min." not in path.name
+)
+
+
+@pytest.mark.parametrize("path", OWN_SCRIPTS, ids=lambda path: path.name)
+def test_every_word_the_script_shows_goes_through_the_catalog(path):
+    assert unmarked_script_words(path.read_text()) == []
+
+
+def test_the_unmarked_script_words_check_finds_plain_words():
+    source = 'note(_("Copied")); note("Not marked"); key === "Enter"; note(`Plain ${x} words`); q(".a b")\n// "A note"'
+    assert unmarked_script_words(source) == ["Not marked", "Plain ${x} words"]

@@ -32,6 +32,58 @@ ESSENTIALS = [
 ]
 
 
+# Words a reader cannot read whole, as "what: the words": text drawn over other text (two lines of text whose boxes
+# cross), text cut off by its box (a box that clips or scrolls its text sideways, or ends it in an ellipsis), and
+# text outside the window's width (on a page read right to left, what passes the left edge cannot be scrolled to).
+# A box that scrolls on purpose (the board's frame, which pans a big board; a wide table's) and text made to be
+# hidden (a box of a pixel for screen readers) are left out.
+CROWDING = """() => {
+    const scrolls = e => e.closest('.board, .table-scroll');
+    const unseen = e => e.closest('.visually-hidden');
+    const runs = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const owner = node.parentElement;
+        if (!node.textContent.trim() || unseen(owner) ||
+            !owner.checkVisibility({opacityProperty: true, visibilityProperty: true}))
+            continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const box of range.getClientRects())
+            if (box.width >= 2 && box.height >= 2) runs.push({owner, box, text: node.textContent.trim().slice(0, 40)});
+    }
+    const found = [];
+    const width = document.documentElement.clientWidth;
+    for (const run of runs)
+        if (!scrolls(run.owner) && (run.box.left < -1 || run.box.right > width + 1))
+            found.push(`outside the window: ${run.text} (${Math.round(run.box.left)} to ${Math.round(run.box.right)})`);
+    for (let i = 0; i < runs.length; i++)
+        for (let j = i + 1; j < runs.length; j++) {
+            const a = runs[i].box, b = runs[j].box;
+            const across = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const down = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (across > 2 && down > 2) found.push(`over each other: ${runs[i].text} | ${runs[j].text}`);
+        }
+    const clipped = new Set();
+    for (const run of runs)
+        for (let e = run.owner; e && e !== document.body; e = e.parentElement) {
+            if (clipped.has(e) || scrolls(e)) break;
+            const style = getComputedStyle(e);
+            const cut = style.textOverflow === 'ellipsis' || style.overflowX !== 'visible';
+            if (cut && e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 2) {
+                clipped.add(e);
+                found.push(`cut off: ${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} ${run.text}`);
+            }
+        }
+    return found;
+}"""
+
+
+def crowding(page) -> list[str]:
+    """What of the page's words cannot be read whole (CROWDING)."""
+    return page.evaluate(CROWDING)
+
+
 def rect(page, selector: str) -> dict:
     return page.eval_on_selector(
         selector,
@@ -328,7 +380,7 @@ def test_a_long_name_on_a_phones_ladder_is_never_broken_inside_a_word(open_page)
         shown = page.locator("#classic tr.own td.who .named")
         assert shown.inner_text() == name
         assert set(shown.evaluate(LINE_BREAKS)) <= {" "}, name
-        assert page.eval_on_selector("#classic .ladder-scroll", "box => box.scrollWidth - box.clientWidth") <= 0
+        assert page.eval_on_selector("#classic .table-scroll", "box => box.scrollWidth - box.clientWidth") <= 0
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
 
 

@@ -86,7 +86,7 @@ def test_the_same_seed_and_allowance_deal_the_same_board_or_the_same_refusal():
             after, _ = apply_move(game, Move("reveal", 50, 50), rng=random.Random(0), now=1.0, limits=limits)
         except Refused as refusal:
             assert game.started_at is None and game.hidden["mines"] is None
-            return "refused", refusal.message
+            return "refused", str(refusal.message)
         return "dealt", tuple(after.hidden["mines"])
 
     small = [first_click(2000, Limits(work=10_000)) for _ in range(2)]

@@ -45,7 +45,7 @@ def test_the_rules_have_a_section_for_each_mode_room_the_days_boards_and_the_rev
             for name in mode.options_class.helping():
                 assert mode.options_class.label(name).lower() in daily.lower()
     review = shown["review"]
-    assert MARGIN_TEXT in review
+    assert str(MARGIN_TEXT) in review
     assert all(grade in review for grade in ("Proven", "Best guess", "Inaccuracy", "Mistake", '"1 in 12"'))
 
 

@@ -225,7 +225,7 @@ def board_size(width: int, height: int, mines: int | None = None, percent: float
         if not 0 < percent < 100:
             raise Invalid(
                 lazy_gettext(
-                    "the mine percentage must be above 0 and below 100, not %(percent)s", percent=f"{percent:g}"
+                    "the mine percentage must be above 0 and below 100, not %(percent)s", percent=format(percent, "g")
                 )
             )
         mines = max(1, round(cells * percent / 100))

@@ -120,6 +120,17 @@ class Text:
             return str(self)
 
 
+@dataclass(frozen=True)
+class InSentence:
+    """Words marked where they are written (a kind's title, a setting's label) that fill a Text's sentence with
+    their first letter small ("a co-op room"): read, like the sentence, in the language of whoever reads it."""
+
+    words: str
+
+    def __str__(self) -> str:
+        return lowered(gettext(self.words))
+
+
 def lazy_gettext(message: str, **params: Any) -> Text:
     """`message` to be translated when it is read (Text), its %(name)s filled from `params` then."""
     return Text(message, tuple(params.items()))
@@ -168,6 +179,14 @@ def decimal_text(value: float, places: int) -> str:
         return f"{value:.{places}f}"
     pattern = "#,##0." + "0" * places if places else "#,##0"
     return format_decimal(value, pattern, locale=language.locale, numbering_system=DIGITS)
+
+
+def grouped_text(value: int) -> str:
+    """A whole number with its thousands set apart: "12,345", Russian "12 345" (a no-break space)."""
+    language = _speaking.get().language
+    if language is ENGLISH:
+        return f"{value:,}"
+    return format_decimal(value, "#,##0", locale=language.locale, numbering_system=DIGITS)
 
 
 def percent_text(share: float, places: int = 0) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import disarm
 
 from app.core.game import Invalid
+from app.core.languages import N_, lazy_gettext, lazy_ngettext
 
 NAME_LENGTH = 24
 # What a player without a name is called on the ladders, with a tag of four hex digits (app.results.daily).
@@ -25,7 +26,9 @@ ANONYMOUS = "anonymous"
 
 # The claim (Store.claim) of a name's look, held by the player who goes by it on the ladders.
 NAME_CLAIM = "name:"
-NAME_TAKEN = "another player goes by a name that looks like this one: choose another"
+# Why a name is refused when another player goes by its look: raised as lazy_gettext(NAME_TAKEN), read in the
+# reader's language.
+NAME_TAKEN = N_("another player goes by a name that looks like this one: choose another")
 
 
 def name_key(name: str) -> str:
@@ -42,12 +45,19 @@ def checked_name(name: Any) -> str:
     """A name as others will see it (NFC, trimmed); Invalid, saying what is wrong, for one that is malformed or
     could pass for something it is not."""
     if not isinstance(name, str):
-        raise Invalid("a name is text")
+        raise Invalid(lazy_gettext("a name is text"))
     name = unicodedata.normalize("NFC", name).strip(" ")
     if not name:
-        raise Invalid("a name needs at least one character")
+        raise Invalid(lazy_gettext("a name needs at least one character"))
     if len(name) > NAME_LENGTH:
-        raise Invalid(f"a name has at most {NAME_LENGTH} characters, not {len(name)}")
+        raise Invalid(
+            lazy_ngettext(
+                "a name has at most %(num)s character, not %(length)s",
+                "a name has at most %(num)s characters, not %(length)s",
+                NAME_LENGTH,
+                length=len(name),
+            )
+        )
     marks = 0
     for at, character in enumerate(name):
         category = unicodedata.category(character)
@@ -55,15 +65,29 @@ def checked_name(name: Any) -> str:
         marks += mark
         # A combining mark (an accent, a vowel sign) belongs to the letter before it.
         if not (category.startswith("L") or category == "Nd" or character in " -_" or mark):
-            raise Invalid(f"a name holds letters, digits, spaces, '-' and '_' only, not {_shown(character)!r}")
+            raise Invalid(
+                lazy_gettext(
+                    "a name holds letters, digits, spaces, '-' and '_' only, not %(character)s",
+                    character=repr(_shown(character)),
+                )
+            )
         if character != " " and not name_key(character):
-            raise Invalid(f"a name holds nothing invisible, not {_shown(character)!r}")
+            raise Invalid(
+                lazy_gettext("a name holds nothing invisible, not %(character)s", character=repr(_shown(character)))
+            )
     if disarm.is_zalgo(name) or marks * 2 > len(name):
-        raise Invalid("a name is mostly letters: too many marks are piled on them")
+        raise Invalid(lazy_gettext("a name is mostly letters: too many marks are piled on them"))
     if disarm.is_mixed_script(name, per_word=True):
-        raise Invalid("each word of a name is written in one script: some of its letters look like another's")
+        raise Invalid(
+            lazy_gettext("each word of a name is written in one script: some of its letters look like another's")
+        )
     if name_key(name).startswith(name_key(ANONYMOUS)):
-        raise Invalid(f"a name may not begin with {ANONYMOUS!r}: the ladders call players without a name so")
+        raise Invalid(
+            lazy_gettext(
+                "a name may not begin with %(anonymous)s: the ladders call players without a name so",
+                anonymous=repr(ANONYMOUS),
+            )
+        )
     return name
 
 

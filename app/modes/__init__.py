@@ -11,6 +11,7 @@ from typing import Any
 
 from app.core import stored
 from app.core.game import BotChoice, Game, Hint, Invalid, Move, Outcome, Switches
+from app.core.languages import lazy_gettext
 from app.core.seats import Seat
 from app.modes.base import Mode
 from app.modes.classic import Classic, ClassicOptions
@@ -30,14 +31,22 @@ def get_mode(name: str) -> Mode:
     try:
         return MODES[name]
     except KeyError:
-        raise Invalid(f"unknown mode {name!r}: expected one of {', '.join(MODES)}") from None
+        raise Invalid(
+            lazy_gettext("unknown mode %(name)s: expected one of %(names)s", name=repr(name), names=", ".join(MODES))
+        ) from None
 
 
 def variant_of(name: str, variant: str) -> str:
     """The mode `variant` names when it is `name` itself or one of its variants (Mode.variant_of); Invalid otherwise."""
     chosen = get_mode(variant)
     if chosen.name != get_mode(name).name and chosen.variant_of != name:
-        raise Invalid(f"{chosen.title} is not a variant of {get_mode(name).title}")
+        raise Invalid(
+            lazy_gettext(
+                "%(variant)s is not a variant of %(mode)s",
+                variant=lazy_gettext(chosen.title),
+                mode=lazy_gettext(get_mode(name).title),
+            )
+        )
     return chosen.name
 
 

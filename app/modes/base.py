@@ -40,7 +40,7 @@ from app.core.game import (
     rewound,
     undo,
 )
-from app.core.languages import Text, gettext, lazy_gettext, list_text, ngettext, separated
+from app.core.languages import N_, Text, gettext, lazy_gettext, list_text, ngettext, separated
 from app.core.seats import OPPONENTS, Computer, Invitation, Player, Seat
 from app.core.stored import NoState
 from solver import Allowance, Analyzer, Budget, Limits, Status
@@ -57,6 +57,11 @@ FIRST_CLICK = Choice(
 
 # Whom a game's result is about when its player reads it (Mode.result_text).
 YOU = "You"
+# Why an overlay (the name of its setting) is refused in a mode without it (Mode.check_overlay).
+OVERLAY_MISSING = {
+    "probabilities": N_("%(title)s games have no probabilities: neither it nor what it shows is available"),
+    "debug_overlay": N_("%(title)s games have no debug overlay: neither it nor what it shows is available"),
+}
 
 SwitchesT = TypeVar("SwitchesT", bound=Switches)
 
@@ -126,7 +131,13 @@ class Mode:
         width, height, mines = board_size(width, height, mines)
         options = options or self.options_class()
         if not isinstance(options, self.options_class):
-            raise Invalid(f"{self.title} games take {self.options_class.__name__}")
+            raise Invalid(
+                lazy_gettext(
+                    "%(title)s games take %(options)s",
+                    title=lazy_gettext(self.title),
+                    options=self.options_class.__name__,
+                )
+            )
         game = Game(
             width,
             height,
@@ -171,20 +182,37 @@ class Mode:
         the same screen, the default; an invitation; the computer at one of the mode's `levels`)."""
         if self.seat_count == 1:
             if opponent is not None or level is not None:
-                raise Invalid(f"{self.title} games have one player: no opponent or level to choose")
+                raise Invalid(
+                    lazy_gettext(
+                        "%(title)s games have one player: no opponent or level to choose",
+                        title=lazy_gettext(self.title),
+                    )
+                )
             game.seats = [Player(player)]
             return
         opponent = opponent or "screen"
         if opponent not in OPPONENTS:
-            raise Invalid(f"unknown opponent {opponent!r}: expected one of {', '.join(OPPONENTS)}")
+            raise Invalid(
+                lazy_gettext(
+                    "unknown opponent %(opponent)s: expected one of %(opponents)s",
+                    opponent=repr(opponent),
+                    opponents=", ".join(OPPONENTS),
+                )
+            )
         if opponent != "computer" and level is not None:
-            raise Invalid("a level is for a game against the computer")
+            raise Invalid(lazy_gettext("a level is for a game against the computer"))
         if opponent == "computer":
             if not self.levels:
-                raise Invalid(f"no computer plays {self.title} games")
+                raise Invalid(lazy_gettext("no computer plays %(title)s games", title=lazy_gettext(self.title)))
             level = level or self.levels[len(self.levels) // 2]
             if level not in self.levels:
-                raise Invalid(f"unknown level {level!r}: expected one of {', '.join(self.levels)}")
+                raise Invalid(
+                    lazy_gettext(
+                        "unknown level %(level)s: expected one of %(levels)s",
+                        level=repr(level),
+                        levels=", ".join(self.levels),
+                    )
+                )
 
         def other_seat() -> Seat:
             if opponent == "screen":
@@ -217,8 +245,12 @@ class Mode:
         return None
 
     def seat_name(self, seat: int) -> str:
-        """A seat as the page and the refusals name it."""
-        return gettext("Player %(number)s", number=seat + 1)
+        """A seat as the page names it, in the language spoken now."""
+        return str(self.seat_text(seat))
+
+    def seat_text(self, seat: int) -> Text:
+        """A seat as a refusal or a move's news names it: read in the language of whoever reads it."""
+        return lazy_gettext("Player %(number)s", number=seat + 1)
 
     def moving_seat(self, game: Game, player: str) -> int | None:
         """The seat `player` moves for now: None in a game of one player; on one screen, whoever's turn it
@@ -244,7 +276,7 @@ class Mode:
 
     def computer_move(self, game: Game, rng: random.Random, limits: Limits) -> Move:
         """The computer's next move, when computer_to_move says it has one."""
-        raise Refused(f"no computer plays {self.title} games")
+        raise Refused(lazy_gettext("no computer plays %(title)s games", title=lazy_gettext(self.title)))
 
     def seat_has_moved(self, game: Game, seat: int) -> bool:
         """Whether the player of `seat` has made a move in the game (a seat that has is theirs to the end)."""
@@ -268,13 +300,15 @@ class Mode:
         number = seating.invitation(game.seats)
         if not self.seat_reclaimable(game, player):
             if number is None or player != game.maker:
-                raise Refused("only the player who sent an invitation can free its seat")
+                raise Refused(lazy_gettext("only the player who sent an invitation can free its seat"))
+            if game.status == "won":
+                raise Refused(lazy_gettext("the game is won: its seats stay as they were played"))
             if game.status != "playing":
-                raise Refused(f"the game is {game.status}: its seats stay as they were played")
-            name = self.seat_name(number)
+                raise Refused(lazy_gettext("the game is lost: its seats stay as they were played"))
+            name = self.seat_text(number)
             if game.seats[number].open:  # type: ignore[union-attr]
-                raise Refused(f"{name}'s seat is free: send the link")
-            raise Refused(f"{name} has moved in this game: the seat is theirs until it ends")
+                raise Refused(lazy_gettext("%(seat)s's seat is free: send the link", seat=name))
+            raise Refused(lazy_gettext("%(seat)s has moved in this game: the seat is theirs until it ends", seat=name))
         freed = game.copy()
         freed.seats[number] = seating.new_invitation()  # type: ignore[index]
         freed.version += 1  # the pages that show the game hear of it
@@ -305,13 +339,11 @@ class Mode:
         """Refuse a change of settings the mode does not allow during a game; by default any may change."""
 
     def check_overlay(self, game: Game, name: str) -> None:
-        """Refuse what the overlay `name` shows (the API's analysis and probabilities show the same) where
-        the player could not turn it on: a mode without it, or a game whose rules keep it off (between two
-        people, neither seat may see more than the other)."""
+        """Refuse what the overlay `name` (a key of OVERLAY_MISSING) shows (the API's analysis and probabilities
+        show the same) where the player could not turn it on: a mode without it, or a game whose rules keep it
+        off (between two people, neither seat may see more than the other)."""
         if name not in game.options.names():
-            raise Refused(
-                f"{self.title} games have no {name.replace('_', ' ')}: neither it nor what it shows is available"
-            )
+            raise Refused(lazy_gettext(OVERLAY_MISSING[name], title=lazy_gettext(self.title)))
         self.check_options(game, {name: True})
 
     def no_guess_deal(self, game: Game) -> bool:
@@ -325,7 +357,9 @@ class Mode:
     def from_board(self, board_id: str, options: Switches, secret: bytes) -> Game:
         """A new game of the board a board id names (Invalid for an id that names none); only fixed-layout
         modes have them."""
-        raise Invalid(f"{self.title} games have no fixed layout to play from a board id")
+        raise Invalid(
+            lazy_gettext("%(title)s games have no fixed layout to play from a board id", title=lazy_gettext(self.title))
+        )
 
     def board_id(self, game: Game) -> str | None:
         """The id of the game's board, once it has one, whether or not the player may see it (shown_board_id)."""
@@ -369,7 +403,12 @@ class Mode:
         actions = ACTIONS + self.extra_actions
         if move.action not in actions:
             raise Invalid(
-                f"unknown action {move.action!r} in a {self.title} game: expected one of {', '.join(actions)}"
+                lazy_gettext(
+                    "unknown action %(action)s in a %(title)s game: expected one of %(actions)s",
+                    action=repr(move.action),
+                    title=lazy_gettext(self.title),
+                    actions=", ".join(actions),
+                )
             )
         if move.action == "undo":
             return undo(game)
@@ -414,6 +453,31 @@ class Mode:
         """The bot's choice in words when it is an action of the mode's own (`guess`: the cell it would open,
         with its chance, in words); None for a reveal, which every mode words alike."""
         return None
+
+    # How a replay's step names each action, with the cell it names (an action that names one always does):
+    # whole phrases, so that a translator may inflect "column" and "row" after the verb. A mode with actions of
+    # its own adds theirs.
+    action_words: ClassVar[dict[str, str]] = {
+        "reveal": N_("Reveal column %(x)s, row %(y)s"),
+        "chord": N_("Chord column %(x)s, row %(y)s"),
+        "flag": N_("Flag column %(x)s, row %(y)s"),
+        "undo": N_("Undo"),
+    }
+
+    # What a room's log says a member did with an action of this mode's own, a sentence about them (%(name)s).
+    acted_words: ClassVar[dict[str, str]] = {}
+
+    def move_words(self, move: Move) -> str:
+        """A move as a replay names it: "Reveal column 3, row 4", after its seat's name in a game of several."""
+        words = self.action_words.get(move.action)
+        if words is None:
+            words = move.action.capitalize()
+        else:
+            cell = {"x": move.x + 1, "y": move.y + 1} if move.x is not None and move.y is not None else {}
+            words = gettext(words, **cell)
+        if move.seat is None or self.seat_count == 1:
+            return words
+        return gettext("%(seat)s: %(move)s", seat=self.seat_name(move.seat), move=words)
 
     def board_actions(self) -> tuple[str, ...]:
         """What a player of this mode may do (the page's board offers these and no others)."""
@@ -471,7 +535,9 @@ class Mode:
 
     def bot_choice(self, game: Game, analyzer: Analyzer, rng: random.Random) -> BotChoice:
         """The cell the bot would open next; `analyzer` must match the game's position."""
-        raise Refused(f"the bot plays classic and help games, not {self.title} games")
+        raise Refused(
+            lazy_gettext("the bot plays classic and help games, not %(title)s games", title=lazy_gettext(self.title))
+        )
 
     def proven_hint(self, game: Game, analyzer: Analyzer) -> Hint | None:
         """What the numbers the player sees prove, whatever the mode: a flag that could be wrong, the
@@ -547,7 +613,7 @@ class Mode:
 
     def missed_words(self, game: Game) -> str:
         """What the page says of the missed cells it outlines (missed_cells)."""
-        return "The cells outlined in green were missed."
+        return gettext("The cells outlined in green were missed.")
 
     def clicks(self, game: Game) -> int | None:
         """The clicks a game of a fixed layout took (its efficiency against 3BV); None where the layout is dealt

@@ -36,11 +36,11 @@ from app.core.game import (
     board_size,
     setting,
 )
-from app.core.languages import N_, Text, gettext, lazy_gettext, ngettext
+from app.core.languages import N_, Text, gettext, lazy_gettext, lazy_ngettext, ngettext
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import FIRST_CLICK, Mode, options_of
 from solver import Analyzer, Interrupted, Limits, OutOfTime, OutOfWork, Status
-from solver.generate import NoGuessImpossible, first_click_layout, no_guess_layout
+from solver.generate import PERTURBATIONS, NoGuessImpossible, first_click_layout, no_guess_layout
 from solver.local import deduce
 from solver.position import COVERED, FLAG
 from solver.strategy import exact
@@ -49,11 +49,11 @@ log = logging.getLogger("kaboom.solver")
 
 # A no-guess search past the request's work allowance would stop at the same point however often it is
 # asked (the allowance counts work, not time); past the deadline, it was the server that was too busy.
-NO_GUESS_OUT_OF_WORK = (
+NO_GUESS_OUT_OF_WORK = N_(
     "No no-guess board of this size and density could be made within the server's limit: "
     "try fewer mines, a smaller board, or turn off No guessing."
 )
-NO_GUESS_OUT_OF_TIME = (
+NO_GUESS_OUT_OF_TIME = N_(
     "The server is too busy to make a no-guess board of this size in time, and nothing changed: "
     "try again in a moment, or turn off No guessing."
 )
@@ -127,13 +127,25 @@ class BoardId:
     def parse(cls, text: str) -> BoardId:
         match = BOARD_ID.match(text.strip())
         if match is None:
-            raise Invalid(f"{text[:80]!r} is not a board id: they look like 30x16-99-o-4.4-0123456789abcdef")
+            raise Invalid(
+                lazy_gettext(
+                    "%(text)s is not a board id: they look like 30x16-99-o-4.4-0123456789abcdef", text=repr(text[:80])
+                )
+            )
         width, height, mines, kind, no_guess, x, y, seed = match.groups()
         width, height, mines = board_size(int(width), int(height), int(mines))
         x, y = int(x) - 1, int(y) - 1
         if not (0 <= x < width and 0 <= y < height):
             raise Invalid(
-                f"board id {text!r}: its first click at column {x + 1}, row {y + 1} is off the {width}x{height} board"
+                lazy_gettext(
+                    "board id %(text)s: its first click at column %(x)s, row %(y)s is off the "
+                    "%(width)sx%(height)s board",
+                    text=repr(text),
+                    x=x + 1,
+                    y=y + 1,
+                    width=width,
+                    height=height,
+                )
             )
         return cls(width, height, mines, kind == "s", no_guess == "n", (x, y), seed)
 
@@ -192,7 +204,13 @@ class Classic(Mode):
         """A new game of the board an id names: its layout, its first click marked for the player."""
         board = BoardId.parse(board_id)
         if not isinstance(options, ClassicOptions):
-            raise Invalid(f"{self.title} games take {self.options_class.__name__}")
+            raise Invalid(
+                lazy_gettext(
+                    "%(title)s games take %(options)s",
+                    title=lazy_gettext(self.title),
+                    options=self.options_class.__name__,
+                )
+            )
         options.first_click_safe_only, options.no_guess = board.safe_only, board.no_guess
         game = self.new_game(board.width, board.height, board.mines, options, rng=random.Random(0), secret=secret)
         self.seed(game, board.seed, secret)
@@ -230,8 +248,12 @@ class Classic(Mode):
             if start is not None and index != start:
                 x, y = game.cell(start)
                 raise Refused(
-                    f"this board opens at its outlined cell, column {x + 1}, row {y + 1}: start there "
-                    "(a first click anywhere else could be a mine)"
+                    lazy_gettext(
+                        "this board opens at its outlined cell, column %(x)s, row %(y)s: start there "
+                        "(a first click anywhere else could be a mine)",
+                        x=x + 1,
+                        y=y + 1,
+                    )
                 )
             if start is None or game.mode_secret()["mines"] is None:  # a layout given whole (the bot's) stands
                 if start is None and game.state.get("board_seed"):
@@ -285,10 +307,22 @@ class Classic(Mode):
             return no_guess_layout(
                 game.width, game.height, game.mines, first, rng, opening=opening, allowance=allowance
             )
-        except NoGuessImpossible as error:
-            raise Refused(f"{str(error)[0].upper()}{str(error)[1:]}, or turn off No guessing.") from None
+        except NoGuessImpossible:
+            # The search's own words (solver.generate), as a whole sentence with what the player may do.
+            raise Refused(
+                lazy_ngettext(
+                    "No %(width)sx%(height)s board with %(num)s mine that can be solved without guessing was found "
+                    "within %(changes)s changes: try fewer mines, or turn off No guessing.",
+                    "No %(width)sx%(height)s board with %(num)s mines that can be solved without guessing was found "
+                    "within %(changes)s changes: try fewer mines, or turn off No guessing.",
+                    game.mines,
+                    width=game.width,
+                    height=game.height,
+                    changes=PERTURBATIONS,
+                )
+            ) from None
         except OutOfWork:
-            raise Refused(NO_GUESS_OUT_OF_WORK) from None
+            raise Refused(lazy_gettext(NO_GUESS_OUT_OF_WORK)) from None
         except OutOfTime:
             # Where the deadline fires depends on the machine's load, so it is logged, as a verdict it decides is.
             log.warning(
@@ -298,7 +332,7 @@ class Classic(Mode):
                 game.mines,
                 allowance.spent,
             )
-            raise Busy(NO_GUESS_OUT_OF_TIME) from None
+            raise Busy(lazy_gettext(NO_GUESS_OUT_OF_TIME)) from None
 
     def no_guess_deal(self, game: Game) -> bool:
         """Whether a reveal now deals a no-guess board: the first click, or the first again after undoing it."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from app.core.game import Turn
-from app.core.languages import N_
+from app.core.languages import N_, Text, lazy_gettext
 from app.modes.cruel import SeededDeals
 from app.modes.flags import Flags
 from solver import Inconsistent
@@ -63,10 +63,10 @@ class CruelFlags(SeededDeals, Flags):
         return self.uncover(turn, [index], seat, frozenset(game.board.index(x, y) for x, y in layout.mines))
 
     @staticmethod
-    def _news(seat: int, action: str, scored: int) -> str:
+    def _news(seat: int, action: str, scored: int) -> str | Text:
         # An empty cell is this mode's whole surprise: say why the click scored nothing.
         if action == "reveal" and not scored:
-            return "Empty: only a proven mine scores, and the turn passes."
+            return lazy_gettext("Empty: only a proven mine scores, and the turn passes.")
         return Flags._news(seat, action, scored)
 
     def drop_bomb(self, turn: Turn, cells: list[int], seat: int) -> int:

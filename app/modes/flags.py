@@ -27,12 +27,12 @@ from typing_extensions import TypedDict
 
 from app.core import seats as seating
 from app.core.game import Game, Hint, Invalid, Move, Outcome, Refused, Switches, Turn, check_revealable, setting
-from app.core.languages import N_, gettext, lazy_gettext
+from app.core.languages import N_, Text, lazy_gettext, lazy_ngettext
 from app.core.stored import Cell, Count, Layout, schema
 from app.modes.base import YOU, Mode, options_of
 from solver import Analyzer, Limits
 from solver.flags import BOMB_WORTH, FLAGS_LEVELS, FlagsChoice, FlagsView, flags_bomb
-from solver.position import COVERED, describe
+from solver.position import COVERED
 
 SEATS = 2
 BOMB_SIDE = 5  # the bomb uncovers a square of this side (MSN's rule)
@@ -45,7 +45,7 @@ FLAGS_PRESETS = {
     "komal-20x100": (20, 100, 400),
     "komal-100": (100, 100, 2000),
 }
-PRACTICE_ONLY = "the probability overlay is practice against the computer: never in a game between two people"
+PRACTICE_ONLY = N_("the probability overlay is practice against the computer: never in a game between two people")
 
 
 @dataclass
@@ -132,6 +132,7 @@ class Flags(Mode):
     state_schema = FlagsState
     hidden_schema: ClassVar[type | None] = FlagsSecret
     actions: ClassVar[tuple[str, ...]] = ("reveal", "bomb")
+    action_words: ClassVar[dict[str, str]] = {**Mode.action_words, "bomb": N_("Bomb column %(x)s, row %(y)s")}
 
     def preset_title(self, name: str) -> str:
         return {"msn": "MSN"}.get(name, "KöMaL")
@@ -155,13 +156,13 @@ class Flags(Mode):
         """Blue is the maker; Red a friend on the same screen (the default), by an invitation, or the computer."""
         super().seat(game, player, opponent, level)
         if game.options.probabilities and not seating.computers(game.seats):
-            raise Invalid(PRACTICE_ONLY)
+            raise Invalid(lazy_gettext(PRACTICE_ONLY))
 
     def seat_to_move(self, game: Game) -> int:
         return game.state["turn"]
 
-    def seat_name(self, seat: int) -> str:
-        return gettext(SEAT_NAMES[seat])
+    def seat_text(self, seat: int) -> Text:
+        return lazy_gettext(SEAT_NAMES[seat])
 
     def winner(self, game: Game) -> int | None:
         return game.state["winner"]
@@ -184,9 +185,11 @@ class Flags(Mode):
         """The rules stay as the game was made; the probability overlay is practice against the computer."""
         for name in changes:
             if game.options.fixed(name) and changes[name] != getattr(game.options, name):
-                raise Refused("the rules of a Flags game are set when it is made: start a new game to change them")
+                raise Refused(
+                    lazy_gettext("the rules of a Flags game are set when it is made: start a new game to change them")
+                )
         if changes.get("probabilities") and not seating.computers(game.seats):
-            raise Refused(PRACTICE_ONLY)
+            raise Refused(lazy_gettext(PRACTICE_ONLY))
 
     # The computer's players by level, where its bomb would fall with what it is worth, and the worth
     # for which the hard computer drops it (a square expected to hold that many mines).
@@ -233,14 +236,18 @@ class Flags(Mode):
         limits: Limits | None = None,
     ) -> tuple[Game, Outcome]:
         if move.action not in self.actions:
-            raise Invalid(f"unknown action {move.action!r} in a Flags game: expected one of {', '.join(self.actions)}")
+            raise Invalid(
+                lazy_gettext(
+                    "unknown action %(action)s in a Flags game: expected one of %(actions)s",
+                    action=repr(move.action),
+                    actions=", ".join(self.actions),
+                )
+            )
         if game.status != "playing":
             raise Refused(lazy_gettext("the game is over: start a new game"))
         seat = game.state["turn"]
         if move.seat is not None and move.seat != seat:
-            raise Refused(
-                lazy_gettext("it is %(seat)s's turn: wait for their move", seat=lazy_gettext(SEAT_NAMES[seat]))
-            )
+            raise Refused(lazy_gettext("it is %(seat)s's turn: wait for their move", seat=self.seat_text(seat)))
         index = game.index(move.x, move.y)
         changed = game.copy()
         rng = self.move_rng(changed, move, rng)
@@ -283,22 +290,30 @@ class Flags(Mode):
         ]
         covered = [cell for cell in area if game.cells[cell] == COVERED]
         if not covered:
-            raise Refused(f"nothing is covered in the bomb's area around {describe(game.cell(centre))}")
+            x, y = game.cell(centre)
+            raise Refused(
+                lazy_gettext("nothing is covered in the bomb's area around column %(x)s, row %(y)s", x=x + 1, y=y + 1)
+            )
         return covered
 
     @staticmethod
-    def bomb_refusal(game: Game, seat: int) -> str | None:
+    def bomb_refusal(game: Game, seat: int) -> Text | None:
         """Why `seat` may not drop its bomb now (the page offers it only when nothing stands in the way):
         once a game, to the player who is behind."""
         if not options_of(game, FlagsOptions).bomb:
-            return "the bomb is turned off in this game"
+            return lazy_gettext("the bomb is turned off in this game")
         if game.state["bombs"][seat]:
-            return f"{SEAT_NAMES[seat]} has dropped the bomb already: once a game"
+            return lazy_gettext(
+                "%(seat)s has dropped the bomb already: once a game", seat=lazy_gettext(SEAT_NAMES[seat])
+            )
         scores, other = game.state["scores"], 1 - seat
         if scores[seat] >= scores[other]:
-            return (
-                f"the bomb is for the player who is behind: {SEAT_NAMES[seat]} has {scores[seat]}, "
-                f"{SEAT_NAMES[other]} {scores[other]}"
+            return lazy_gettext(
+                "the bomb is for the player who is behind: %(seat)s has %(score)s, %(other)s %(other_score)s",
+                seat=lazy_gettext(SEAT_NAMES[seat]),
+                score=scores[seat],
+                other=lazy_gettext(SEAT_NAMES[other]),
+                other_score=scores[other],
             )
         return None
 
@@ -345,11 +360,18 @@ class Flags(Mode):
         return scored
 
     @staticmethod
-    def _news(seat: int, action: str, scored: int) -> str:
-        name = SEAT_NAMES[seat]
+    def _news(seat: int, action: str, scored: int) -> str | Text:
+        """What the move did, as the page's panel says it ("" for a move that says nothing): a Text, as the move is
+        made where its reader is not known."""
+        name = lazy_gettext(SEAT_NAMES[seat])
         if action == "bomb":
-            return f"{name} dropped the bomb: {scored} mine{'s' * (scored != 1)}."
-        return f"{name} found a mine and moves again." if scored else ""
+            return lazy_ngettext(
+                "%(seat)s dropped the bomb: %(num)s mine.",
+                "%(seat)s dropped the bomb: %(num)s mines.",
+                scored,
+                seat=name,
+            )
+        return lazy_gettext("%(seat)s found a mine and moves again.", seat=name) if scored else ""
 
     def _end_if_decided(self, turn: Turn) -> None:
         """Over once a seat cannot be caught (unless the board is to be uncovered) or every mine is found."""
@@ -365,23 +387,28 @@ class Flags(Mode):
         layout = self.final_layout(turn)
         game.finish("won", turn.now, layout)
         turn.outcome.changed.update(layout)
-        turn.outcome.message = self.result_text(game, "")
+        turn.outcome.message = self._result(game)
 
     # ----- what the seats see -----------------------------------------------
 
     def hint(self, game: Game, analyzer: Analyzer) -> Hint:
-        raise Refused("Flags games have no hints: the other player would not have them")
+        raise Refused(lazy_gettext("Flags games have no hints: the other player would not have them"))
 
     def result_text(self, game: Game, clock: str, who: str = YOU) -> str:
         # About the seats, whoever reads it: each is named by its colour.
+        return str(self._result(game))
+
+    def _result(self, game: Game) -> Text | str:
+        """The end of the game in words, read in the reader's language (the news of the last move is made in a game
+        thread, or the slow lane, for whoever reads it later)."""
         if game.status == "playing":
             return ""
         scores = game.state["scores"]
         winner = game.state["winner"]
         score = f"{max(scores)}–{min(scores)}"
         if winner is None:
-            return gettext("A draw, %(score)s.", score=score)
-        return gettext("%(seat)s wins, %(score)s.", seat=self.seat_name(winner), score=score)
+            return lazy_gettext("A draw, %(score)s.", score=score)
+        return lazy_gettext("%(seat)s wins, %(score)s.", seat=self.seat_text(winner), score=score)
 
 
 assert set(Flags.opponent_words) == set(seating.OPPONENTS)

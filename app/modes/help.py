@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from pydantic import StrictBool
 
 from app.core.game import BotChoice, Game, Move, Refused, Turn
-from app.core.languages import N_, gettext, ngettext, separated
+from app.core.languages import N_, gettext, lazy_gettext, ngettext, separated
 from app.core.stored import Cell, Count, schema
 from app.modes.base import YOU
 from app.modes.classic import Classic, ClassicState
@@ -39,6 +39,8 @@ class Help(Classic):
     state_schema = HelpState
     extra_actions = ("help",)
     bot_actions = ("reveal", "help")
+    action_words: ClassVar[dict[str, str]] = {**Classic.action_words, "help": N_("Help")}
+    acted_words: ClassVar[dict[str, str]] = {"help": N_("%(name)s asked for help")}
     action_notes = {"help": "granted when no covered cell is provably safe, a loss otherwise"}
     # Luck decides nothing here already (help is granted where a guess would be forced).
     even_settings: ClassVar[dict[str, bool]] = {}
@@ -50,7 +52,7 @@ class Help(Classic):
     def act(self, turn: Turn, move: Move) -> None:
         game = turn.game
         if game.state["help_pending"]:
-            raise Refused("Help is already granted: the next cell you open is safe.")
+            raise Refused(lazy_gettext("Help is already granted: the next cell you open is safe."))
         if game.started_at is not None:
             try:
                 with turn.analyzer.limits(turn.limits.timed()):
@@ -58,7 +60,7 @@ class Help(Classic):
             except Interrupted:
                 # Judging help by half an analysis could lose a game the player played right.
                 raise Refused(
-                    "The position is too complex to judge a call for help in time; nothing changed."
+                    lazy_gettext("The position is too complex to judge a call for help in time; nothing changed.")
                 ) from None
             if safe:
                 game.state["missed"] = [game.index(*cell) for cell in safe]
@@ -66,7 +68,7 @@ class Help(Classic):
                 return
         game.state["help_granted"] += 1
         game.state["help_pending"] = True
-        turn.outcome.message = (
+        turn.outcome.message = lazy_gettext(
             "Help granted: no cell could be proven safe. The next cell you open is safe "
             "(a mine there is flagged for you)."
         )
@@ -92,7 +94,7 @@ class Help(Classic):
         self._spend(game)
         if index in game.mode_secret()["mines"]:
             turn.show_mine(index)
-            turn.outcome.message = "Help found a mine there and flagged it for you."
+            turn.outcome.message = lazy_gettext("Help found a mine there and flagged it for you.")
             self.win_if_cleared(turn)
             return
         super().reveal_cell(turn, index)

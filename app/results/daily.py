@@ -24,6 +24,7 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter, Valid
 from typing_extensions import TypedDict
 
 from app.core.game import LAYOUT_SEEN, PRESETS, Game, Invalid
+from app.core.languages import lazy_gettext
 from app.core.names import ANONYMOUS
 from app.core.stored import Key, schema
 from app.modes import MODES, get_mode
@@ -89,7 +90,11 @@ def board_named(key: str, today: datetime.date) -> DailyBoard:
     date = parse_date(date_text, today)
     if mode not in {board.mode for board in boards_of(date)}:
         expected = ", ".join(board.mode for board in boards_of(date))
-        raise Invalid(f"no board of the day in mode {mode!r}: expected one of {expected}")
+        raise Invalid(
+            lazy_gettext(
+                "no board of the day in mode %(mode)s: expected one of %(modes)s", mode=repr(mode), modes=expected
+            )
+        )
     return DailyBoard(date, mode)
 
 
@@ -108,13 +113,13 @@ def parse_date(text: str, today: datetime.date) -> datetime.date:
     try:
         date = datetime.date.fromisoformat(text)
     except ValueError:
-        raise Invalid(f"{text[:40]!r} is not a date: expected YYYY-MM-DD") from None
+        raise Invalid(lazy_gettext("%(text)s is not a date: expected YYYY-MM-DD", text=repr(text[:40]))) from None
     if len(text) != 10:
-        raise Invalid(f"{text[:40]!r} is not a date: expected YYYY-MM-DD")
+        raise Invalid(lazy_gettext("%(text)s is not a date: expected YYYY-MM-DD", text=repr(text[:40])))
     if date > today:
-        raise Invalid(f"{date.isoformat()} is still to come: its boards are made on the day")
+        raise Invalid(lazy_gettext("%(date)s is still to come: its boards are made on the day", date=date.isoformat()))
     if date < EPOCH:
-        raise Invalid(f"{date.isoformat()} is before there were boards of the day")
+        raise Invalid(lazy_gettext("%(date)s is before there were boards of the day", date=date.isoformat()))
     return date
 
 

@@ -4,6 +4,7 @@ the service, the store and the web layer read kinds only through this table."""
 from __future__ import annotations
 
 from app.core.game import Invalid
+from app.core.languages import lazy_gettext
 from app.rooms import base
 from app.rooms.base import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound
 from app.rooms.coop import Coop
@@ -16,7 +17,11 @@ def get_kind(name: str) -> RoomKind:
     try:
         return KINDS[name]
     except KeyError:
-        raise Invalid(f"unknown kind of room {name!r}: expected one of {', '.join(KINDS)}") from None
+        raise Invalid(
+            lazy_gettext(
+                "unknown kind of room %(name)s: expected one of %(kinds)s", name=repr(name), kinds=", ".join(KINDS)
+            )
+        ) from None
 
 
 def encode_room(room: Room) -> str:

@@ -24,14 +24,14 @@ from typing_extensions import TypedDict
 
 from app.core.errors import KaboomError
 from app.core.game import MAX_BOARD_SIDE, Game, Refused
-from app.core.languages import gettext
+from app.core.languages import N_, InSentence, gettext, lazy_gettext
 from app.core.names import NAME_LENGTH
 from app.core.seats import watcher
 from app.core.stored import Count, Key, Time, Version, adapter, schema
 
 # Players a room holds at most: the issue's 2 to 8, and as many colours as the page has.
 MAX_PLAYERS = 8
-COLOURS = ("blue", "red", "green", "purple", "orange", "teal", "pink", "brown")
+COLOURS = (N_("blue"), N_("red"), N_("green"), N_("purple"), N_("orange"), N_("teal"), N_("pink"), N_("brown"))
 assert len(COLOURS) == MAX_PLAYERS
 # What a player is called until they choose: a name is shown to every other member, so none is guessed from
 # the player's id.
@@ -211,6 +211,7 @@ class RoomKind:
     name: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str] = ""
+    rules_link: ClassVar[str] = N_("Rules of this room")  # the room's link to its kind's rules
     state_schema: ClassVar[type]
     # Whether a game of this kind of room counts in its players' own records.
     counts_in_records: ClassVar[bool] = True
@@ -219,8 +220,8 @@ class RoomKind:
     even: ClassVar[bool] = False
     # Whether its games take hints, Show me, the overlays, the assists and the bot (not where players compete).
     assists: ClassVar[bool] = True
-    # Settings its games are played with whatever the room asks, each with why (a mode without the setting
-    # has nothing to fix).
+    # Settings its games are played with whatever the room asks, each with why, marked with N_ (a mode without the
+    # setting has nothing to fix).
     fixed_settings: ClassVar[dict[str, tuple[bool, str]]] = {}
 
     def new_state(self) -> dict[str, Any]:
@@ -238,7 +239,7 @@ class RoomKind:
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         """`player` asks the room to start (a race, or its rematch); Refused where it cannot."""
-        raise Refused(f"a {self.title.lower()} has nothing to start")
+        raise Refused(lazy_gettext("a %(kind)s has nothing to start", kind=InSentence(self.title)))
 
     def game_for(self, room: Room, viewer: str) -> str | None:
         """The game `viewer` (a member, or whoever holds the link) plays or watches in the room now; None

@@ -21,6 +21,7 @@ class Coop(RoomKind):
     name = "coop"
     title = N_("Co-op room")
     summary = N_("Two to eight players share one board: anyone may move, everyone sees every move.")
+    rules_link = N_("Rules of this co-op room")
     state_schema = CoopState
     counts_in_records = False  # a board cleared by several is nobody's own record
 

@@ -15,7 +15,7 @@ from pydantic import StrictStr
 from typing_extensions import TypedDict
 
 from app.core.game import Game, Refused
-from app.core.languages import N_, gettext
+from app.core.languages import N_, gettext, lazy_gettext, lazy_ngettext
 from app.core.stored import Count, Time, schema
 from app.rooms.base import Room, RoomGames, RoomKind, Standing, opened_cells, standing
 
@@ -35,11 +35,12 @@ class Race(RoomKind):
     name = "race"
     title = N_("Race")
     summary = N_("Two to eight players race on the same board, started together: the first to clear it wins.")
+    rules_link = N_("Rules of this race")
     state_schema = RaceState
     even = True
     assists = False  # a race is run on what each racer can see
     # A mine ends a racer's run: undo would buy the layout (lose, see every mine, take it back) for a death.
-    fixed_settings = {"undo": (False, "a race is played without undo: a mine ends a racer's run")}
+    fixed_settings = {"undo": (False, N_("a race is played without undo: a mine ends a racer's run"))}
 
     def new_state(self) -> dict[str, Any]:
         return {"round": 0, "phase": "lobby", "starts_at": None, "games": {}}
@@ -65,16 +66,24 @@ class Race(RoomKind):
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         if room.seat_of(player) is None:
-            raise Refused("only the racers start a race: whoever watches waits for them")
+            raise Refused(lazy_gettext("only the racers start a race: whoever watches waits for them"))
         if room.state["phase"] == "lobby":
             if player != room.creator:
-                raise Refused(f"{room.members[0].name}, who made the race, starts it")
+                raise Refused(lazy_gettext("%(name)s, who made the race, starts it", name=room.members[0].name))
             if len(room.members) < MIN_RACERS:
-                raise Refused(f"a race needs {MIN_RACERS} players at least: send the link first")
+                raise Refused(
+                    lazy_ngettext(
+                        "a race needs %(num)s player at least: send the link first",
+                        "a race needs %(num)s players at least: send the link first",
+                        MIN_RACERS,
+                    )
+                )
         else:
             standings, over = self.standings(room, player, frozenset(), games, now)
             if not self._rematch_ready(standings, over):
-                raise Refused("the race is on: a rematch once someone has cleared the board, or everyone is out")
+                raise Refused(
+                    lazy_gettext("the race is on: a rematch once someone has cleared the board, or everyone is out")
+                )
         racers = room.players()
         opens_at = now + games.countdown
         sealed = str(room.state["round"] + 1)

@@ -10,6 +10,7 @@ from typing import Any
 
 from app import modes
 from app.core.game import BotChoice, Game, Hint, Refused, count_hint
+from app.core.languages import N_
 from app.service.context import Context
 from app.service.overlays import TooComplex, counted
 from app.service.runner import Runner, SlowGame, operation
@@ -56,7 +57,7 @@ class AidOperations:
         context = self.context
         limits = context.limits()
         before = self.store.load(game_id, player)
-        self.hooks.check_aid(before, "hints")
+        self.hooks.check_aid(before, N_("hints"))
         analyzer = context.analyzer(game_id, before)
         try:
             with analyzer.limits(limits.timed()):
@@ -81,7 +82,7 @@ class AidOperations:
     def _bot_choice(self, game_id: str, player: str) -> tuple[Game, BotChoice]:
         limits = self.context.limits()
         game = self.store.load(game_id, player)
-        self.hooks.check_aid(game, "bot")
+        self.hooks.check_aid(game, N_("bot"))
         bot_off_cheap_threads(self.runner, game_id, game)
         analyzer = self.context.analyzer(game_id, game)
         try:
@@ -101,7 +102,7 @@ class AidOperations:
         def probabilities(analyzer: Analyzer, limits: Limits) -> Chances[float] | None:
             return counted(analyzer, limits)[0]
 
-        return self._analysed(game_id, player, "probabilities", "mine probabilities", probabilities)
+        return self._analysed(game_id, player, "probabilities", N_("mine probabilities"), probabilities)
 
     async def analysis(self, game_id: str, player: str) -> list[str]:
         return await self.runner.run("analysis", game_id, player)
@@ -111,7 +112,7 @@ class AidOperations:
         def rows(analyzer: Analyzer, limits: Limits) -> list[str]:
             return analyzer.status_rows()
 
-        return self._analysed(game_id, player, "debug_overlay", "analysis", rows)[1]
+        return self._analysed(game_id, player, "debug_overlay", N_("analysis"), rows)[1]
 
     def _analysed(self, game_id: str, player: str, overlay: str, what: str, work: Any) -> tuple[Game, Any]:
         """The game and what `work` reads of the analyzer, within the request's time: an overlay's answer asked

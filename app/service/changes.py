@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from app.core.errors import KaboomError
+from app.core.languages import lazy_gettext
 from app.store import Store, StoreUnavailable
 
 log = logging.getLogger("kaboom")
@@ -193,13 +194,19 @@ class StreamSlots:
     def slot(self, client: str) -> Iterator[None]:
         if self._per_client[client] >= self.per_client:
             raise TooManyStreams(
-                f"Too many live pages from your address: at most {self.per_client} at once. Close some; "
-                "this one still updates every few seconds."
+                lazy_gettext(
+                    "Too many live pages from your address: at most %(limit)s at once. Close some; "
+                    "this one still updates every few seconds.",
+                    limit=self.per_client,
+                )
             )
         if self.open >= self.total:
             raise StreamsFull(
-                f"This server follows as many live pages as it can ({self.total}); "
-                "this one updates every few seconds instead."
+                lazy_gettext(
+                    "This server follows as many live pages as it can (%(limit)s); "
+                    "this one updates every few seconds instead.",
+                    limit=self.total,
+                )
             )
         self._per_client[client] += 1
         self.open += 1

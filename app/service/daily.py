@@ -10,6 +10,7 @@ from typing import Any
 
 from app.core.errors import KaboomError
 from app.core.game import LAYOUT_SEEN, Game, Invalid, Refused
+from app.core.languages import N_, lazy_gettext
 from app.core.names import NAME_TAKEN, checked_name, name_claim
 from app.core.seats import Player, new_share_key
 from app.modes import get_mode
@@ -32,11 +33,11 @@ from app.results.daily import (
     streaks,
 )
 from app.service.context import Context
-from app.service.hooks import GameEnd
+from app.service.hooks import GameEnd, Refusal
 from app.store import Conflict, Corrupt, NotFound
 
 # A ladder links to each entry's replay (shared at the game's end: DailyOperations._entry_ending).
-LADDER_REPLAY_STAYS = (
+LADDER_REPLAY_STAYS = N_(
     "this game is your entry on its board of the day's ladder, which links to its replay: "
     "a board of the day is played in public, so the link stays"
 )
@@ -46,12 +47,12 @@ LADDER_REPLAY_STAYS = (
 # only to another request of the same player's that made the game it answers).
 CLAIM_ATTEMPTS = 5
 # Why a board of the day's replay waits for the viewer (its ladder shows replays on the same terms).
-DAILY_REPLAY_SEALED = (
+DAILY_REPLAY_SEALED = N_(
     "this replay shows a board of the day: it opens to you once your own game of that board has ended, "
     "or once the day is over"
 )
 # Why a board of the day is played from nowhere but its own game until the player's entry is in.
-DAILY_SEALED = (
+DAILY_SEALED = N_(
     "this is a board of the day: play it from Today, where your first game of it is your entry on its ladder; "
     "other games of it can be made once your entry is in"
 )
@@ -62,7 +63,17 @@ class DailyLimited(KaboomError):
 
     @classmethod
     def of(cls, what: str, limit: int, window: float) -> DailyLimited:
-        return cls(f"Too many {what} from your address: at most {limit} every {window:g} seconds. Wait a little.")
+        """`what` (a key of DAILY_LIMITS) asked too often from one address."""
+        return cls(lazy_gettext(DAILY_LIMITS[what], limit=limit, window=format(window, "g")))
+
+
+# What DailyLimited says of each thing a client address may ask only so often.
+DAILY_LIMITS = {
+    "name changes": N_(
+        "Too many name changes from your address: at most %(limit)s every %(window)s seconds. Wait a little."
+    ),
+    "new games": N_("Too many new games from your address: at most %(limit)s every %(window)s seconds. Wait a little."),
+}
 
 
 @dataclass(frozen=True)
@@ -155,7 +166,7 @@ class DailyOperations:
         claim = name_claim(name)
         holder = self.store.claimed(claim)
         if holder != player and (holder is not None or not self.store.claim(claim, player)):
-            raise Refused(NAME_TAKEN)
+            raise Refused(lazy_gettext(NAME_TAKEN))
         before = self.store.names_of([player]).get(player)
         self.store.set_name(player, name)
         if before is not None and name_claim(before) != claim:
@@ -207,7 +218,10 @@ class DailyOperations:
         board = board_named(key, self.today())
         if board.date != self.today():
             raise Invalid(
-                f"the board of {board.date.isoformat()} is closed: only today's boards are played for the ladder"
+                lazy_gettext(
+                    "the board of %(date)s is closed: only today's boards are played for the ladder",
+                    date=board.date.isoformat(),
+                )
             )
         return await self.context.offload(self._play_daily, player, client, board)
 
@@ -256,7 +270,7 @@ class DailyOperations:
             return None
         return game if game.status == "playing" else None
 
-    def daily_seal(self, player: str, board_id: str) -> str | None:
+    def daily_seal(self, player: str, board_id: str) -> Refusal:
         """Why the player may not make another game of `board_id` now: it is the board of a day whose entry of
         theirs is not in yet (today's, or yesterday's while their game of it plays on). None when they may."""
         today = self.today()
@@ -269,14 +283,14 @@ class DailyOperations:
                 ):
                     continue
                 if date == today or board.key in self._daily_games_in_play(player):
-                    return DAILY_SEALED
+                    return lazy_gettext(DAILY_SEALED)
         return None
 
     def becomes_entry(self, game: Game) -> bool:
         """Whether the game, ending now, is its maker's entry on its board of the day's ladder (their first end)."""
         return game.daily is not None and game.daily not in self.store.ladder_entries_of(game.maker)
 
-    def daily_replay_seal(self, game: Game, viewer: str) -> str | None:
+    def daily_replay_seal(self, game: Game, viewer: str) -> Refusal:
         """Why `viewer` may not replay a finished game of a board of the day now: the day's ladder is open and
         their own entry is not in, or (a day gone by) their game of it still plays on. None when they may."""
         board = stored_board(game.daily) if game.daily is not None else None
@@ -284,7 +298,7 @@ class DailyOperations:
             return None
         if board.date < self.today() and board.key not in self._daily_games_in_play(viewer):
             return None
-        return DAILY_REPLAY_SEALED
+        return lazy_gettext(DAILY_REPLAY_SEALED)
 
     def _entry_ending(self, end: GameEnd) -> None:
         """A game of a board of the day ending: a ladder links to each entry's replay (a board of the day is played
@@ -312,8 +326,8 @@ class DailyOperations:
             return False
         return await self.context.offload(self.is_ladder_entry, game_id, game)
 
-    def _entry_replay_stays(self, game_id: str, game: Game) -> str | None:
-        return LADDER_REPLAY_STAYS if self.is_ladder_entry(game_id, game) else None
+    def _entry_replay_stays(self, game_id: str, game: Game) -> Refusal:
+        return lazy_gettext(LADDER_REPLAY_STAYS) if self.is_ladder_entry(game_id, game) else None
 
     def is_ladder_entry(self, game_id: str, game: Game) -> bool:
         if game.daily is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from app import modes
 from app.core.errors import KaboomError
 from app.core.game import BotChoice, Busy, Game, Invalid, LossReview, Move, Outcome, Refused, set_options
+from app.core.languages import N_, Text, lazy_gettext
 from app.results.records import Records, counts_in_records, result_of, tallied
 from app.service.aids import bot_off_cheap_threads, choose
 from app.service.context import Context
@@ -32,8 +33,12 @@ class RateLimited(KaboomError):
         self.message = self.said(limit, window)
 
     @staticmethod
-    def said(limit: int, window: float) -> str:
-        return f"Too many new games from your address: at most {limit} every {window:g} seconds. Wait a little."
+    def said(limit: int, window: float) -> Text:
+        return lazy_gettext(
+            "Too many new games from your address: at most %(limit)s every %(window)s seconds. Wait a little.",
+            limit=limit,
+            window=format(window, "g"),
+        )
 
     def __str__(self) -> str:
         return str(self.message)
@@ -43,10 +48,12 @@ class NoGuessLimited(RateLimited):
     """Too many no-guess boards dealt for one client address in the current window: each is a search."""
 
     @staticmethod
-    def said(limit: int, window: float) -> str:
-        return (
-            f"Too many no-guess boards from your address: at most {limit} every {window:g} seconds. "
-            "Wait a little, or turn off No guessing."
+    def said(limit: int, window: float) -> Text:
+        return lazy_gettext(
+            "Too many no-guess boards from your address: at most %(limit)s every %(window)s seconds. "
+            "Wait a little, or turn off No guessing.",
+            limit=limit,
+            window=format(window, "g"),
         )
 
 
@@ -94,7 +101,7 @@ class GameOperations:
         options = rules.options(**settings)
         if board_id is None:
             if width is None or height is None or mines is None:
-                raise Invalid("width, height and mines are required unless board_id is given")
+                raise Invalid(lazy_gettext("width, height and mines are required unless board_id is given"))
             game = rules.new_game(width, height, mines, options, rng=context.deals.next(), secret=context.board_secret)
         else:
             game = rules.from_board(board_id, options, context.board_secret)
@@ -123,7 +130,9 @@ class GameOperations:
         game = await self.load(game_id, player)
         board_id = modes.get_mode(game.mode).board_id(game)
         if board_id is None:
-            raise Refused("this board is dealt at the first click: make it, then the board can be played again")
+            raise Refused(
+                lazy_gettext("this board is dealt at the first click: make it, then the board can be played again")
+            )
         return await self.create(
             player, client, game.mode, game.width, game.height, game.mines, game.options.as_dict(), board_id
         )
@@ -217,7 +226,7 @@ class GameOperations:
         if (move is None or move.action == "reveal") and modes.get_mode(before.mode).no_guess_deal(before):
             self._before_no_guess_deal(game_id, before, client)
         if move is None:
-            self.hooks.check_aid(before, "bot")
+            self.hooks.check_aid(before, N_("bot"))
             bot_off_cheap_threads(self.runner, game_id, before)
         analyzer = context.analyzer(game_id, before)
         seen_before = before.seen_by(player)
@@ -302,7 +311,7 @@ class GameOperations:
         self.hooks.check_settings(before, changes)
         helping = [name for name in type(before.options).helping() if changes.get(name)]
         if helping:
-            self.hooks.check_aid(before, type(before.options).label(helping[0]).lower())
+            self.hooks.check_aid(before, type(before.options).label(helping[0]))
         after = set_options(before, changes, modes.get_mode(before.mode).moving_seat(before, player))
         if after.options == before.options and after.views == before.views:
             # Nothing to write, and no live page to wake for nothing (the checks above still refuse a bad name).

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.game import Game, Refused
+from app.core.languages import Text
 
 
 @dataclass
@@ -28,7 +29,8 @@ class GameEnd:
         return len(self.after.seats) == 1
 
 
-Refusal = str | None
+# Why a feature refuses: its words, read in the language of whoever is refused.
+Refusal = Text | None
 
 
 @dataclass
@@ -39,7 +41,8 @@ class Hooks:
     replay_seals: list[Callable[[Game, str], Refusal]] = field(default_factory=list)
     # Why a game's shared replay may not be withdrawn (game id, game).
     share_keepers: list[Callable[[str, Game], Refusal]] = field(default_factory=list)
-    # Why an aid (a hint, the bot, an overlay) is refused in this game (game, what is asked: "hints", "bot"…).
+    # Why an aid (a hint, the bot, an overlay) is refused in this game (game, what is asked, in words marked with N_:
+    # "hints", "bot"…).
     aid_refusals: list[Callable[[Game, str], Refusal]] = field(default_factory=list)
     # Why a change of settings is refused in this game (game, changes).
     setting_refusals: list[Callable[[Game, dict[str, bool]], Refusal]] = field(default_factory=list)

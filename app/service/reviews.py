@@ -5,6 +5,7 @@ whose players still compete on that board keeps it from them (Hooks.replay_seals
 from __future__ import annotations
 
 from app.core.game import Game, Invalid, Refused
+from app.core.languages import lazy_gettext
 from app.core.seats import new_share_key
 from app.results.review import Review, frame_at, kept_review, review, steps_in
 from app.service.context import Context
@@ -79,7 +80,9 @@ class ReviewOperations:
         game = self._finished(game_id, viewer, asker)
         frame = frame_at(game, step)
         if frame is None:
-            raise Invalid(f"step {step}: this game's story has steps 0 to {steps_in(game)}")
+            raise Invalid(
+                lazy_gettext("step %(step)s: this game's story has steps 0 to %(last)s", step=step, last=steps_in(game))
+            )
         if self.runner.on_cheap_thread() and len(game.cells) >= SLOW_REVIEW_CELLS:
             raise SlowGame(game_id)
         return game, frame, overlay(Analyzer(frame.position()), frame, self.context.limits(), everything=True)
@@ -106,9 +109,9 @@ class ReviewOperations:
     def _share(self, game_id: str, player: str, shared: bool) -> Game:
         game = self.store.load(game_id, player)
         if player != game.maker:
-            raise Refused("only the player who made the game may share its replay")
+            raise Refused(lazy_gettext("only the player who made the game may share its replay"))
         if game.status == "playing":
-            raise Refused("the game is still in play: its replay can be shared once it has ended")
+            raise Refused(lazy_gettext("the game is still in play: its replay can be shared once it has ended"))
         if (game.share is not None) == shared:
             return game
         if not shared:

@@ -14,11 +14,13 @@ from typing import Any
 from app import modes
 from app.core.errors import KaboomError
 from app.core.game import Game, Invalid, Refused, board_size
+from app.core.languages import N_, InSentence, lazy_gettext, lazy_ngettext
 from app.core.names import NAME_TAKEN, checked_name, name_claim, name_key
 from app.core.seats import Player, Seat, held_by, left_by, occupant, vacated, watcher
 from app.rooms import MAX_PLAYERS, Member, Room, RoomGames, RoomKind, RoomNotFound, get_kind
 from app.rooms.base import DEFAULT_NAME, RoomFull, Standing, new_invite
 from app.service.context import Context
+from app.service.hooks import Refusal
 from app.service.runner import operation
 from app.service.seats import SeatOperations
 from app.store import Conflict, NotFound
@@ -27,28 +29,31 @@ from app.store import Conflict, NotFound
 SIDE_WRITE_ATTEMPTS = 5
 # The claim (Store.claim) of a board id its room's players compete on: the room, and the round it is sealed for.
 SEALED_BOARD = "sealed-board:"
-BOARD_CONTESTED = (
+BOARD_CONTESTED = N_(
     "this board is being raced: no other game of it can be made until the race is over, "
     "so that nobody learns its mines from a practice copy"
 )
-REPLAY_CONTESTED = "this game's race is still on: its replay opens to others once the race is over"
+REPLAY_CONTESTED = N_("this game's race is still on: its replay opens to others once the race is over")
 
 
-def assists_refused(game: Game, what: str) -> str | None:
+def assists_refused(game: Game, what: str) -> Refusal:
     """Why `what` (a hint, an overlay, the bot) is refused in a game whose room is played without them (a race)."""
     if game.room is not None and not get_kind(game.room["kind"]).assists:
-        kind = get_kind(game.room["kind"]).title.lower()
-        return f"no {what} in a {kind}: everyone plays on what they can see"
+        return lazy_gettext(
+            "no %(aid)s in a %(kind)s: everyone plays on what they can see",
+            aid=InSentence(what),
+            kind=InSentence(get_kind(game.room["kind"]).title),
+        )
     return None
 
 
-def settings_refused(game: Game, changes: dict[str, bool]) -> str | None:
+def settings_refused(game: Game, changes: dict[str, bool]) -> Refusal:
     """Why a change of a setting the game's room fixes is refused (undo in a race)."""
     if game.room is None:
         return None
     for setting, (value, why) in get_kind(game.room["kind"]).fixed_settings.items():
         if changes.get(setting, value) != value:
-            return why
+            return lazy_gettext(why)
     return None
 
 
@@ -245,20 +250,31 @@ class RoomOperations:
         rooms = get_kind(kind)
         rules = modes.get_mode(mode)
         if rules.seat_count != 1:
-            raise Invalid(f"rooms play one-player modes; {rules.title} games have seats of their own")
+            raise Invalid(
+                lazy_gettext(
+                    "rooms play one-player modes; %(title)s games have seats of their own",
+                    title=lazy_gettext(rules.title),
+                )
+            )
         if width is None or height is None or mines is None:
-            raise Invalid("width, height and mines are required")
+            raise Invalid(lazy_gettext("width, height and mines are required"))
         width, height, mines = board_size(width, height, mines)
         asked = {**(rules.even_settings if rooms.even else {}), **settings}
         for setting, (value, why) in rooms.fixed_settings.items():
             if setting in rules.options_class.names():
                 if asked.get(setting, value) != value:
-                    raise Invalid(why)
+                    raise Invalid(lazy_gettext(why))
                 asked[setting] = value
         options = rules.options(**asked)  # refuses an unknown setting, naming it
         helping = [name for name in options.helping() if getattr(options, name)]
         if helping and not rooms.assists:
-            raise Invalid(f"a {rooms.title.lower()} is played without {options.label(helping[0]).lower()}")
+            raise Invalid(
+                lazy_gettext(
+                    "a %(kind)s is played without %(setting)s",
+                    kind=InSentence(rooms.title),
+                    setting=InSentence(options.label(helping[0])),
+                )
+            )
         if name:
             checked_name(name)
         room = Room(kind, mode, width, height, mines, asked, new_invite(), [], rooms.new_state())
@@ -270,7 +286,11 @@ class RoomOperations:
         limit, window = self.settings.room_limit, self.settings.create_window
         if not self.store.allow(f"room:{client}", limit, window):
             raise TooManyRooms(
-                f"Too many new rooms from your address: at most {limit} every {window:g} seconds. Wait a little."
+                lazy_gettext(
+                    "Too many new rooms from your address: at most %(limit)s every %(window)s seconds. Wait a little.",
+                    limit=limit,
+                    window=format(window, "g"),
+                )
             )
         kept_name, kept_colour = self._kept_name(player)
         colour = colour if colour is not None else kept_colour
@@ -302,15 +322,25 @@ class RoomOperations:
                 if name_key(numbered) not in others
             )
         if name_key(name) in others:
-            raise Refused(f"a member of this room goes by a name that looks like {name!r}: choose another")
+            raise Refused(
+                lazy_gettext(
+                    "a member of this room goes by a name that looks like %(name)s: choose another", name=repr(name)
+                )
+            )
         if self.store.claimed(name_claim(name)) not in (None, player):
-            raise Refused(NAME_TAKEN)
+            raise Refused(lazy_gettext(NAME_TAKEN))
         return name
 
     def _check_room_places(self, player: str) -> None:
         limit = self.settings.rooms_per_player
         if len(self.store.rooms_of(player)) >= limit:
-            raise TooManyRooms(f"You are in {limit} rooms already, as many as a player may be in: leave one first.")
+            raise TooManyRooms(
+                lazy_ngettext(
+                    "You are in %(num)s room already, as many as a player may be in: leave one first.",
+                    "You are in %(num)s rooms already, as many as a player may be in: leave one first.",
+                    limit,
+                )
+            )
 
     async def join_room(self, room_id: str, key: str, player: str, name: str, colour: int | None = None) -> Room:
         """Join the room whose link holds `key`, as `name`; the room as it is then. A member who joins again
@@ -323,7 +353,13 @@ class RoomOperations:
         if room.seat_of(player) is not None:
             return room
         if len(room.members) >= MAX_PLAYERS:
-            raise RoomFull(f"the room is full: {MAX_PLAYERS} players at most; you may still watch")
+            raise RoomFull(
+                lazy_ngettext(
+                    "the room is full: %(num)s player at most; you may still watch",
+                    "the room is full: %(num)s players at most; you may still watch",
+                    MAX_PLAYERS,
+                )
+            )
         name = self._member_name(room, player, name)
         self._check_room_places(player)
         joined = room.copy()
@@ -448,7 +484,7 @@ class RoomOperations:
             raise NotFound(game_id)
         return game
 
-    def race_seal(self, player: str, board_id: str) -> str | None:
+    def race_seal(self, player: str, board_id: str) -> Refusal:
         """Why no game of `board_id` may be made now (a room's players compete on it); None when it may."""
         sealed = self.store.claimed(SEALED_BOARD + board_id)
         if sealed is None:
@@ -460,9 +496,9 @@ class RoomOperations:
             return None  # the room is gone, with its race
         if get_kind(room.kind).contested(room, ServiceGames(self.context), self.clock()) != round_:
             return None
-        return BOARD_CONTESTED
+        return lazy_gettext(BOARD_CONTESTED)
 
-    def race_replay_seal(self, game: Game, viewer: str) -> str | None:
+    def race_replay_seal(self, game: Game, viewer: str) -> Refusal:
         """Why a finished game of a room's board may not be replayed by `viewer` now (its room's round is still
         contested: any board of it would tell a racer their own); None when it may."""
         if not game.sealed or game.room is None:
@@ -473,7 +509,7 @@ class RoomOperations:
             return None
         if get_kind(room.kind).contested(room, ServiceGames(self.context), self.clock()) is None:
             return None
-        return REPLAY_CONTESTED
+        return lazy_gettext(REPLAY_CONTESTED)
 
     async def kept_name(self, player: str) -> tuple[str, int | None]:
         """The name and colour the player went by in their latest room: what a new room offers them (the

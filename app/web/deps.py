@@ -12,12 +12,12 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from app.core.addresses import address_key
-from app.core.languages import day_text, decimal_text, gettext, number_text, separated
+from app.core.languages import day_text, decimal_text, gettext, list_text, number_text, percent_text, separated
 from app.service import GameService
 from app.web import i18n
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
-from app.web.views.game import accuracy_text
+from app.web.views.game import accuracy_text, set_apart
 
 # The repository's templates/ and static/, through the links beside this module in a checkout, and the copies a built
 # package carries in the same place.
@@ -33,6 +33,9 @@ templates.env.filters["day"] = day_text
 templates.env.filters["number"] = number_text
 templates.env.filters["decimal"] = decimal_text
 templates.env.filters["separated"] = separated
+templates.env.filters["listed"] = list_text
+templates.env.filters["percent"] = percent_text
+templates.env.filters["set_apart"] = set_apart
 # Words that are data (a mode's title, a setting's label: marked where they are written, with N_) in the reader's
 # language; unlike `_()` of a template's own words, escaped as any value is.
 templates.env.filters["translated"] = gettext

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.core.game import Invalid, Move, board_size
+from app.core.languages import N_, gettext, lazy_gettext
 from app.modes import BOARD_MODE, DEFAULT_MODE, get_mode, variant_of
 from app.service import GameService
 from app.store import Corrupt, NotFound
@@ -71,7 +72,7 @@ async def new_game_form(
             percent=decimal(mines, "mine percentage") if unit == "percent" else None,
         )
     else:
-        raise Invalid(f"unknown preset {preset!r}")
+        raise Invalid(lazy_gettext("unknown preset %(preset)s", preset=repr(preset)))
     # Read from the game, not from the page: settings changed during the game are not in an old form.
     settings = await settings_from(service, settings_of, player) if settings_of else {}
     names = rules.options_class.names()
@@ -178,7 +179,7 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
     # The form sends only the ticked boxes, so any other body (JSON, nothing at all) would read
     # as "every box unticked": only the form's own encoding is taken.
     if request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/x-www-form-urlencoded":
-        raise Invalid("The settings come from the page's settings form only; nothing was changed.")
+        raise Invalid(lazy_gettext("The settings come from the page's settings form only; nothing was changed."))
     form = await request.form()
     options = type(game.options)
     # A ticked box is sent as name=on, an unticked one not at all: every setting the form lacks
@@ -195,7 +196,10 @@ async def options_form(request: Request, game_id: str, player: Player, service: 
         if on != getattr(game.options, name) and options.at_deal(name) and game.started_at is not None
     ]
     message = (
-        f"{waiting[0]}: from the next board, as this one is already dealt. Play again (F2) deals one."
+        gettext(
+            "%(setting)s: from the next board, as this one is already dealt. Play again (F2) deals one.",
+            setting=gettext(waiting[0]),
+        )
         if waiting
         else ""
     )
@@ -220,15 +224,28 @@ async def hint_form(
     return blocks(request, context, "panel")
 
 
+# What a field the form sends as a number says when it is not one, by the field's name: whole sentences.
+NOT_A_NUMBER = {
+    "width": N_("width must be a whole number, not %(text)s"),
+    "height": N_("height must be a whole number, not %(text)s"),
+    "mines": N_("mines must be a whole number, not %(text)s"),
+    "x": N_("x must be a whole number, not %(text)s"),
+    "y": N_("y must be a whole number, not %(text)s"),
+    "mine percentage": N_("mine percentage must be a number, not %(text)s"),
+}
+
+
 def whole(text: str, name: str) -> int:
+    """The field `name` (a key of NOT_A_NUMBER) as a whole number; Invalid when it is not one."""
     try:
         return int(text.strip())
     except ValueError:
-        raise Invalid(f"{name} must be a whole number, not {text!r}") from None
+        raise Invalid(lazy_gettext(NOT_A_NUMBER[name], text=repr(text))) from None
 
 
 def decimal(text: str, name: str) -> float:
+    """The field `name` (a key of NOT_A_NUMBER) as a number; Invalid when it is not one."""
     try:
         return float(text.strip())
     except ValueError:
-        raise Invalid(f"{name} must be a number, not {text!r}") from None
+        raise Invalid(lazy_gettext(NOT_A_NUMBER[name], text=repr(text))) from None

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from app.core.languages import gettext
 from app.core.seats import replay_watcher
 from app.service import GameService
 from app.web.deps import Player, Service
@@ -57,7 +58,7 @@ async def overlay_answer(
     """What could be known after `step` steps of the replay: the cells the overlays change, and a note
     when counting took too long."""
     _, frame, overlay = await service.reviews.replay_overlay(game_id, viewer, step, asker)
-    note = "Too complex to count in time: the chances are left out." if overlay.too_complex else ""
+    note = gettext("Too complex to count in time: the chances are left out.") if overlay.too_complex else ""
     return JSONResponse({"step": step, "changes": overlay_changes(frame, overlay), "note": note})
 
 

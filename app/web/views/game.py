@@ -752,8 +752,13 @@ def isolated(text: str, name: str | None) -> Markup:
     not turn the words around it (wherever a language puts the name in its sentence)."""
     if name and name in text:
         before, _, after = text.partition(name)
-        return Markup("{}<bdi>{}</bdi>{}").format(before, name, after)
+        return Markup("{}{}{}").format(before, set_apart(name), after)
     return Markup.escape(text)
+
+
+def set_apart(name: str) -> Markup:
+    """A player's name to fill a sentence with, set apart in <bdi> (see `isolated`)."""
+    return Markup("<bdi>{}</bdi>").format(name)
 
 
 def clock_text(seconds: float, tenths: bool = False) -> str:

@@ -14,19 +14,31 @@ from typing import Any
 from markupsafe import Markup
 
 from app.core.game import Game
+from app.core.languages import (
+    N_,
+    Text,
+    decimal_text,
+    gettext,
+    grouped_text,
+    lazy_gettext,
+    ngettext,
+    number_text,
+    pgettext,
+)
 from app.modes import get_mode
 from app.results.daily import DailyBoard
 from app.results.records import accuracy_of
 from app.results.review import BEST_GUESS_MARGIN, Grade, Review, Step, walk
 from app.service.overlays import Overlay
 from app.web.views.game import Look, accuracy_text, changed_cells, clock_text, isolated, percent, probability_legend
-from solver.position import Cell, describe
+from solver.position import Cell
 
 # What a move that is not a bet was, after the caption has named it.
 NOTED = {
-    "flag": "Mark changed.",
-    "undo": "The action before it is taken back.",
+    "flag": N_("Mark changed."),
+    "undo": N_("The action before it is taken back."),
 }
+NOT_A_BET = N_("Not a bet: nothing to grade.")
 
 
 @dataclass(frozen=True)
@@ -101,19 +113,23 @@ def overlay_changes(frame: Game, overlay: Overlay) -> list[list[str]]:
 
 def caption(step: Step, graded: Grade, number: int, steps: int) -> str:
     """What the page says of a step: where it was, what it was, and its grade."""
-    head = f"Step {number} of {steps}"
     move = step.move
     if move is None:
-        return f"{head}: a move kept before moves were recorded."
+        return gettext(
+            "Step %(number)s of %(steps)s: a move kept before moves were recorded.", number=number, steps=steps
+        )
     rules = get_mode(step.before.mode)
-    who = f"{rules.seat_name(move.seat)}: " if move.seat is not None and rules.seat_count > 1 else ""
-    where = f" {describe((move.x, move.y))}" if move.x is not None and move.y is not None else ""
-    what = {"reveal": "reveal", "chord": "chord", "flag": "flag"}.get(move.action, move.action)
-    text = f"{head} · {who}{what.capitalize()}{where}. {grade_text(graded, step, rules.mines_score)}"
+    text = gettext(
+        "Step %(number)s of %(steps)s · %(move)s. %(grade)s",
+        number=number,
+        steps=steps,
+        move=rules.move_words(move),
+        grade=grade_text(graded, step, rules.mines_score),
+    )
     if step.played.death:
-        text += " It was a mine."
+        text += " " + gettext("It was a mine.")
     if step.taken_back and not step.played.undo:
-        text += " (Taken back with undo.)"
+        text += " " + gettext("(Taken back with undo.)")
     return text
 
 
@@ -122,52 +138,80 @@ def grade_text(graded: Grade, step: Step, scores: bool) -> str:
     move = step.move
     assert move is not None
     if kind == "first":
-        return "The first click: safe by the rules."
+        return gettext("The first click: safe by the rules.")
     if kind == "proven":
         if move.action == "flag":
-            return "Proven: a flag on a proven mine."
+            return gettext("Proven: a flag on a proven mine.")
         if scores:
-            return "Proven: a proven mine, taken."
+            return gettext("Proven: a proven mine, taken.")
         if move.action == "chord":
-            return "Proven: every cell it opened was proven safe."
-        return "Proven safe."
+            return gettext("Proven: every cell it opened was proven safe.")
+        return gettext("Proven safe.")
     if kind == "too_complex":
-        return "Too complex to grade in the time a grade may take."
+        return gettext("Too complex to grade in the time a grade may take.")
     if kind == "noted":
         if scores and move.action == "reveal":
-            return "No proven mine to take: an empty cell opened, and the turn passed."
-        return NOTED.get(move.action, "Not a bet: nothing to grade.")
+            return gettext("No proven mine to take: an empty cell opened, and the turn passed.")
+        return gettext(NOTED.get(move.action, NOT_A_BET))
     if kind == "mistake" and not graded.guessed:
-        return "Mistake: a flag on a cell that could be safe."
-    if kind == "mistake" and scores:
-        assert graded.example is not None
-        return f"Mistake: {describe(graded.example)} was a proven mine, left for the opponent."
-    if kind == "mistake" and graded.chance is None:
-        assert graded.example is not None
-        return f"Mistake: a risky reveal while {describe(graded.example)} was proven safe (by the ringed numbers)."
-    assert graded.chance is not None and graded.best is not None
-    chance, best = percent(graded.chance), percent(graded.best)
+        return gettext("Mistake: a flag on a cell that could be safe.")
     if kind == "mistake":
         assert graded.example is not None
-        count = " and the count of mines left" if graded.uses_count else ""
-        return (
-            f"Mistake: a {chance} chance of a mine while {describe(graded.example)} was proven safe "
-            f"(by the ringed numbers{count})."
+        x, y = graded.example[0] + 1, graded.example[1] + 1
+        if scores:
+            return gettext("Mistake: column %(x)s, row %(y)s was a proven mine, left for the opponent.", x=x, y=y)
+        if graded.chance is None:
+            return gettext(
+                "Mistake: a risky reveal while column %(x)s, row %(y)s was proven safe (by the ringed numbers).",
+                x=x,
+                y=y,
+            )
+        chance = percent(graded.chance)
+        if graded.uses_count:
+            return gettext(
+                "Mistake: a %(chance)s chance of a mine while column %(x)s, row %(y)s was proven safe (by the "
+                "ringed numbers and the count of mines left).",
+                chance=chance,
+                x=x,
+                y=y,
+            )
+        return gettext(
+            "Mistake: a %(chance)s chance of a mine while column %(x)s, row %(y)s was proven safe (by the ringed "
+            "numbers).",
+            chance=chance,
+            x=x,
+            y=y,
         )
-    if scores:
-        lead = f"a {chance} chance of a mine; the best was {best}"
-    else:
-        lead = f"a {chance} chance of a mine; the lowest was {best}"
+    assert graded.chance is not None and graded.best is not None
+    chance, best = percent(graded.chance), percent(graded.best)
     if kind == "best":
-        return f"Best guess: {lead}."
-    return f"Inaccuracy: {lead} ({points(graded)} more risk than needed)."
+        if scores:
+            return gettext(
+                "Best guess: a %(chance)s chance of a mine; the best was %(best)s.", chance=chance, best=best
+            )
+        return gettext("Best guess: a %(chance)s chance of a mine; the lowest was %(best)s.", chance=chance, best=best)
+    if scores:
+        return gettext(
+            "Inaccuracy: a %(chance)s chance of a mine; the best was %(best)s (%(points)s more risk than needed).",
+            chance=chance,
+            best=best,
+            points=points(graded),
+        )
+    return gettext(
+        "Inaccuracy: a %(chance)s chance of a mine; the lowest was %(best)s (%(points)s more risk than needed).",
+        chance=chance,
+        best=best,
+        points=points(graded),
+    )
 
 
 def points(graded: Grade) -> str:
     """How much more a guess risked than the best one, in percentage points."""
     assert graded.chance is not None and graded.best is not None
-    gap = abs(graded.chance - graded.best) * 100
-    return f"{float(gap):.0f} points" if gap >= 1 else f"{float(gap):.1f} points"
+    gap = float(abs(graded.chance - graded.best) * 100)
+    if gap >= 1:
+        return ngettext("%(points)s point", "%(points)s points", round(gap), points=decimal_text(gap, 0))
+    return pgettext("a share of one percentage point", "%(points)s points", points=decimal_text(gap, 1))
 
 
 @dataclass(frozen=True)
@@ -183,22 +227,40 @@ def summary(review: Review, game: Game, seat: int | None = None) -> list[Summary
     proven = review.proven_share(seat)
     accuracy = review.accuracy(seat)
     lines = [
-        SummaryLine("Moves", str(len(judged)), "The reveals, chords and flags graded (not the first click or marks)"),
-        SummaryLine("Proven", f"{review.count('proven', seat)} ({accuracy_text(proven)})", "Moves the numbers proved"),
         SummaryLine(
-            "Guesses",
-            str(review.guesses(seat)),
-            "Reveals when no cell was proven safe, and risky reveals while one was",
+            gettext("Moves"),
+            number_text(len(judged)),
+            gettext("The reveals, chords and flags graded (not the first click or marks)"),
         ),
-        SummaryLine("Best guesses", str(review.count("best", seat))),
-        SummaryLine("Inaccuracies", str(review.count("inaccuracy", seat))),
-        SummaryLine("Mistakes", str(review.count("mistake", seat))),
-        SummaryLine("Accuracy", accuracy_text(accuracy), "The share of the moves proven or the best guess"),
+        SummaryLine(
+            gettext("Proven"),
+            gettext(
+                "%(count)s (%(share)s)", count=number_text(review.count("proven", seat)), share=accuracy_text(proven)
+            ),
+            gettext("Moves the numbers proved"),
+        ),
+        SummaryLine(
+            gettext("Guesses"),
+            number_text(review.guesses(seat)),
+            gettext("Reveals when no cell was proven safe, and risky reveals while one was"),
+        ),
+        SummaryLine(gettext("Best guesses"), number_text(review.count("best", seat))),
+        SummaryLine(gettext("Inaccuracies"), number_text(review.count("inaccuracy", seat))),
+        SummaryLine(gettext("Mistakes"), number_text(review.count("mistake", seat))),
+        SummaryLine(
+            gettext("Accuracy"), accuracy_text(accuracy), gettext("The share of the moves proven or the best guess")
+        ),
     ]
     if review.count("too_complex", seat):
-        lines.append(SummaryLine("Too complex", str(review.count("too_complex", seat))))
+        lines.append(SummaryLine(gettext("Too complex"), number_text(review.count("too_complex", seat))))
     if seat is None and (review.deaths or get_mode(game.mode).luck_free):
-        lines.append(SummaryLine("Deaths", str(review.deaths), "Clicks on a mine, taken back with undo or not"))
+        lines.append(
+            SummaryLine(
+                gettext("Deaths"),
+                number_text(review.deaths),
+                gettext("Clicks on a mine, taken back with undo or not"),
+            )
+        )
     return lines
 
 
@@ -211,44 +273,51 @@ def luck_text(review: Review, game: Game) -> str:
     """The luck the game took, in words: "1 in N" beside the best guesses' chance, or why there is none."""
     rules = get_mode(game.mode)
     if rules.luck_free and rules.mines_score:
-        return (
+        return gettext(
             "Luck takes no part in this mode: only a proven mine scores, and any other cell is empty. The summary "
             "counts the proven mines each player took, and those they left to the other."
         )
     if rules.luck_free:
-        return (
+        return gettext(
             "Luck takes no part in this mode: a cell that could be safe is safe when you open it, "
             "so the summary counts deaths instead."
         )
     if rules.mines_score:
-        return (
+        return gettext(
             "Here a mine is a point, so luck is not a survival: the summary counts each player's guesses, "
             "and the proven mines they left to the other."
         )
     luck = review.luck
     assert luck is not None
     if luck.survived == 1:
-        return "No luck needed: every move that stands was proven (or the first click)."
+        return gettext("No luck needed: every move that stands was proven (or the first click).")
     if luck.survived == 0:
-        return "A move that stands opened a proven mine: no luck could have saved it."
-    best = (
-        "the best move each time would have left nothing to luck"
-        if luck.with_best == 1
-        else f"with the best guess each time it would have been {one_in(luck.with_best)}"
+        return gettext("A move that stands opened a proven mine: no luck could have saved it.")
+    if luck.with_best == 1:
+        return gettext(
+            "The chance that all your guesses would survive: %(chance)s; the best move each time would have left "
+            "nothing to luck.",
+            chance=one_in(luck.survived),
+        )
+    return gettext(
+        "The chance that all your guesses would survive: %(chance)s; with the best guess each time it would have "
+        "been %(best)s.",
+        chance=one_in(luck.survived),
+        best=one_in(luck.with_best),
     )
-    return f"The chance that all your guesses would survive: {one_in(luck.survived)}; {best}."
 
 
 def one_in(chance: Fraction) -> str:
     """ "1 in 12" for a chance of a twelfth; "1 in 1.3" for better than even."""
     ratio = float(1 / chance)
-    return f"1 in {ratio:.1f}" if ratio < 10 else f"1 in {round(ratio):,}"
+    return gettext("1 in %(ratio)s", ratio=decimal_text(ratio, 1) if ratio < 10 else grouped_text(round(ratio)))
 
 
-MARGIN_TEXT = (
-    f"A guess is the best guess when its chance of a mine is within {float(BEST_GUESS_MARGIN) * 100:.0f} points "
-    "of the lowest on the board at that moment; more than that is an inaccuracy. A risky reveal while a "
-    "cell was proven safe is a mistake, as is a flag on a cell that could be safe."
+MARGIN_TEXT = lazy_gettext(
+    "A guess is the best guess when its chance of a mine is within %(points)s points of the lowest on the board "
+    "at that moment; more than that is an inaccuracy. A risky reveal while a cell was proven safe is a mistake, "
+    "as is a flag on a cell that could be safe.",
+    points=round(float(BEST_GUESS_MARGIN) * 100),
 )
 
 
@@ -269,7 +338,7 @@ class ReplayView:
     owner: bool  # the game's maker: may share and withdraw
     share: str | None  # the shared link, while shared
     ladder: DailyBoard | None = None  # the board of the day whose ladder links to it (its maker's entry): it stays
-    margin: str = MARGIN_TEXT
+    margin: Text = MARGIN_TEXT
     legend: list[tuple[int, str]] = field(default_factory=probability_legend)  # the overlay's chance steps
 
 
@@ -294,7 +363,9 @@ def replay_view(
     start, played = frames(game, review)
     clock = clock_text(game.elapsed(now), tenths=game.status == "won")
     text = rules.result_text(game, clock, player) if player is not None else rules.result_text(game, clock)
-    result = text or ("Won in " if game.status == "won" else "Lost after ") + clock
+    result = text or (
+        gettext("Won in %(time)s", time=clock) if game.status == "won" else gettext("Lost after %(time)s", time=clock)
+    )
     return ReplayView(
         game_id=game_id,
         game=game,

@@ -9,25 +9,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fastapi import Request
+from markupsafe import Markup
 
-from app.core.languages import gettext
+from app.core.languages import N_, gettext, ngettext, unfilled
 from app.modes import get_mode
 from app.rooms import get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
 from app.service.rooms import RoomView
 from app.web.deps import Service, templates
 from app.web.render import page_context
-from app.web.views.game import board_title, clock_text
+from app.web.views.game import board_title, clock_text, set_apart
 
-# What the log says each event was.
+# What the log says each event was, a sentence about the member who did it; a mode's own actions are worded by the
+# mode (Mode.acted_words).
 EVENT_WORDS = {
-    "joined": "joined",
-    "left": "left",
-    "started": "started a round",
-    "undo": "took back the last action",
-    "hint": "asked for a hint",
-    "show": "asked to be shown a safe cell",
+    "joined": N_("%(name)s joined"),
+    "left": N_("%(name)s left"),
+    "started": N_("%(name)s started a round"),
+    "undo": N_("%(name)s took back the last action"),
+    "hint": N_("%(name)s asked for a hint"),
+    "show": N_("%(name)s asked to be shown a safe cell"),
 }
+
+
+def said_of(event: dict, room: Room) -> Markup:
+    """A line of the room's log: what the member did, their name set apart in <bdi> (a name written right to left
+    must not turn the sentence around it), wherever the language puts it."""
+    words = EVENT_WORDS.get(event["what"]) or get_mode(room.mode).acted_words.get(event["what"])
+    name = set_apart(event["name"])
+    if words is None:  # an action no mode words any more, kept in an old log
+        return Markup("{} {}").format(name, event["what"])
+    return Markup(unfilled(words)) % {"name": name}
 
 
 @dataclass
@@ -40,6 +52,7 @@ class MemberRow:
     percent: int
     deaths: int
     status: str  # what their game stands at, in words
+    outcome: str  # their game's status ("playing", "won", "lost"; "" before it is dealt, "watching" for a watcher)
     time: str  # their time, once they cleared the board
     rank: int | None
     watch: str | None  # their board, where the viewer may look at it
@@ -79,7 +92,7 @@ class RoomLook:
     live_path: str  # the room's page: its stream and its poll are under it
     invite: str | None = None  # the link to send, for the members
     join: str | None = None  # where whoever watches joins (a POST), while there is room
-    log: list[tuple[int, str, str]] = field(default_factory=list)  # (colour, who, what they did), newest first
+    log: list[tuple[int, Markup]] = field(default_factory=list)  # (colour, who did what), newest first
     countdown: float | None = None  # seconds until the boards open
     start: str = ""  # the start button's words, where the viewer may start
     part: str | None = None  # the kind's own part of the panel
@@ -106,8 +119,16 @@ def room_look(
     room, kind = view.room, view.kind
     rules = get_mode(room.mode)
     size = next((name for name, size in rules.presets.items() if size == (room.width, room.height, room.mines)), None)
-    board = f"{room.width}×{room.height}, {room.mines} mines"
-    title = f"{kind.title} · {rules.title} · {rules.preset_title(size) + ' ' if size else ''}{board}"
+    board = ngettext(
+        "%(width)s×%(height)s, %(num)s mine",
+        "%(width)s×%(height)s, %(num)s mines",
+        room.mines,
+        width=room.width,
+        height=room.height,
+    )
+    if size:
+        board = gettext("%(preset)s %(size)s", preset=gettext(rules.preset_title(size)), size=board)
+    title = gettext("%(kind)s · %(mode)s · %(board)s", kind=gettext(kind.title), mode=gettext(rules.title), board=board)
     base = f"/rooms/{view.room_id}"
     watch_key = key or room.invite
     members = [
@@ -120,6 +141,7 @@ def room_look(
             percent=row.percent,
             deaths=row.deaths,
             status=_status(row.status, row.racing),
+            outcome=row.status if row.racing else "watching",
             time=clock_text(row.seconds, tenths=True) if row.seconds is not None else "",
             rank=row.rank,
             watch=f"/games/{row.game}/watch/{watch_key}" if row.game else None,
@@ -131,10 +153,7 @@ def room_look(
         title,
         members,
         live_path=base if not view.watching else f"{base}/watch/{key}",
-        log=[
-            (event["colour"], event["name"], EVENT_WORDS.get(event["what"], event["what"]))
-            for event in reversed(room.log)
-        ],
+        log=[(event["colour"], said_of(event, room)) for event in reversed(room.log)],
         part=f"rooms/{room.kind}/panel.html" if f"rooms/{room.kind}/panel.html" in PARTS else None,
         game_live_path=f"/games/{game_id}" + (f"/watch/{key}" if view.watching and key else ""),
     )
@@ -152,14 +171,17 @@ def room_look(
     return look
 
 
+STATUS_WORDS = {"playing": N_("playing"), "won": N_("cleared"), "lost": N_("lost"), "": N_("ready")}
+
+
 def _status(status: str, racing: bool) -> str:
     if not racing:
-        return "watching"
-    return {"playing": "playing", "won": "cleared", "lost": "lost", "": "ready"}.get(status, status)
+        return gettext("watching")
+    return gettext(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
 def _start_words(view: RoomView) -> str:
-    return "Rematch" if view.round else "Start"
+    return gettext("Rematch") if view.round else gettext("Start")
 
 
 # The kinds' own parts, as the templates folder has them.
