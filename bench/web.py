@@ -4,7 +4,8 @@ Starts `kaboom serve` on a fresh SQLite file, then a seeded, solver-guided
 player (a proven-safe cell when there is one, else a frontier guess, else the
 outside: the rules make all of those safe) plays Expert and 100x100/2000 games
 through the HTML route (HTMX fragments) and through the JSON route, or through the
-JSON route reading the whole game page after each click (route "page"). Prints per
+JSON route reading the whole game page after each click (route "page"), or through the JSON route and then,
+once the game is over, reading its replay, the rules and the home page (route "pages"). Prints per
 route the median, p95 and max milliseconds per click as the server measured it
 (its Server-Timing header) and as the client saw it. With --languages, the same
 seeded clicks in each language (the browser's Accept-Language; the server offers
@@ -14,6 +15,7 @@ them all): what a page costs in Russian or Arabic beside English. Run by hand:
     .venv/bin/python bench/web.py --sizes 30x16/99 --games 5
     .venv/bin/python bench/web.py --routes html --probabilities   # the probability overlay's cost: compare without
     .venv/bin/python bench/web.py --routes html,page --languages en,ru,ar
+    .venv/bin/python bench/web.py --sizes 30x16/99 --routes pages --languages en,ru,hu,ar
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def play(
     while game["status"] == "playing":
         x, y = progress_cell(analyzer, rng)
         started = time.perf_counter()
-        if route in ("json", "page"):
+        if route in ("json", "page", "pages"):
             response = client.post(f"/api/games/{game_id}/moves", json={"action": "reveal", "x": x, "y": y})
         else:
             response = client.post(
@@ -96,7 +98,7 @@ def play(
                 data={"action": "reveal", "x": str(x), "y": str(y), "version": str(version)},
                 headers={"HX-Request": "true"},
             )
-        if route != "page":
+        if route not in ("page", "pages"):
             timings["client"].append((time.perf_counter() - started) * 1000)
             timings["server"].append(server_ms(response))
         response.raise_for_status()
@@ -106,12 +108,20 @@ def play(
             timings["client"].append((time.perf_counter() - started) * 1000)
             timings["server"].append(server_ms(page))
             page.raise_for_status()
-        game = response.json() if route in ("json", "page") else client.get(f"/api/games/{game_id}").json()
+        game = response.json() if route != "html" else client.get(f"/api/games/{game_id}").json()
         version = game["moves"]
         changes = numbers_shown(board, game["board"])
         board = game["board"]
         if game["status"] == "playing":
             analyzer.reveal(changes)
+    if route == "pages":
+        # The replay twice: its first reading grades the game, the second reads the kept grades.
+        for path in (f"/games/{game_id}/replay", f"/games/{game_id}/replay", "/rules", "/"):
+            started = time.perf_counter()
+            page = client.get(path)
+            timings["client"].append((time.perf_counter() - started) * 1000)
+            timings["server"].append(server_ms(page))
+            page.raise_for_status()
     return game["status"]
 
 
@@ -137,7 +147,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, help="games per size and route (default: per size)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--routes", default="html,json", help="html (HTMX fragments), json, page (a click, then its whole page)"
+        "--routes",
+        default="html,json",
+        help="html (HTMX fragments), json, page (a click, then its whole page), pages (replay, rules, home)",
     )
     parser.add_argument(
         "--languages", default="en", help="the pages' languages, each with the same seeded clicks (en,ru,hu,ar)"

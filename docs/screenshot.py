@@ -79,18 +79,24 @@ def open_menu(page) -> None:
 def win(page) -> None:
     """Open proven-safe cells until the board is cleared (a no-guess board needs nothing else): the win's figures."""
     for _ in range(200):
-        if page.inner_text("#state") == "Won":
+        if game_status(page) == "won":
             return
         x, y = next((x, y) for y, row in enumerate(analysis(page)) for x, status in enumerate(row) if status == "s")
         act(page, lambda x=x, y=y: page.eval_on_selector(f"#c-{x}-{y}", "cell => cell.click()"))
     raise AssertionError("the no-guess board was not cleared")
 
 
+def game_status(page) -> str:
+    """The game's status as the API says it: the page's own words are in the page's language."""
+    game_id = page.get_attribute("#board", "data-game")
+    return page.evaluate(f"fetch('/api/games/{game_id}').then(answer => answer.json()).then(game => game.status)")
+
+
 def reviewed(page) -> None:
     """A classic game played to its end by proven cells, with one needless risk early on, then its replay
     at that risk with what could be known shown."""
     for moves in range(400):
-        if page.inner_text("#state") in ("Won", "Lost"):
+        if game_status(page) in ("won", "lost"):
             break
         rows = analysis(page)
         safe = [(x, y) for y, row in enumerate(rows) for x, status in enumerate(row) if status == "s"]
@@ -102,7 +108,7 @@ def reviewed(page) -> None:
     touch = page.viewport_size["width"] < 600
     for target in (".moment a", "#replay-overlay"):
         page.tap(target) if touch else page.click(target)
-    page.wait_for_selector("#grid .c.os")
+    page.wait_for_selector("#grid .c.os, #grid .c.ou")  # the overlay drawn, whatever it could prove then
 
 
 # Pictures of the modes' own controls: (mode, preset, settings ticked before the first click, what is shown after it).

@@ -24,7 +24,7 @@ from tests.test_browser_axe import (
     won_game,
 )
 from tests.test_browser_axe import in_language as speaking
-from tests.test_browser_replay import api
+from tests.test_browser_replay import api, at_step
 from tests.test_layout import LAPTOP, PHONE
 
 SERVER_SETTINGS = {
@@ -35,6 +35,8 @@ SERVER_SETTINGS = {
     "race_countdown": 0,
 }
 
+# The replay's controls, from the start to the end.
+CONTROLS = ("start", "back", "forward", "end")
 # What the page's whole width is, against the window's: anything wider scrolls sideways.
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
@@ -199,8 +201,25 @@ def test_every_kind_of_page_reads_whole_in_each_language(open_page, database, co
     today = api(someone, "GET", "/api/daily")["date"]
     entry = api(someone, "POST", f"/api/daily/{today}/classic/games")
     reveal(someone, entry["id"], *entry["start"])
-    pages = [f"/games/{lost}", f"/games/{lost}/replay", f"/games/{won}/replay", "/daily", "/rules"]
+    pages = [f"/games/{lost}", f"/games/{lost}/replay", f"/games/{won}", f"/games/{won}/replay", "/daily", "/rules"]
     # Russian and Arabic are written in scripts of their own: an English word on their pages is one not translated.
     checks = [english_left] if code in ("ru", "ar") else []
     audit(open_page, *pages, player=someone, language=code, checks=checks)
     audit(open_page, f"/rooms/{room['id']}", player=maker, language=code, checks=checks)
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_arabic_replay_runs_from_the_right_its_controls_and_arrow_keys_alike(open_page, database):
+    page = in_language(open_page, LAPTOP, "ar")
+    page.goto("/")
+    game_id = won_game(page, database)
+    page.goto(f"/games/{game_id}/replay")
+    start, back, forward, end = (page.locator(f"#replay-{name}").bounding_box() for name in CONTROLS)
+    assert start and back and forward and end
+    assert start["x"] > back["x"] > forward["x"] > end["x"], "the start at the right, the end at the left"
+    # The left arrow goes the way the controls do: forward, toward the left.
+    page.locator("#board").click(position={"x": 1, "y": 1})
+    page.keyboard.press("ArrowLeft")
+    at_step(page, 1)
+    page.keyboard.press("ArrowRight")
+    at_step(page, 0)

@@ -26,32 +26,8 @@ from tests.live import live_server
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = [code for code in LANGUAGES if code != "en"]
-# The templates whose every word a player reads is marked: the rest are being marked (issue 44), one by one; a
-# template joins this list when it is done, and may not leave it.
-MARKED_TEMPLATES = (
-    "base.html",
-    "home.html",
-    "game.html",
-    "modes/cruel/welcome.html",
-    "modes/flags/new-game.html",
-    "modes/flags/panel.html",
-    "modes/flags/settings.html",
-    "modes/flags/topbar.html",
-    "modes/help/toolbar.html",
-    "records.html",
-    "calendar.html",
-    "daily.html",
-    "rules.html",
-    "modes/classic/rules.html",
-    "modes/cruel/rules.html",
-    "modes/help/rules.html",
-    "modes/flags/rules.html",
-    "modes/cruel-flags/rules.html",
-    "rooms/coop/rules.html",
-    "rooms/race/rules.html",
-    "macros.html",
-    "docs.html",
-)
+# Every template: each word a player reads in it goes through the catalog.
+ALL_TEMPLATES = sorted(str(path.relative_to(ROOT / "templates")) for path in (ROOT / "templates").rglob("*.html"))
 # The domain errors whose words no page shows, and so stay English (with every kind below them): a
 # ConfigurationError keeps the server from starting, for its operator to read on the terminal or in the log; a
 # Corrupt or a Conflict is answered with a sentence of the page's own (app.web.errors.ANSWERS), its words going
@@ -261,8 +237,8 @@ def unmarked_words(source: str) -> list[str]:
     return parser.words
 
 
-@pytest.mark.parametrize("name", MARKED_TEMPLATES)
-def test_every_word_of_a_marked_template_goes_through_the_catalog(name):
+@pytest.mark.parametrize("name", ALL_TEMPLATES)
+def test_every_word_of_a_template_goes_through_the_catalog(name):
     assert unmarked_words((TEMPLATES / name).read_text()) == []
 
 
@@ -501,3 +477,35 @@ def test_every_word_the_script_shows_goes_through_the_catalog(path):
 def test_the_unmarked_script_words_check_finds_plain_words():
     source = 'note(_("Copied")); note("Not marked"); key === "Enter"; note(`Plain ${x} words`); q(".a b")\n// "A note"'
     assert unmarked_script_words(source) == ["Not marked", "Plain ${x} words"]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_rooms_log_sets_a_name_apart_wherever_the_language_puts_it(code):
+    from types import SimpleNamespace
+
+    from app.web.views.rooms import said_of
+
+    with languages.speaking_as(Catalogs(",".join(LANGUAGES)).speaking[code]):
+        room = SimpleNamespace(mode="help")
+        for what in ("joined", "started", "undo", "help"):  # the room's own events, and a mode's own action
+            line = str(said_of({"name": "<i>Zoë</i>", "what": what, "colour": 0}, room))  # type: ignore[arg-type]
+            assert line.count("<bdi>&lt;i&gt;Zoë&lt;/i&gt;</bdi>") == 1, line
+            assert "%(" not in line and "<i>" not in line, line
+        assert str(said_of({"name": "Zoë", "what": "help", "colour": 0}, room)) != "<bdi>Zoë</bdi> help"
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_a_replays_steps_are_told_in_the_readers_language(code):
+    from app.core.game import Move
+    from app.modes import get_mode
+
+    moves = {
+        "Reveal column 3, row 4": ("classic", Move("reveal", 2, 3)),
+        "Red: Bomb column 3, row 4": ("flags", Move("bomb", 2, 3, seat=1)),
+        "Help": ("help", Move("help")),
+    }
+    for english, (mode, move) in moves.items():
+        assert get_mode(mode).move_words(move) == english
+        with languages.speaking_as(Catalogs(",".join(LANGUAGES)).speaking[code]):
+            words = get_mode(mode).move_words(move)
+        assert words != english and ("3" in words and "4" in words) == ("3" in english), words

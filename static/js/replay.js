@@ -133,7 +133,14 @@ function stepKey(event) {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   // The slider and the text fields keep their own keys (a tick box has none of these).
   if (event.target.closest && event.target.closest("input:not([type=checkbox]), textarea, select")) return;
-  const moves = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => goTo(0), End: () => goTo(replay.frames.length) };
+  // Right to left, the controls run from the start at the right, and so do the arrow keys.
+  const backward = document.documentElement.dir === "rtl" ? 1 : -1;
+  const moves = {
+    ArrowLeft: () => step(backward),
+    ArrowRight: () => step(-backward),
+    Home: () => goTo(0),
+    End: () => goTo(replay.frames.length),
+  };
   if (!moves[event.key]) return;
   event.preventDefault();
   moves[event.key]();
