@@ -311,7 +311,7 @@ def test_the_switcher_lists_every_language_and_keeps_the_choice(server):
 
 @pytest.mark.server
 def test_a_server_that_offers_english_alone_shows_no_switcher(tmp_path):
-    with live_server(tmp_path / "games.sqlite3") as url:
+    with live_server(tmp_path / "games.sqlite3", languages="en") as url:
         page = get(url, **{"Accept-Language": "ru", "Cookie": f"{LANGUAGE_COOKIE}=ru"}).text
         assert html_tag(page) == '<html lang="en" dir="ltr">'
         assert 'action="/language"' not in page and "Your games" in page
