@@ -11,6 +11,7 @@ command line and the JSON API's codes stay English.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from pathlib import Path
@@ -40,9 +41,9 @@ class Catalogs:
         languages = tuple(LANGUAGES[code] for code in offered_codes(setting))
         self.speaking: dict[str, Speaking] = {"en": Speaking(ENGLISH, NullTranslations(), languages)}
         for language in languages[1:]:
-            with catalog_path(directory, language.code).open("rb") as source:
-                catalog = read_po(source, locale=language.code, domain=DOMAIN)
-            self.speaking[language.code] = Speaking(language, compiled(catalog), languages, script_words(catalog))
+            path = catalog_path(directory, language.code)
+            translations, words = read_catalog(path, path.stat().st_mtime_ns, language.code)
+            self.speaking[language.code] = Speaking(language, translations, languages, words)
 
     def negotiate(self, chosen: str | None, accept_language: str | None) -> Speaking:
         """The cookie's language if it is offered, else the header's first offered one (by its weights), else
@@ -58,6 +59,15 @@ class Catalogs:
 
 def catalog_path(directory: Path, code: str) -> Path:
     return directory / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@functools.lru_cache(maxsize=16)
+def read_catalog(path: Path, modified: int, code: str) -> tuple[Translations, str]:
+    """A catalog's translations and its script's words, read once per process while the file stays as it is: an
+    app is made once per worker, but a process that makes many (the tests) would read the same files each time."""
+    with path.open("rb") as source:
+        catalog = read_po(source, locale=code, domain=DOMAIN)
+    return compiled(catalog), script_words(catalog)
 
 
 def compiled(catalog: Catalog) -> Translations:
