@@ -118,20 +118,25 @@ def in_language(code: str | None) -> dict:
     return {"locale": code, "extra_http_headers": {"Accept-Language": code}} if code else {}
 
 
-def audit(open_page, *paths: str, player=None, language: str | None = None, checks=()) -> None:
+# Each size's schemes: every rule of axe in the first, the rules about colours in the others.
+BOTH_SCHEMES = {"laptop": ("light", "dark"), "phone": ("light", "dark")}
+
+
+def audit(open_page, *paths: str, player=None, language: str | None = None, checks=(), schemes=BOTH_SCHEMES) -> None:
     """axe on each of `paths`, at both sizes in both schemes (as `player`, when given: their page is the laptop's);
     fails on a serious or critical violation, prints the others. On every page, every control is a target of
     the size's least, no words are cut off, drawn over others or past the window (test_layout.CROWDING), and on
     the laptop no two controls that do different things share a name. `language`: the reader's (the player's
     page must have been opened in it), the page's lang and dir checked. `checks`: more to find on each page, each
-    a function of the page that returns what it found."""
+    a function of the page that returns what it found. `schemes`: each size's, when not both (BOTH_SCHEMES)."""
     laptop = player or axe_page(open_page, LAPTOP, **in_language(language))
     kept = {"storage_state": laptop.context.storage_state()} if player else {}
     phone = axe_page(open_page, PHONE, **kept, **in_language(language))
     blocking, others = [], []
     for path in paths:
         for page, look, least in ((laptop, "laptop", 24), (phone, "phone", 44)):
-            page.emulate_media(color_scheme="light")
+            first, *other_schemes = schemes[look]
+            page.emulate_media(color_scheme=first)
             page.goto(path)
             if language:
                 said = page.evaluate("[document.documentElement.lang, document.documentElement.dir]")
@@ -146,12 +151,13 @@ def audit(open_page, *paths: str, player=None, language: str | None = None, chec
                 page.wait_for_selector(".opblock")  # drawn by Swagger UI's script
             elif small := small_targets(page, least):  # Swagger UI's controls are its own
                 blocking.append((f"{path} {look}: targets under {least} px", small))
-            findings = [("light", axe(page))]
-            page.emulate_media(color_scheme="dark")
-            # The page hears of the scheme at its next frame (/docs turns Swagger UI's dark theme on then); the
-            # scheme changes colours and nothing else, so only the rules about colours are run again.
-            page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
-            findings.append(("dark", axe(page, COLOUR_RULES)))
+            findings = [(first, axe(page))]
+            for scheme in other_schemes:
+                page.emulate_media(color_scheme=scheme)
+                # The page hears of the scheme at its next frame (/docs turns Swagger UI's dark theme on then); the
+                # scheme changes colours and nothing else, so only the rules about colours are run again.
+                page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+                findings.append((scheme, axe(page, COLOUR_RULES)))
             for scheme, violations in findings:
                 for violation in violations:
                     line = f"{path} {look} {scheme}: {violation['impact']} {violation['id']} ({violation['help']})"
