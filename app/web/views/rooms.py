@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fastapi import Request
 from markupsafe import Markup
 
-from app.core.languages import N_, gettext, ngettext, unfilled
+from app.core.languages import N_, gettext, unfilled
 from app.modes import get_mode
 from app.rooms import get_kind
 from app.rooms.base import COLOURS, DEFAULT_NAME, Room
@@ -117,18 +117,9 @@ def room_look(
     """How the room looks to the viewer of `view`; `key`, the link they came by (whoever watches);
     `game_id`, the game the page shows, if any; `kept`, the name and colour the join form offers."""
     room, kind = view.room, view.kind
-    rules = get_mode(room.mode)
-    size = next((name for name, size in rules.presets.items() if size == (room.width, room.height, room.mines)), None)
-    board = ngettext(
-        "%(width)s×%(height)s, %(num)s mine",
-        "%(width)s×%(height)s, %(num)s mines",
-        room.mines,
-        width=room.width,
-        height=room.height,
-    )
-    if size:
-        board = gettext("%(preset)s %(size)s", preset=gettext(rules.preset_title(size)), size=board)
-    title = gettext("%(kind)s · %(mode)s · %(board)s", kind=gettext(kind.title), mode=gettext(rules.title), board=board)
+    board = board_title(room.mode, room.width, room.height, room.mines)
+    mode = gettext(get_mode(room.mode).title)
+    title = gettext("%(kind)s · %(mode)s · %(board)s", kind=gettext(kind.title), mode=mode, board=board)
     base = f"/rooms/{view.room_id}"
     watch_key = key or room.invite
     members = [
