@@ -226,17 +226,17 @@ def room_of_two(open_page, kind: str, person=player) -> tuple:
 # ----- the pages -------------------------------------------------------------------------------------------
 
 
-def test_the_home_page_of_a_new_player(open_page):
-    audit(open_page, "/")
+def test_the_home_page_of_a_new_player_and_the_page_after_a_deletion(open_page):
+    audit(open_page, "/", "/player/deleted")
 
 
-def test_the_home_page_records_and_rules_of_a_returning_player(open_page, database):
+def test_the_home_page_records_rules_and_data_of_a_returning_player(open_page, database):
     someone = player(open_page)
     lost_game(someone, database, "classic")
     won_game(someone, database)
     reveal(someone, new_game(someone, "cruel")["id"], 4, 4)
     api(someone, "POST", "/api/rooms", {"kind": "coop", "name": "Ann", **BOARD})
-    audit(open_page, "/", "/records", "/rules", player=someone)
+    audit(open_page, "/", "/records", "/rules", "/player", player=someone)
 
 
 @pytest.mark.parametrize("mode", ["cruel", "classic", "help"])

@@ -119,6 +119,11 @@ class Backend:
         """Set the version the store keeps beside the room's data."""
         raise NotImplementedError
 
+    def scan(self, needle: str) -> list[tuple[str, ...]]:
+        """Every place the store keeps `needle` (a player's id), read from what it holds without its methods:
+        each place as the strings that locate it (a table and its row's texts, a key and its field)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         for store in [*self.others, self.store]:
             store.close()
@@ -155,6 +160,33 @@ class MemoryBackend(Backend):
 
     def set_room_version(self, room_id: str, version: int) -> None:
         self.store._rooms[room_id]["version"] = version
+
+    def scan(self, needle: str) -> list[tuple[str, ...]]:
+        found = []
+
+        def leaves(value):
+            if isinstance(value, dict):
+                return [text for key, inner in value.items() for text in (str(key), *leaves(inner))]
+            if isinstance(value, (list, tuple, set)):
+                return [text for inner in value for text in leaves(inner)]
+            return [str(value)]
+
+        def walk(value, path):
+            if isinstance(value, dict):
+                for key, inner in value.items():
+                    if isinstance(key, str) and needle in key:
+                        found.append((*path, key, *leaves(inner)))  # a player's own part: what it holds locates it
+                    walk(inner, (*path, str(key)))
+            elif isinstance(value, (list, tuple, set)):
+                for inner in value:
+                    walk(inner, path)
+            elif isinstance(value, str) and needle in value:
+                found.append((*path, value))
+
+        kept = ("_games", "_results", "_tallies", "_boards", "_rooms", "_names", "_ladders", "_entered", "_claims")
+        for name in kept:
+            walk(getattr(self.store, name), (name,))
+        return found
 
 
 class SQLiteBackend(Backend):
@@ -198,6 +230,17 @@ class SQLiteBackend(Backend):
         with sqlite3.connect(self.path) as connection:
             connection.execute("UPDATE rooms SET version = ? WHERE id = ?", (version, room_id))
 
+    def scan(self, needle: str) -> list[tuple[str, ...]]:
+        found = []
+        with sqlite3.connect(self.path) as connection:
+            tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in tables:
+                for row in connection.execute(f"SELECT * FROM {table}"):
+                    texts = [str(value) for value in row]
+                    if any(needle in text for text in texts):
+                        found.append((table, *texts))
+        return found
+
 
 class RedisBackend(Backend):
     name = "redis"
@@ -233,6 +276,30 @@ class RedisBackend(Backend):
 
     def set_room_version(self, room_id: str, version: int) -> None:
         self.store.redis.hset(f"kaboom:room:{room_id}", "version", version)
+
+    def scan(self, needle: str) -> list[tuple[str, ...]]:
+        client = self.store.redis
+        found = []
+        for key in client.scan_iter(count=1000):
+            name = key.decode()
+            kind = client.type(key).decode()
+            if kind == "string":
+                parts = [(client.get(key),)]
+            elif kind == "hash":
+                parts = list(client.hgetall(key).items())
+            elif kind == "list":
+                parts = [(item,) for item in client.lrange(key, 0, -1)]
+            elif kind == "set":
+                parts = [(item,) for item in client.smembers(key)]
+            elif kind == "zset":
+                parts = [(item,) for item in client.zrange(key, 0, -1)]
+            else:
+                parts = [()]
+            for part in parts or [()]:
+                texts = [name, *(item.decode(errors="replace") for item in part)]
+                if any(needle in text for text in texts):
+                    found.append(tuple(texts))
+        return found
 
     def close(self) -> None:
         self.store.redis.flushdb()

@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         "of a no-guess game, and each again after undoing it, searches for a board: up to a second of processor time)",
     )
     no_guess_window: float = Field(60, gt=0, description="the window, in seconds, that no_guess_limit counts in")
+    player_limit: int = Field(
+        10,
+        ge=1,
+        description="exports and deletions of a player's data one client address may ask per player_window seconds "
+        "(an export reads every game the player has)",
+    )
+    player_window: float = Field(600, gt=0, description="the window, in seconds, that player_limit counts in")
     read_timeout: float = Field(
         10,
         gt=0,

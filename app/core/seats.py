@@ -86,6 +86,27 @@ def left_by(seat: Seat) -> str | None:
     return seat.id[len(_LEFT) :] if isinstance(seat, Player) and seat.id.startswith(_LEFT) else None
 
 
+def people(seats: Sequence[Seat]) -> set[str]:
+    """Every player a game's seats name: who plays a seat or took its invitation, and who left a seat for now."""
+    named = (left_by(seat) or occupant(seat) for seat in seats)
+    return {player for player in named if player is not None}
+
+
+def recast(seats: Sequence[Seat], source: str, target: str) -> list[Seat]:
+    """The seats with every one of `source`'s held by `target` instead: two players made one, or a deleted
+    player's seat kept by a stand-in so that the others' game goes on."""
+    changed: list[Seat] = []
+    for seat in seats:
+        if isinstance(seat, Player) and seat.id == source:
+            seat = Player(target)
+        elif isinstance(seat, Player) and left_by(seat) == source:
+            seat = vacated(target)
+        elif isinstance(seat, Invitation) and seat.player == source:
+            seat = Invitation(seat.key, target)
+        changed.append(seat)
+    return changed
+
+
 def replay_watcher(key: str) -> str:
     """The credential of whoever holds a shared replay's link: it opens a finished game's replay, nothing else."""
     return _REPLAY + key

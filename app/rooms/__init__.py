@@ -34,6 +34,11 @@ def decode_room(text: str | bytes) -> Room:
     return base.decode(text, KINDS)
 
 
+def recast_room(room: Room, source: str, target: str, forget: bool) -> None:
+    """Room.recast with the kinds of room this server has."""
+    room.recast(source, target, KINDS, forget=forget)
+
+
 __all__ = [
     "KINDS",
     "MAX_PLAYERS",
@@ -45,4 +50,5 @@ __all__ = [
     "decode_room",
     "encode_room",
     "get_kind",
+    "recast_room",
 ]

@@ -93,6 +93,30 @@ class Room:
         if member is not None:
             self.log = [*self.log, {"name": member.name, "colour": member.colour, "what": what, "at": at}][-kept:]
 
+    def recast(self, source: str, target: str, kinds: Mapping[str, RoomKind], *, forget: bool = False) -> None:
+        """Name `target` wherever the room names `source`: two players made one (a member already there keeps
+        their place, and `source`'s goes), or, with `forget`, a deleted player's place kept by a stand-in with
+        the name every member has before choosing, in the log too."""
+        mine = self.member(source)
+        if mine is None:
+            return
+        if self.member(target) is not None:
+            self.members = [member for member in self.members if member.player != source]
+        else:
+            name = DEFAULT_NAME if forget else mine.name
+            self.members = [
+                Member(target, name, member.colour) if member.player == source else member for member in self.members
+            ]
+        if forget:
+            self.log = [
+                {**event, "name": DEFAULT_NAME}
+                if (event.get("name"), event.get("colour")) == (mine.name, mine.colour)
+                else event
+                for event in self.log
+            ]
+        kinds[self.kind].recast(self.state, source, target)
+        self.version += 1
+
     def free_colour(self, wished: int | None = None) -> int:
         taken = {member.colour for member in self.members}
         if wished is not None and 0 <= wished < MAX_PLAYERS and wished not in taken:
@@ -236,6 +260,10 @@ class RoomKind:
     def left(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         """`player` was just taken off the room's members (the room is saved after): they move on none of its
         games from now on (RoomGames.vacate), until they join again."""
+
+    def recast(self, state: dict[str, Any], source: str, target: str) -> None:
+        """The kind's own state with `source` named `target` instead (Room.recast): its state's keys or values that
+        are player ids. Where both are named, `target`'s stays."""
 
     def start(self, room: Room, room_id: str, player: str, games: RoomGames, now: float) -> None:
         """`player` asks the room to start (a race, or its rematch); Refused where it cannot."""

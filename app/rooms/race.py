@@ -56,6 +56,12 @@ class Race(RoomKind):
         if player in room.state["games"]:
             games.vacate(room, room.state["games"][player], player)
 
+    def recast(self, state: dict[str, Any], source: str, target: str) -> None:
+        racing = state["games"]
+        if source in racing:
+            game = racing.pop(source)
+            racing.setdefault(target, game)
+
     def round(self, room: Room) -> tuple[str | None, int | None, float | None]:
         return room.state["phase"], room.state["round"], room.state["starts_at"]
 

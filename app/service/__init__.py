@@ -13,7 +13,8 @@ makes that safe and quick with many requests at once:
 Nothing here knows about HTTP.
 
 The service is composed of parts over one context, each a group of operations: games (games.py), aids (aids.py),
-seats (seats.py), reviews (reviews.py), rooms (rooms.py) and the boards of the day (daily.py). A part registers its
+seats (seats.py), reviews (reviews.py), rooms (rooms.py), the boards of the day (daily.py) and a player's own
+keeping as a whole (players.py). A part registers its
 operations with the runner and its listeners with the hooks (hooks.py): what happens when a game ends — its result,
 a room's place, a ladder's entry, the share key, the grade — is a list a feature adds to, not code in the move.
 """
@@ -30,6 +31,7 @@ from app.service.context import Context, Deals
 from app.service.daily import DailyOperations
 from app.service.games import GameOperations
 from app.service.kept import KEPT
+from app.service.players import PlayerOperations
 from app.service.reviews import ReviewOperations
 from app.service.rooms import RoomOperations
 from app.service.seats import SeatOperations
@@ -59,6 +61,7 @@ class GameService:
         self.reviews = ReviewOperations(context)
         self.rooms = RoomOperations(context, self.seats)
         self.daily = DailyOperations(context)
+        self.players = PlayerOperations(context)
         for part in (self.games, self.aids, self.seats, self.reviews, self.rooms, self.daily):
             context.runner.register(part)
 

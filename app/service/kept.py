@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from app.modes import MODES
 from app.results.records import TALLIED, recount, tally, tally_key
-from app.rooms import MAX_PLAYERS, decode_room, encode_room
+from app.rooms import MAX_PLAYERS, decode_room, encode_room, recast_room
 from app.store import Kept
 
 KEPT = Kept(
     modes=MODES,
     encode_room=encode_room,
     decode_room=decode_room,
+    recast_room=recast_room,
     room_seats=MAX_PLAYERS,
     tallied=TALLIED,
     tally_key=tally_key,

@@ -43,6 +43,10 @@ set of tests run against each (tests/test_store.py):
   a later one, atomically across processes. `ladder` ranks the entries by (group, time, the order they
   were kept) and pages the top with the player's own place; `ladder_entries_of` lists a player's entries.
   Damaged entries are left off the page, never raised.
+- `holdings` lists everything the store keeps about one player (their export holds it); `forget` takes it all
+  away at once (a game or room others share stays theirs, with the player's seat or place held by a stand-in
+  id), and `merge` makes two players one at once (nothing lost, nothing counted twice). Neither is ever half
+  applied: a process killed midway leaves both players as they were.
 - A store that cannot be reached, or cannot write (a full or read-only disk),
   raises StoreUnavailable, and works again once the fault is gone, without a restart.
 Times (last update, expiry, rate windows) come from `clock`, so tests can
@@ -51,9 +55,10 @@ move time instead of sleeping.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -62,7 +67,7 @@ from cachetools import LRUCache
 
 from app.core.errors import KaboomError
 from app.core.game import Game
-from app.core.seats import Player
+from app.core.seats import Player, people, recast
 from app.core.stored import dump, read_records, read_state
 
 Clock = Callable[[], float]
@@ -206,6 +211,30 @@ def grown_footprint(known: tuple[int, list[dict[str, Any]], int] | None, history
 
 
 @dataclass(frozen=True)
+class Holdings:
+    """Everything a store keeps about one player (Store.holdings), as stored: the app reads the texts."""
+
+    games: list[str]  # the games the player holds a seat in or left one of, listed or taken off their list
+    left: list[str]  # of those, the ones they took off their list
+    rooms: list[str]  # the rooms they are a member of
+    results: dict[str, str]  # game id -> the result kept for the records (JSON), in the order kept
+    tallies: dict[str, str]  # what the results add up to (app.results.records)
+    boards: dict[str, str]  # board id -> the game whose end first showed the player that board
+    name: str | None  # the display name they chose
+    ladders: dict[str, str]  # ladder key -> their entry (JSON)
+    claims: dict[str, str]  # the claims that name the player, in their key or as their value
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, field.name) for field in dataclasses.fields(self))
+
+
+def names_player(key: str, value: str, player: str) -> bool:
+    """Whether a claim is about `player`: it holds their id, or its key names it (ids are long random tokens,
+    so no other key holds one by chance)."""
+    return value == player or player in key
+
+
+@dataclass(frozen=True)
 class Kept:
     """What the layers above hand the store so that it can read and write what it keeps without depending on them:
     the modes (a game's state reads back through its mode's schema, app.core.stored), the rooms' codec, and the
@@ -215,6 +244,8 @@ class Kept:
     modes: Mapping[str, Any]
     encode_room: Callable[[Any], str]
     decode_room: Callable[[str | bytes], Any]  # a room as the rooms read it: its `version` and `players`
+    # (room, source, target, forget): Room.recast, naming `target` wherever the room names `source`
+    recast_room: Callable[[Any, str, str, bool], None]
     room_seats: int  # presence marks a room may have: one per member's colour
     tallied: str  # the key of a player's tally of everything
     tally_key: Callable[[str], str | None]  # the tally a result counts in beside it, if any
@@ -377,6 +408,60 @@ class Store:
         """Where one follower (app.service.changes) hears which games were saved. Without a push channel it
         hears "any of them" every CHANGES_POLL_SECONDS, and looks at all it watches in one read."""
         return PolledChanges(CHANGES_POLL_SECONDS)
+
+    # ----- a player's whole keeping -------------------------------------------------------------------
+
+    def holdings(self, player: str) -> Holdings:
+        """Everything the store keeps about `player`."""
+        raise NotImplementedError
+
+    def forget(self, player: str, stand_in: str) -> None:
+        """Take away everything kept about `player`, all at once: their results, tallies, boards seen, name,
+        ladder entries and claims; their games and rooms where nobody else plays; in a game or room others
+        share, their seat or place goes to `stand_in` (an id nobody holds), so that the others' game goes on."""
+        raise NotImplementedError
+
+    def merge(self, source: str, target: str) -> None:
+        """Make `source` `target`, all at once: their games, rooms, results and boards seen become `target`'s
+        (where both kept one, `target`'s stays), each ladder keeps the entry kept first, `target`'s name stays
+        if they chose one, and the tallies are counted again from the results together."""
+        raise NotImplementedError
+
+    def _recast_game(
+        self, data: str | bytes, source: str, target: str, *, rooms_kept: Container[str] | None = None
+    ) -> Game | None:
+        """A stored game's state with `target` in `source`'s seats and its version one on (a page open on it
+        hears of the change, and a save read before it cannot write the old seats back). Forgetting `source`
+        (`rooms_kept` given: the rooms that go on), None for a game nobody else plays, unless it is played in a
+        room that goes on (its others see it). Corrupt where the state does not read back."""
+        try:
+            game = read_state(data, self.kept.modes)
+        except ValueError as error:
+            raise Corrupt(f"a game of the player: {error}") from None
+        if rooms_kept is not None and people(game.seats) <= {source}:
+            if game.room is None or game.room["id"] not in rooms_kept:
+                return None
+        game.seats = recast(game.seats, source, target)
+        game.version += 1
+        return game
+
+    def _forget_histories(self, game_ids: list[str] | dict[str, Any]) -> None:
+        """Drop these games' decoded histories: their versions moved on (or they are gone)."""
+        with self._cache_lock:
+            for game_id in game_ids:
+                self._histories.pop(game_id, None)
+
+    def _recast_room(self, data: str | bytes, source: str, target: str, *, forget: bool) -> Any | None:
+        """A stored room with `target` wherever it names `source` (Room.recast); None where `forget` and
+        nobody else is in it. Corrupt where the room does not read back."""
+        try:
+            room = self.kept.decode_room(data)
+        except ValueError as error:
+            raise Corrupt(f"a room of the player: {error}") from None
+        if forget and set(room.players()) <= {source}:
+            return None
+        self.kept.recast_room(room, source, target, forget)
+        return room
 
     # ----- rooms (app.rooms) ---------------------------------------------------------------------
     # A room is one JSON object (app.rooms.encode) with its version beside it, and its members' ids indexed.

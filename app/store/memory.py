@@ -9,11 +9,14 @@ from collections import Counter
 from typing import Any
 
 from app.core.game import Game
+from app.core.seats import vacated
 from app.store.base import (
     GAMES_LISTED,
     LADDER_LISTED_GROUPS,
     Clock,
     Conflict,
+    Corrupt,
+    Holdings,
     Kept,
     LadderPage,
     Listing,
@@ -22,6 +25,7 @@ from app.store.base import (
     check_ladder_arguments,
     creator,
     ladder_row,
+    names_player,
     new_game_id,
     window_start,
 )
@@ -41,6 +45,7 @@ class MemoryStore(Store):
         # ladder key -> player -> (group, millis, the order kept, entry JSON), and player -> ladder key -> entry JSON
         self._ladders: dict[str, dict[str, tuple[int, int, int, str]]] = {}
         self._entered: dict[str, dict[str, str]] = {}
+        self._ladder_kept: dict[str, int] = {}  # ladder key -> entries it ever kept (the next one's order)
         self._claims: dict[str, str] = {}
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
@@ -256,8 +261,8 @@ class MemoryStore(Store):
             entries = self._ladders.setdefault(ladder, {})
             if player in entries:
                 return False
-            # Entries are never taken away, so how many were kept before is this one's order.
-            entries[player] = (group, millis, len(entries), entry)
+            kept = self._ladder_kept[ladder] = self._ladder_kept.get(ladder, 0) + 1
+            entries[player] = (group, millis, kept, entry)
             self._entered.setdefault(player, {})[ladder] = entry
             return True
 
@@ -294,3 +299,125 @@ class MemoryStore(Store):
         with self._changed:
             if self._claims.get(key) == value:
                 del self._claims[key]
+
+    # ----- a player's whole keeping -------------------------------------------------------------------
+
+    def holdings(self, player: str) -> Holdings:
+        with self._changed:
+            games = [game_id for game_id, row in self._games.items() if self._names_in(row["seats"], player)]
+            return Holdings(
+                games=games,
+                left=[game_id for game_id in games if player in self._games[game_id].get("departed", ())],
+                rooms=[room_id for room_id, row in self._rooms.items() if player in row["members"]],
+                results=dict(self._results.get(player, {})),
+                tallies=dict(self._tallies.get(player, {})),
+                boards=dict(self._boards.get(player, {})),
+                name=self._names.get(player),
+                ladders=dict(self._entered.get(player, {})),
+                claims={key: value for key, value in self._claims.items() if names_player(key, value, player)},
+            )
+
+    @staticmethod
+    def _names_in(credentials: list[str], player: str) -> bool:
+        return player in credentials or vacated(player).id in credentials
+
+    def forget(self, player: str, stand_in: str) -> None:
+        with self._changed:
+            games, rooms = self._recast_all(player, stand_in, forget=True)
+            for row in self._games.values():
+                row.get("departed", set()).discard(player)
+            _apply(self._games, games)
+            _apply(self._rooms, rooms)
+            for kept in (self._results, self._tallies, self._boards, self._names):
+                kept.pop(player, None)
+            for ladder in self._entered.pop(player, {}):
+                self._ladders[ladder].pop(player, None)
+            for key in [key for key, value in self._claims.items() if names_player(key, value, player)]:
+                del self._claims[key]
+            self._changed.notify_all()
+        self._forget_histories(games)
+
+    def merge(self, source: str, target: str) -> None:
+        if source == target:
+            return
+        with self._changed:
+            games, rooms = self._recast_all(source, target, forget=False)
+            for row in games.values():
+                departed = row.get("departed", set()) if row else set()
+                if source in departed:
+                    departed.discard(source)
+                    departed.add(target)
+            results = self._results.pop(source, {})
+            self._results[target] = {**results, **self._results.get(target, {})}
+            self._boards[target] = {**self._boards.pop(source, {}), **self._boards.get(target, {})}
+            if source in self._names:
+                self._names.setdefault(target, self._names.pop(source))
+            for ladder in self._entered.pop(source, {}):
+                entries = self._ladders[ladder]
+                mine, theirs = entries.pop(source), entries.get(target)
+                first = mine if theirs is None or mine[2] < theirs[2] else theirs  # the one kept first
+                entries[target] = first
+                self._entered.setdefault(target, {})[ladder] = first[3]
+            for key, value in [(key, value) for key, value in self._claims.items() if names_player(key, value, source)]:
+                del self._claims[key]
+                self._claims.setdefault(key.replace(source, target), target if value == source else value)
+            _apply(self._games, games)
+            _apply(self._rooms, rooms)
+            # Counted again from the results together when next read (tallies_of).
+            self._tallies.pop(source, None)
+            self._tallies.pop(target, None)
+            self._changed.notify_all()
+        self._forget_histories(games)
+
+    def _recast_all(
+        self, source: str, target: str, *, forget: bool
+    ) -> tuple[dict[str, dict[str, Any] | None], dict[str, dict[str, Any] | None]]:
+        """The rows of `source`'s games and rooms as they will be (None: gone), computed before any is changed, so
+        that a game that does not read back leaves everything as it was."""
+        rooms: dict[str, dict[str, Any] | None] = {}
+        for room_id, row in self._rooms.items():
+            if source in row["members"]:
+                room = self._recast_room(row["data"], source, target, forget=forget)
+                rooms[room_id] = (
+                    None
+                    if room is None
+                    else {
+                        **row,
+                        "data": self._room_data(room, room_id),
+                        "version": room.version,
+                        "members": room.players(),
+                    }
+                )
+        rooms_kept = {room_id for room_id, row in rooms.items() if row is not None} if forget else None
+        games: dict[str, dict[str, Any] | None] = {}
+        for game_id, row in self._games.items():
+            if not self._names_in(row["seats"], source):
+                continue
+            try:
+                game = self._recast_game(row["data"], source, target, rooms_kept=rooms_kept)
+            except Corrupt:
+                if not forget:
+                    raise
+                game = None  # it opens for nobody: it goes with the player
+            games[game_id] = (
+                None
+                if game is None
+                else {
+                    **row,
+                    "creator": game.maker,
+                    "seats": game.credentials(),
+                    "data": self._encode(game, game_id),
+                    "version": game.version,
+                    "departed": set(row.get("departed", ())),
+                }
+            )
+        return games, rooms
+
+
+def _apply(kept: dict[str, dict[str, Any]], rows: dict[str, dict[str, Any] | None]) -> None:
+    """Put these rows in place of those of the same id; None: take the row away."""
+    for row_id, row in rows.items():
+        if row is None:
+            kept.pop(row_id, None)
+        else:
+            kept[row_id] = row

@@ -30,6 +30,9 @@ Keys, under `prefix`:
                     rank order (equal scores go by member, so by seq: the order kept)
     ladder-kept:<key>  the last seq the ladder gave (how many entries it has kept)
     ladders:<player>   hash: ladder key -> the player's entry JSON
+    departed:<player>  set: the games the player took off their list (their seat kept): found for their export
+    departures-indexed  set once the games left before that set was kept are in it (see _index_departures_once)
+    claim:<key>     a claim's value (Store.claim)
     (one script writes an entry's four keys, so they never disagree: see ENTER_LADDER)
 
 Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
@@ -45,6 +48,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -58,6 +62,7 @@ from redis.typing import EncodableT
 
 from app.core.config import ConfigurationError
 from app.core.game import Game
+from app.core.seats import vacated
 from app.store.base import (
     CHANGES_POLL_SECONDS,
     GAMES_LISTED,
@@ -69,6 +74,7 @@ from app.store.base import (
     Clock,
     Conflict,
     Corrupt,
+    Holdings,
     Kept,
     LadderPage,
     Listing,
@@ -78,6 +84,7 @@ from app.store.base import (
     check_ladder_arguments,
     creator,
     ladder_row,
+    names_player,
     new_game_id,
     window_start,
 )
@@ -288,6 +295,34 @@ class RedisStore(Store):
         self._enter_ladder = self.redis.register_script(ENTER_LADDER)
         self._claim = self.redis.register_script(CLAIM)
         self._release = self.redis.register_script(RELEASE)
+        with store_faults():
+            self._index_departures_once()
+
+    def _index_departures_once(self) -> None:
+        """Index by player the games they took off their list before `departed:<player>` was kept (a player's
+        export and deletion find their games through it): once per Redis, marked done by a key. Hosts starting
+        together may each run it; adding a game to a set twice is adding it once."""
+        done = self._key("departures-indexed")
+        if self.redis.exists(done):
+            return
+        prefix = self._key("game", "")
+        keys = self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="hash")
+        while batch := list(itertools.islice(keys, 1000)):
+            with self.redis.pipeline(transaction=False) as pipe:
+                for key in batch:
+                    pipe.hget(key, "departed")
+                found = pipe.execute(raise_on_error=False)
+            with self.redis.pipeline(transaction=False) as pipe:
+                for key, departed in zip(batch, found, strict=True):
+                    game_id = key.decode().removeprefix(prefix)
+                    try:
+                        players = self._departed(game_id, _replied(departed, None))
+                    except Corrupt:
+                        continue  # reported when the game is opened
+                    for player in players:
+                        pipe.sadd(self._key("departed", player), game_id)
+                pipe.execute()
+        self.redis.set(done, "1")
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -523,6 +558,7 @@ class RedisStore(Store):
             pipe.hset(key, "departed", json.dumps(sorted(gone)))
             # Off the list at once; its maker's index keeps counting it towards the games they may keep.
             pipe.zrem(self._key("player", player), game_id)
+            pipe.sadd(self._key("departed", player), game_id)
 
         self._transaction([key], write)
 
@@ -1053,6 +1089,239 @@ class RedisStore(Store):
     def release(self, key: str, value: str) -> None:
         self._release(keys=[self._key("claim", key)], args=[value])
 
+    # ----- a player's whole keeping -------------------------------------------------------------------
+    # Read under WATCH, worked out here, written in one MULTI/EXEC: Redis applies all of it or, if the process
+    # dies before EXEC or another wrote a watched key, none of it.
+
+    def _player_keys(self, player: str) -> dict[str, str]:
+        """The keys named after a player, by what they hold."""
+        names = ("player", "owner", "departed", "member", "results", "tallies", "boards", "ladders")
+        keys = {name: self._key(name, player) for name in names}
+        keys["vacated"] = self._key("player", vacated(player).id)  # the index of the seats they left in rooms
+        return keys
+
+    def _claims_naming(self, player: str) -> dict[str, str]:
+        """The claims about `player` (names_player): every claim is looked at, as no index says whose it is."""
+        prefix = self._key("claim", "")
+        keys = list(self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="string"))
+        values = cast(list[bytes | None], self.redis.mget(keys)) if keys else []
+        found = {
+            key.decode().removeprefix(prefix): value.decode(errors="replace")
+            for key, value in zip(keys, values, strict=True)
+            if value is not None
+        }
+        return {key: value for key, value in found.items() if names_player(key, value, player)}
+
+    def _games_naming(self, client: Any, player: str) -> list[str]:
+        """The games `player` holds a seat in or left one of, from the indexes (a game gone is not listed)."""
+        keys = self._player_keys(player)
+        found: dict[str, None] = {}
+        for index in (keys["owner"], keys["player"], keys["vacated"]):
+            found.update(dict.fromkeys(member.decode() for member in _replied_members(client, index, zset=True)))
+        found.update(dict.fromkeys(member.decode() for member in _replied_members(client, keys["departed"])))
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in found:
+                pipe.hmget(self._key("game", game_id), "seats", "owner")
+            rows = pipe.execute(raise_on_error=False)
+        named = []
+        for game_id, row in zip(found, rows, strict=True):
+            if isinstance(row, Exception) or row == [None, None]:
+                continue
+            try:
+                seats = self._seats(game_id, *row)
+            except Corrupt:
+                seats = [row[1].decode()] if row[1] else []
+            if player in seats or vacated(player).id in seats:
+                named.append(game_id)
+        return named
+
+    @store_faults()
+    def holdings(self, player: str) -> Holdings:
+        keys = self._player_keys(player)
+        games = self._games_naming(self.redis, player)
+        with self.redis.pipeline() as pipe:
+            for game_id in games:
+                pipe.hget(self._key("game", game_id), "departed")
+            pipe.smembers(keys["member"])
+            for name in ("results", "tallies", "boards", "ladders"):
+                pipe.hgetall(keys[name])
+            pipe.hget(self._key("names"), player)
+            replies = pipe.execute(raise_on_error=False)
+        departures = replies[: len(games)]
+        members, results, tallies, boards, ladders, name = (_replied(reply, None) for reply in replies[len(games) :])
+        left = []
+        for game_id, departed in zip(games, departures, strict=True):
+            try:
+                if player in self._departed(game_id, _replied(departed, None)):
+                    left.append(game_id)
+            except Corrupt:
+                continue
+        return Holdings(
+            games=games,
+            left=left,
+            rooms=sorted(room.decode() for room in members or ()),
+            results=_texts(results),
+            tallies=_texts(tallies),
+            boards=_texts(boards),
+            name=name.decode(errors="replace") if name is not None else None,
+            ladders=_texts(ladders),
+            claims=self._claims_naming(player),
+        )
+
+    @store_faults()
+    def forget(self, player: str, stand_in: str) -> None:
+        self._recast_player(player, stand_in, forget=True)
+
+    @store_faults()
+    def merge(self, source: str, target: str) -> None:
+        if source != target:
+            self._recast_player(source, target, forget=False)
+
+    def _recast_player(self, source: str, target: str, *, forget: bool) -> None:
+        mine, theirs = self._player_keys(source), self._player_keys(target)
+        names = self._key("names")
+        for _ in range(self.ATTEMPTS):
+            games = self._games_naming(self.redis, source)
+            rooms = sorted(member.decode() for member in _replied_members(self.redis, mine["member"]))
+            ladders = list(_texts(_replied(self._try(lambda: self.redis.hgetall(mine["ladders"])), None)))
+            claims = self._claims_naming(source)
+            watched = [
+                *mine.values(),
+                *theirs.values(),
+                names,
+                *(self._key("game", game_id) for game_id in games),
+                *(self._key("room", room_id) for room_id in rooms),
+                *(key for ladder in ladders for key in self._ladder_keys(ladder)[:2]),
+                *(self._key("claim", key) for key in claims),
+            ]
+            with self.redis.pipeline() as pipe:
+                try:
+                    pipe.watch(*watched)
+                    # What the watch covers is read again: a change between the first look and the watch shows.
+                    if (
+                        self._games_naming(pipe, source) != games
+                        or sorted(member.decode() for member in _replied_members(pipe, mine["member"])) != rooms
+                    ):
+                        continue
+                    writes = self._recast_writes(pipe, source, target, games, rooms, ladders, claims, forget=forget)
+                    pipe.multi()
+                    for command in writes:
+                        pipe.execute_command(*command)
+                    pipe.execute()
+                except redis.WatchError:
+                    continue
+            self._forget_histories(games)
+            return
+        raise Conflict(f"{mine['player']}: kept changing while being {'forgotten' if forget else 'merged'}")
+
+    def _recast_writes(
+        self,
+        pipe: redis.client.Pipeline,
+        source: str,
+        target: str,
+        games: list[str],
+        rooms: list[str],
+        ladders: list[str],
+        claims: dict[str, str],
+        *,
+        forget: bool,
+    ) -> list[tuple[Any, ...]]:
+        """The commands a recast writes, worked out from what is read under WATCH before MULTI: a game or room
+        that does not read back leaves all as it was."""
+        mine, theirs = self._player_keys(source), self._player_keys(target)
+        names = self._key("names")
+        writes: list[tuple[Any, ...]] = []
+        rooms_kept = set()
+        for room_id in rooms:
+            key = self._key("room", room_id)
+            data, members = cast(list[bytes | None], pipe.hmget(key, "data", "members"))
+            if data is None:
+                continue
+            room = self._recast_room(data, source, target, forget=forget)
+            if room is None:
+                writes += [("DEL", key), ("ZREM", self._key("rooms"), room_id)]
+                writes += [("SREM", index, room_id) for index in self._member_keys(_players(members))]
+                continue
+            rooms_kept.add(room_id)
+            stored = self._room_data(room, room_id)
+            writes.append(("HSET", key, "version", room.version, "data", stored, "members", json.dumps(room.players())))
+            writes.append(("PUBLISH", self._key("changed", room_id), room.version))
+            if not forget:
+                writes.append(("SADD", theirs["member"], room_id))
+        for game_id in games:
+            key = self._key("game", game_id)
+            fields = cast(list[bytes | None], pipe.hmget(key, "data", "updated", "departed", "seats", "owner"))
+            data, updated, departed, seats, owner = fields
+            if data is None:
+                continue
+            try:
+                game = self._recast_game(data, source, target, rooms_kept=rooms_kept if forget else None)
+            except Corrupt:
+                if not forget:
+                    raise
+                game = None  # it opens for nobody: it goes with the player
+            if game is None:
+                writes += [("DEL", key, self._key("history", game_id)), ("ZREM", self._key("games"), game_id)]
+                for player in self._seats(game_id, seats, owner) if seats is not None else []:
+                    writes += [("ZREM", self._key(index, player), game_id) for index in ("owner", "player")]
+                continue
+            gone = self._departed(game_id, departed)
+            if source in gone:
+                gone = (gone - {source}) | (set() if forget else {target})
+            credentials = game.credentials()
+            writes.append(
+                ("HSET", key, "seats", json.dumps(credentials), "owner", game.maker, "version", game.version)
+                + ("data", self._encode(game, game_id), "departed", json.dumps(sorted(gone)))
+            )
+            listed = [seated for seated in credentials if seated not in gone]
+            writes += [("ZADD", index, float(updated or 0), game_id) for index in self._index_keys(credentials, listed)]
+            if target in gone:
+                writes.append(("SADD", theirs["departed"], game_id))
+            writes.append(("PUBLISH", self._key("changed", game_id), game.version))
+        if not forget:
+            # Where both kept a row of the same key (a game both played, a board both saw), the target's stays.
+            for kind in ("results", "boards"):
+                rows, kept = (
+                    _texts(_replied(self._try(partial(pipe.hgetall, keys[kind])), None)) for keys in (mine, theirs)
+                )
+                for field, value in rows.items():
+                    if field not in kept:
+                        writes.append(("HSET", theirs[kind], field, value))
+            name = pipe.hget(names, source)
+            if name is not None and pipe.hget(names, target) is None:
+                writes.append(("HSET", names, target, name))
+        for ladder in ladders:
+            entries, ranking, _ = self._ladder_keys(ladder)
+            ours, others = (
+                _ladder_value(cast(bytes | None, pipe.hget(entries, player))) for player in (source, target)
+            )
+            if ours is None:
+                continue
+            writes += [("HDEL", entries, source), ("ZREM", ranking, f"{ours[2]:012d}:{source}")]
+            # Each ladder keeps whichever of the two entries it kept first.
+            if forget or (others is not None and others[2] < ours[2]):
+                continue
+            group, millis, seq, entry = ours
+            if others is not None:
+                writes.append(("ZREM", ranking, f"{others[2]:012d}:{target}"))
+            writes.append(("HSET", entries, target, f"{group}:{millis}:{seq}:{entry}"))
+            writes.append(("ZADD", ranking, group * LADDER_MILLIS + millis, f"{seq:012d}:{target}"))
+            writes.append(("HSET", theirs["ladders"], ladder, entry))
+        for key, value in claims.items():
+            writes.append(("DEL", self._key("claim", key)))
+            if not forget:
+                moved = self._key("claim", key.replace(source, target))
+                writes.append(("SET", moved, target if value == source else value, "NX"))
+        # The tallies are counted again from the results together when next read (tallies_of).
+        writes += [("HDEL", names, source), ("DEL", theirs["tallies"], *mine.values())]
+        return writes
+
+    def _try(self, read: Callable[[], Any]) -> Any:
+        try:
+            return read()
+        except redis.ResponseError as error:
+            return error
+
     @store_faults()
     def check(self) -> None:
         self.redis.ping()
@@ -1244,3 +1513,15 @@ def without_password(url: str) -> str:
     if password is not None:
         url = url.replace(f":{password}@", ":***@", 1)
     return re.sub(r"([?&]password=)[^&#]*", r"\1***", url)
+
+
+def _replied_members(client: Any, key: str, *, zset: bool = False) -> list[bytes]:
+    """The members of an index (a sorted set, or a set); none where the key holds another type."""
+    try:
+        return list(client.zrange(key, 0, -1) if zset else client.smembers(key))
+    except redis.ResponseError:
+        return []
+
+
+def _texts(stored: dict[bytes, bytes] | None) -> dict[str, str]:
+    return {field.decode(errors="replace"): value.decode(errors="replace") for field, value in (stored or {}).items()}

@@ -26,12 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from app.core.game import Game
+from app.core.seats import vacated
 from app.store.base import (
     GAMES_LISTED,
     LADDER_LISTED_GROUPS,
     LEASE_WAIT_SECONDS,
     Clock,
     Conflict,
+    Corrupt,
+    Holdings,
     Kept,
     LadderPage,
     Listing,
@@ -832,6 +835,129 @@ class SQLiteStore(Store):
     def release(self, key: str, value: str) -> None:
         with self._transaction() as connection:
             connection.execute("DELETE FROM claims WHERE key = ? AND value = ?", (key, value))
+
+    # ----- a player's whole keeping -------------------------------------------------------------------
+
+    def holdings(self, player: str) -> Holdings:
+        with self._snapshot() as connection:
+            games = self._games_naming(connection, player)
+            left = [row[0] for row in connection.execute("SELECT game_id FROM departures WHERE player = ?", (player,))]
+            rooms = [
+                row[0] for row in connection.execute("SELECT room_id FROM room_members WHERE player = ?", (player,))
+            ]
+            results = dict(
+                connection.execute(
+                    "SELECT game_id, data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
+                )
+            )
+            tallies = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ?", (player,)))
+            boards = dict(connection.execute("SELECT board, game_id FROM boards WHERE player = ?", (player,)))
+            name = connection.execute("SELECT name FROM names WHERE player = ?", (player,)).fetchone()
+            ladders = dict(connection.execute("SELECT ladder, data FROM ladders WHERE player = ?", (player,)))
+            claims = dict(self._claims_naming(connection, player))
+        return Holdings(games, left, rooms, results, tallies, boards, name and name[0], ladders, claims)
+
+    @staticmethod
+    def _games_naming(connection: sqlite3.Connection, player: str) -> list[str]:
+        return [
+            row[0]
+            for row in connection.execute(
+                "SELECT DISTINCT game_id FROM seats WHERE player IN (?, ?)", (player, vacated(player).id)
+            )
+        ]
+
+    @staticmethod
+    def _claims_naming(connection: sqlite3.Connection, player: str) -> list[tuple[str, str]]:
+        return connection.execute(
+            "SELECT key, value FROM claims WHERE value = ? OR instr(key, ?) > 0", (player, player)
+        ).fetchall()
+
+    def forget(self, player: str, stand_in: str) -> None:
+        with self._transaction() as connection:
+            rooms_kept = self._recast_rooms(connection, player, stand_in, forget=True)
+            games = self._recast_games(connection, player, stand_in, rooms_kept=rooms_kept)
+            for table in ("departures", "results", "tallies", "boards", "names", "ladders"):
+                connection.execute(f"DELETE FROM {table} WHERE player = ?", (player,))
+            connection.executemany(
+                "DELETE FROM claims WHERE key = ?", [(key,) for key, _ in self._claims_naming(connection, player)]
+            )
+        self._forget_histories(games)
+
+    def merge(self, source: str, target: str) -> None:
+        if source == target:
+            return
+        with self._transaction() as connection:
+            self._recast_rooms(connection, source, target, forget=False)
+            games = self._recast_games(connection, source, target)
+            # Where both kept a row of the same key (a game both played, a board both saw), the target's stays.
+            for table in ("departures", "results", "boards"):
+                connection.execute(f"UPDATE OR IGNORE {table} SET player = ? WHERE player = ?", (target, source))
+                connection.execute(f"DELETE FROM {table} WHERE player = ?", (source,))
+            connection.execute(
+                "INSERT OR IGNORE INTO names (player, name) SELECT ?, name FROM names WHERE player = ?",
+                (target, source),
+            )
+            connection.execute("DELETE FROM names WHERE player = ?", (source,))
+            # Each ladder keeps whichever of the two entries it kept first.
+            connection.execute(
+                "DELETE FROM ladders WHERE player IN (?, ?) AND EXISTS (SELECT 1 FROM ladders AS other "
+                "WHERE other.ladder = ladders.ladder AND other.player IN (?, ?) AND other.seq < ladders.seq)",
+                (source, target, source, target),
+            )
+            connection.execute("UPDATE ladders SET player = ? WHERE player = ?", (target, source))
+            for key, value in self._claims_naming(connection, source):
+                connection.execute("DELETE FROM claims WHERE key = ?", (key,))
+                connection.execute(
+                    "INSERT OR IGNORE INTO claims (key, value) VALUES (?, ?)",
+                    (key.replace(source, target), target if value == source else value),
+                )
+            # Counted again from the results together when next read (tallies_of), outside the write lock.
+            connection.execute("DELETE FROM tallies WHERE player IN (?, ?)", (source, target))
+        self._forget_histories(games)
+
+    def _recast_games(
+        self, connection: sqlite3.Connection, source: str, target: str, rooms_kept: set[str] | None = None
+    ) -> list[str]:
+        """Give `target` every seat of `source` (Store._recast_game); forgetting `source` (`rooms_kept` given),
+        the games nobody else plays go."""
+        games = self._games_naming(connection, source)
+        for game_id in games:
+            row = connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()
+            try:
+                game = self._recast_game(row[0], source, target, rooms_kept=rooms_kept)
+            except Corrupt:
+                if rooms_kept is None:
+                    raise
+                game = None  # it opens for nobody: it goes with the player
+            if game is None:
+                connection.execute("DELETE FROM games WHERE id = ?", (game_id,))
+                continue
+            connection.execute(
+                "UPDATE games SET owner = ?, version = ?, data = ? WHERE id = ?",
+                (game.maker, game.version, self._encode(game, game_id), game_id),
+            )
+            connection.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            self._seat(connection, game_id, game)
+        return games
+
+    def _recast_rooms(self, connection: sqlite3.Connection, source: str, target: str, *, forget: bool) -> set[str]:
+        """Name `target` wherever `source`'s rooms name `source` (Store._recast_room); the rooms that go on."""
+        rooms = connection.execute(
+            "SELECT id, data FROM rooms WHERE id IN (SELECT room_id FROM room_members WHERE player = ?)", (source,)
+        ).fetchall()
+        kept = set()
+        for room_id, data in rooms:
+            room = self._recast_room(data, source, target, forget=forget)
+            if room is None:
+                connection.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+                continue
+            connection.execute(
+                "UPDATE rooms SET version = ?, data = ? WHERE id = ?",
+                (room.version, self._room_data(room, room_id), room_id),
+            )
+            self._members(connection, room_id, room)
+            kept.add(room_id)
+        return kept
 
     def check(self) -> None:
         # A real write, committed: a full or read-only disk fails it as it would fail a move.

@@ -24,6 +24,7 @@ from app.service.changes import StreamsFull, TooManyStreams
 from app.service.daily import DailyLimited
 from app.service.games import NoGuessLimited, RateLimited
 from app.service.overlays import TooComplex
+from app.service.players import PlayerLimited
 from app.service.reviews import InPlay
 from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable
@@ -71,6 +72,7 @@ ANSWERS: dict[type[KaboomError], Answer] = {
     ),
     TooManyRooms: Answer(429, lambda error: error.message),
     DailyLimited: Answer(429, lambda error: error.message),
+    PlayerLimited: Answer(429, lambda error: error.message),
     Corrupt: Answer(
         500,
         lambda error: lazy_gettext("This game's stored data is damaged and cannot be played; other games are fine."),

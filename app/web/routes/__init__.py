@@ -8,6 +8,7 @@ seats.py       a game of several seats: the invitation, joining, freeing a seat,
 reviews.py     a finished game's replay (the player's, a shared link's), its overlays, its link; /api/games/{id}/review
 rooms.py       a room's pages, live events and polls; /api/rooms
 daily.py       the boards of the day's pages and the name form; /api/daily, /api/name
+players.py     the player's data as a whole: download it, delete it; /api/player
 games.py       the JSON API of games (/api/games)
 
 A route may import app.core, app.modes (the registry), app.rooms (the registry), the service, the store's errors
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.web.routes import daily, game_pages, games, records, reviews, rooms, seats, site
+from app.web.routes import daily, game_pages, games, players, records, reviews, rooms, seats, site
 
 # Every router, in the order create_app registers them: a request goes to the first route that matches, and the
 # OpenAPI document lists the paths in this order (tests/golden/openapi). The moves' routers first: FastAPI tries
@@ -36,9 +37,11 @@ ROUTERS: tuple[APIRouter, ...] = (
     reviews.router,
     rooms.router,
     daily.router,
+    players.router,
     reviews.api_router,
     records.api_router,
     rooms.api_router,
     daily.api_router,
     daily.names_router,
+    players.api_router,
 )

@@ -1,0 +1,147 @@
+"""A player's data as one JSON document (the download of the player page and GET /api/player/export), and what
+the API takes to delete it all."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.core.seats import held_by
+from app.results.records import tallied
+from app.service.players import Export
+from app.web.schemas.base import STRICT
+from app.web.schemas.games import game_out
+from app.web.schemas.records import RecordOut
+
+# What the document says it is, and the version of its shape: a later shape is a new number.
+EXPORT_FORMAT = "kaboom-player"
+EXPORT_VERSION = 1
+
+
+class ExportedGame(BaseModel):
+    id: str
+    listed: bool = Field(description="on the player's list of games (false: they took it off, their seat kept)")
+    damaged: bool = Field(description="its stored data cannot be read: its id is all there is")
+    left_room: bool = Field(
+        description="a game of a room they left: their seat keeps its moves and no longer opens the game"
+    )
+    seats: list[int] = Field(description="the seats the player holds in it, from 0 (every seat on one screen)")
+    game: dict[str, Any] | None = Field(
+        description="the game as the player's API shows it (GET /api/games/{id}): nothing of a layout it hides"
+    )
+    moves: list[dict[str, Any]] = Field(
+        description="the moves made in it, in order, as its replay replays them (an undo taken back is a move too)"
+    )
+
+
+class ExportedRoom(BaseModel):
+    id: str
+    damaged: bool
+    kind: str | None = None
+    mode: str | None = None
+    name: str | None = Field(None, description="the player's name in the room")
+    colour: int | None = Field(None, description="the player's colour in the room, from 0")
+    members: int | None = Field(None, description="how many are in the room")
+
+
+class ExportedLadderEntry(BaseModel):
+    ladder: str = Field(description="the board of the day's ladder: daily:<date>:<mode>")
+    entry: dict[str, Any] | str = Field(description="the entry as the ladder keeps it (as stored, if it does not read)")
+
+
+class ExportOut(BaseModel):
+    format: Literal["kaboom-player"]
+    version: int = Field(description="the shape of this document: 1")
+    exported_at: str = Field(description="when the document was made (UTC, ISO 8601)")
+    player: str = Field(description="the player's id: what their cookie holds")
+    name: str | None = Field(description="the display name they chose for the ladders")
+    games: list[ExportedGame] = Field(description="every game they hold a seat in, listed or not")
+    results: dict[str, dict[str, Any] | str] = Field(
+        description="by game id: each game's first end, as the records count it (a result outlives its game)"
+    )
+    records: list[RecordOut] = Field(description="what the results add up to, per mode and size")
+    boards_seen: dict[str, str] = Field(
+        description="by board id: the game whose end first showed them that board (later games of it are no result)"
+    )
+    ladders: list[ExportedLadderEntry] = Field(description="their entries on the boards of the day's ladders")
+    rooms: list[ExportedRoom] = Field(description="the rooms they are in")
+    claims: dict[str, str] = Field(
+        description="what the server holds in their name so that only one request wins: the look of their name, "
+        "their game of a board of the day in play"
+    )
+
+
+def export_document(export: Export, now: float) -> dict[str, Any]:
+    """The JSON document of everything the server holds about a player, nothing of a layout the game hides."""
+    holdings = export.holdings
+    records = tallied(holdings.tallies)
+    return ExportOut(
+        format=EXPORT_FORMAT,
+        version=EXPORT_VERSION,
+        exported_at=datetime.datetime.fromtimestamp(now, datetime.UTC).isoformat(timespec="seconds"),
+        player=export.player,
+        name=holdings.name,
+        games=[_game(export, game_id, now) for game_id in holdings.games],
+        results={game_id: _read(text) for game_id, text in holdings.results.items()},
+        records=[RecordOut.of(record) for record in records.records] if records is not None else [],
+        boards_seen=holdings.boards,
+        ladders=[ExportedLadderEntry(ladder=ladder, entry=_read(entry)) for ladder, entry in holdings.ladders.items()],
+        rooms=[_room(export, room_id) for room_id in holdings.rooms],
+        claims=holdings.claims,
+    ).model_dump(mode="json")
+
+
+def _read(text: str) -> dict[str, Any] | str:
+    """A stored JSON object, or the text as it is when it does not read as one."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, dict) else text
+
+
+def _game(export: Export, game_id: str, now: float) -> ExportedGame:
+    game = export.games.get(game_id)
+    listed = game_id not in export.holdings.left
+    if game is None:
+        damaged, left_room = game_id in export.damaged, game_id in export.closed
+        return ExportedGame(
+            id=game_id, listed=listed, damaged=damaged, left_room=left_room, seats=[], game=None, moves=[]
+        )
+    moves = [record["move"] for record in game.history if "move" in record]
+    seats = sorted(held_by(game.seats, export.player))
+    return ExportedGame(
+        id=game_id,
+        listed=listed,
+        damaged=False,
+        left_room=False,
+        seats=seats,
+        game=game_out(game_id, game, now),
+        moves=moves,
+    )
+
+
+def _room(export: Export, room_id: str) -> ExportedRoom:
+    room = export.rooms.get(room_id)
+    if room is None:
+        return ExportedRoom(id=room_id, damaged=True)
+    member = room.member(export.player)
+    return ExportedRoom(
+        id=room_id,
+        damaged=False,
+        kind=room.kind,
+        mode=room.mode,
+        name=member.name if member else None,
+        colour=member.colour if member else None,
+        members=len(room.members),
+    )
+
+
+class DeleteIn(BaseModel):
+    model_config = STRICT
+    confirm: Literal["delete everything"] = Field(
+        description='the words "delete everything", so that no request deletes a player by mistake'
+    )
