@@ -7,9 +7,11 @@
 import { startGame } from "./js/game.js";
 import { followLive } from "./js/live.js";
 import { startPage } from "./js/page.js";
+import { startPasskeys } from "./js/passkeys.js";
 import { startReplay } from "./js/replay.js";
 
 startPage();
 document.addEventListener("DOMContentLoaded", startGame);
 document.addEventListener("DOMContentLoaded", startReplay);
+document.addEventListener("DOMContentLoaded", startPasskeys);
 followLive();

@@ -34,6 +34,9 @@ TAINTING_CONTEXT_CALLS = (
     "set_geolocation",
     "set_offline",
     "set_extra_http_headers",
+    # A DevTools session may have changed the browser beyond what a wipe sees (a virtual authenticator and its
+    # passkeys, tests/test_browser_passkeys.py).
+    "new_cdp_session",
 )
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.authenticator import SoftAuthenticator
 from tests.live import fresh_name, put_layout, put_position, seconds
 from tests.test_api import covered
 from tests.test_browser import CHROMIUM, play_out, reveal  # noqa: F401  (CHROMIUM: skips the module without Chromium)
@@ -236,7 +237,33 @@ def test_the_home_page_records_rules_and_data_of_a_returning_player(open_page, d
     won_game(someone, database)
     reveal(someone, new_game(someone, "cruel")["id"], 4, 4)
     api(someone, "POST", "/api/rooms", {"kind": "coop", "name": "Ann", **BOARD})
+    with_a_passkey_and_a_link_code(someone)
     audit(open_page, "/", "/records", "/rules", "/player", player=someone)
+
+
+def with_a_passkey_and_a_link_code(someone) -> str:
+    """Two passkeys (made by a software authenticator through the API, one used to sign in) and a link code shown
+    on the player's page: the page with all its parts. The code, as typed."""
+    origin = someone.url.split("/", 3)[:3]
+    for name in ("Laptop", "A phone with a long name, kept"):
+        authenticator = SoftAuthenticator("/".join(origin))
+        options = api(someone, "POST", "/api/player/passkeys/options")
+        api(someone, "POST", "/api/player/passkeys", {"credential": authenticator.make(options), "name": name})
+    options = api(someone, "POST", "/api/player/sign-in/options")
+    api(someone, "POST", "/api/player/sign-in", {"credential": authenticator.use(options)})
+    shown = someone.request.post("/player/link-codes", max_redirects=0)
+    assert shown.status == 303, shown.text()
+    return api(someone, "POST", "/api/player/link-codes")["code"]
+
+
+def test_the_choice_of_a_device_with_games_of_its_own_that_signs_in(open_page):
+    someone = player(open_page)
+    new_game(someone, "classic")
+    code = api(someone, "POST", "/api/player/link-codes")["code"]
+    device = player(open_page)
+    new_game(device, "cruel")
+    assert api(device, "POST", "/api/player/link", {"code": code})["choice"]
+    audit(open_page, "/player/join", player=device)
 
 
 @pytest.mark.parametrize("mode", ["cruel", "classic", "help"])

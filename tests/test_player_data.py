@@ -143,5 +143,51 @@ def test_the_api_deletes_with_its_words_and_both_ways_keep_one_limit(tmp_path):
         limited = alice.get("/api/player/export")
         assert limited.status_code == 429 and "at most 3 every 600 seconds" in limited.json()["message"]
         page = alice.post("/player/delete", data={"confirm": "yes"})
-        assert page.status_code == 429 and "Your data" in page.text
+        assert page.status_code == 429 and "Your player" in page.text
         assert [game["id"] for game in ok(alice.get("/api/games"))] == [kept]
+
+
+def test_a_link_code_makes_a_device_the_player_and_the_device_brings_its_games_or_leaves_them(server):
+    url, database = server
+    with client(url) as alice, client(url) as phone, client(url) as tablet:
+        kept = ok(alice.post("/api/games", json=BOARD), 201)["id"]
+        player = ok(alice.get("/api/player/export"))["player"]
+        # The page shows a code and its QR code; the phone enters it on its page, and has no games: it is Alice now.
+        shown = alice.post("/player/link-codes")
+        assert shown.status_code == 303 and shown.headers["location"] == "/player#link"
+        page = alice.get("/player").text
+        code = re.search(r'<p class="link-code"><code>([0-9A-Z-]{14})</code>', page).group(1)
+        assert "<svg" in page and "QR code of the link" in page
+        before = dict(phone.cookies)
+        linked = phone.post("/player/link", data={"code": code.lower()})
+        assert linked.status_code == 303 and linked.headers["location"] == "/"
+        assert dict(phone.cookies) != before, "a sign-in starts a new session"
+        assert [game["id"] for game in ok(phone.get("/api/games"))] == [kept]
+        # Used once: a second device cannot link with it.
+        again = tablet.post("/player/link", data={"code": code})
+        assert again.status_code == 409 and "used already" in again.text
+
+        # The tablet has a game: it is asked, through the API, and brings it along.
+        brought = ok(tablet.post("/api/games", json=BOARD), 201)["id"]
+        tablet_player = ok(tablet.get("/api/player/export"))["player"]
+        fresh = ok(alice.post("/api/player/link-codes"), 201)
+        assert fresh["url"].endswith(f"/player/link?code={fresh['code'].replace('-', '')}")
+        answer = ok(tablet.post("/api/player/link", json={"code": fresh["code"]}))
+        assert answer == {"signed_in": False, "choice": True, "next": "/player/join"}
+        assert "Bring this device" in tablet.get("/player/join").text
+        ok(tablet.post("/api/player/join", json={"bring": True}), 204)
+        both = sorted([kept, brought])
+        assert sorted(game["id"] for game in ok(tablet.get("/api/games"))) == both
+        assert sorted(game["id"] for game in ok(alice.get("/api/games"))) == both
+        assert scan(database, tablet_player) == [], "the tablet's player is Alice's now, all of it"
+        assert tablet.post("/api/player/join", json={"bring": True}).status_code == 409, "no sign-in waits"
+
+        # A device that leaves its game: Alice's games are as they were, and the device's game stays its old player's.
+        with client(url) as laptop:
+            left = ok(laptop.post("/api/games", json=BOARD), 201)["id"]
+            code = ok(alice.post("/api/player/link-codes"), 201)["code"]
+            laptop.post("/player/link", data={"code": code})
+            assert laptop.post("/player/join", data={"bring": "no"}).status_code == 303
+            assert sorted(game["id"] for game in ok(laptop.get("/api/games"))) == both
+            assert left not in {game["id"] for game in ok(alice.get("/api/games"))}
+        assert ok(alice.get("/api/player/export"))["player"] == player

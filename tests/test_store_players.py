@@ -56,6 +56,8 @@ def player_of_everything(store: Store, player: str, rival: str) -> dict[str, str
     store.enter_ladder(DAY, player, 0, 30_000, json.dumps({"by": player[:3]}))
     assert store.claim(f"daily-game:{DAY}:{player}", made["alone"])
     assert store.claim("name:look-of-" + player[:3], player)
+    assert store.keep_passkey(player, "credential-of-" + player[:3], json.dumps({"name": "phone"}))
+    assert store.put_token("link:code-of-" + player[:3], player, store.clock() + 600)
     return made
 
 
@@ -68,7 +70,8 @@ def played(store: Store, player: str):
 def listed(holdings) -> set[str]:
     """Every id and key the holdings name: a place a scan finds is the player's if it is located by one."""
     named = {*holdings.games, *holdings.rooms, *holdings.results, *holdings.tallies, *holdings.boards}
-    return named | {*holdings.ladders, *holdings.claims} | ({holdings.name} if holdings.name else set())
+    named |= {*holdings.ladders, *holdings.claims, *holdings.passkeys, *holdings.tokens}
+    return named | ({holdings.name} if holdings.name else set())
 
 
 def located(place: tuple[str, ...]) -> set[str]:
@@ -91,6 +94,8 @@ def test_holdings_list_everything_a_scan_finds_and_only_the_players(backend):
     assert holdings.name == "Name of aLi"
     assert holdings.ladders == {DAY: json.dumps({"by": ALICE[:3]})}
     assert holdings.claims == {f"daily-game:{DAY}:{ALICE}": mine["alone"], "name:look-of-aLi": ALICE}
+    assert holdings.passkeys == {"credential-of-aLi": json.dumps({"name": "phone"})}
+    assert holdings.tokens == {"link:code-of-aLi": ALICE}
     assert theirs["alone"] not in holdings.games
     places = backend.scan(ALICE)
     assert places, "the scan finds the player"
@@ -127,8 +132,10 @@ def test_forget_leaves_nothing_of_the_player_and_the_others_games_go_on(backend)
         bob_after = reader.holdings(BOB)
         assert bob_after.results == bob_before.results and bob_after.ladders == bob_before.ladders
         assert set(bob_after.games) == set(bob_before.games) and bob_after.name == bob_before.name
-    # Her name's look is free again.
+    # Her name's look is free again; her passkey signs nobody in, her link code links nobody.
     assert store.claim("name:look-of-aLi", CAROL)
+    assert store.passkey("credential-of-aLi") is None and store.take_token("link:code-of-aLi") is None
+    assert store.passkey("credential-of-b0b") == (BOB, json.dumps({"name": "phone"}))
 
 
 def test_merge_makes_two_players_one_without_loss_or_double_counting(backend):
@@ -159,6 +166,10 @@ def test_merge_makes_two_players_one_without_loss_or_double_counting(backend):
         page = reader.ladder(DAY, 10, BOB)
         assert [row.player for row in page.top] == [BOB] and page.own.place == 1
         assert after.name == "Name of b0b"
+        # Her passkey signs in as Bob now, and so does her link code.
+        assert set(after.passkeys) == {"credential-of-aLi", "credential-of-b0b"}
+        assert reader.passkey("credential-of-aLi") == (BOB, json.dumps({"name": "phone"}))
+        assert after.tokens == {"link:code-of-aLi": BOB, "link:code-of-b0b": BOB}
         # The race room both were in holds Bob once.
         assert reader.load_room(alice["room"]).players() == [BOB]
         assert reader.rooms_of(BOB) and set(reader.rooms_of(BOB)) == set(after.rooms)
@@ -228,3 +239,29 @@ def test_redis_indexes_games_left_before_it_kept_them_by_player_once(redis_url, 
         for key in store.redis.scan_iter(match="left-before:*"):
             store.redis.delete(key)
         store.close()
+
+
+def test_a_passkey_is_one_players_and_only_they_change_or_drop_it(backend):
+    store = backend.store
+    assert store.keep_passkey(ALICE, "key-1", '{"n": 1}')
+    assert not store.keep_passkey(BOB, "key-1", '{"n": 2}'), "an id kept already is nobody else's"
+    assert store.passkey("key-1") == (ALICE, '{"n": 1}') and store.passkey("key-2") is None
+    assert not store.update_passkey(BOB, "key-1", '{"n": 3}') and not store.drop_passkey(BOB, "key-1")
+    assert store.update_passkey(ALICE, "key-1", '{"n": 4}')
+    assert backend.reopened().passkeys_of(ALICE) == {"key-1": '{"n": 4}'} and store.passkeys_of(BOB) == {}
+    assert store.drop_passkey(ALICE, "key-1") and not store.drop_passkey(ALICE, "key-1")
+    assert store.passkeys_of(ALICE) == {}
+
+
+def test_a_token_is_taken_once_and_runs_out_by_the_stores_clock(backend, clock):
+    store = backend.store
+    assert store.put_token("link:one", ALICE, clock() + 600)
+    assert not store.put_token("link:one", BOB, clock() + 600), "a key in use is not written over"
+    assert backend.reopened().take_token("link:one") == ALICE
+    assert store.take_token("link:one") is None, "taken once"
+    assert store.put_token("link:two", ALICE, clock() + 600)
+    clock.advance(601)
+    assert store.take_token("link:two") is None, "ran out"
+    assert store.put_token("link:three", ALICE, clock() + 600)
+    clock.advance(599)
+    assert store.take_token("link:three") == ALICE

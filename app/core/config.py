@@ -33,6 +33,12 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535, description="the port to listen on")
     workers: int = Field(1, ge=1, le=64, description="server processes; they share games through the store")
     secure_cookies: bool = Field(False, description="send the cookie over HTTPS only (behind a TLS proxy)")
+    domain: str = Field(
+        "",
+        pattern=r"^$|^:80$|^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",
+        description="the public host name players reach (games.example.org, as Caddy's KABOOM_DOMAIN): passkeys are "
+        'made for it, over HTTPS; empty (or Caddy\'s ":80"): for the host name each request names (localhost)',
+    )
     # Nobody by default: a proxy's address must be named, or any client on the host could say who it is.
     forwarded_allow_ips: str = Field(
         "",
@@ -103,6 +109,12 @@ class Settings(BaseSettings):
         "(an export reads every game the player has)",
     )
     player_window: float = Field(600, gt=0, description="the window, in seconds, that player_limit counts in")
+    sign_in_limit: int = Field(
+        20,
+        ge=1,
+        description="passkey ceremonies (to sign in, or to add a passkey) and link codes entered one client address "
+        "may begin per player_window seconds: what bounds guessing a link code",
+    )
     read_timeout: float = Field(
         10,
         gt=0,

@@ -34,7 +34,7 @@ from app.results.daily import (
 )
 from app.service.context import Context
 from app.service.hooks import GameEnd, Refusal
-from app.store import Conflict, Corrupt, NotFound
+from app.store import Conflict, Corrupt, Holdings, NotFound
 
 # A ladder links to each entry's replay (shared at the game's end: DailyOperations._entry_ending).
 LADDER_REPLAY_STAYS = N_(
@@ -142,6 +142,7 @@ class DailyOperations:
         hooks.share_keepers.append(self._entry_replay_stays)
         hooks.ending.append(self._entry_ending)
         hooks.ended.append(self._enter)
+        hooks.merged.append(self._names_merged)
 
     def today(self) -> datetime.date:
         return day_of(self.clock())
@@ -172,6 +173,15 @@ class DailyOperations:
         if before is not None and name_claim(before) != claim:
             self.store.release(name_claim(before), player)
         return name
+
+    def _names_merged(self, source: str, target: str, kept: Holdings) -> None:
+        """Two players made one: the target keeps their own name where they chose one, so the look of the
+        source's name, which the merge handed to the target, is let go."""
+        if kept.name is None:
+            return
+        name = self.store.names_of([target]).get(target)
+        if name is not None and name_claim(name) != name_claim(kept.name):
+            self.store.release(name_claim(kept.name), target)
 
     async def shown_name(self, player: str) -> str:
         """What others see a player called: the name they chose for the ladders, else their anonymous tag."""

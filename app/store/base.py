@@ -47,6 +47,9 @@ set of tests run against each (tests/test_store.py):
   away at once (a game or room others share stays theirs, with the player's seat or place held by a stand-in
   id), and `merge` makes two players one at once (nothing lost, nothing counted twice). Neither is ever half
   applied: a process killed midway leaves both players as they were.
+- Passkeys are kept by their credential id, each for one player (`keep_passkey` refuses an id kept already),
+  their data the app's JSON; one-time tokens (`put_token`, `take_token`) hold a value until a time of the
+  store's clock, and are taken once: two takers at once, one gets it.
 - A store that cannot be reached, or cannot write (a full or read-only disk),
   raises StoreUnavailable, and works again once the fault is gone, without a restart.
 Times (last update, expiry, rate windows) come from `clock`, so tests can
@@ -223,6 +226,8 @@ class Holdings:
     name: str | None  # the display name they chose
     ladders: dict[str, str]  # ladder key -> their entry (JSON)
     claims: dict[str, str]  # the claims that name the player, in their key or as their value
+    passkeys: dict[str, str]  # credential id -> the passkey as kept (JSON)
+    tokens: dict[str, str]  # the one-time tokens in play that name the player (a link code): key -> value
 
     def __bool__(self) -> bool:
         return any(getattr(self, field.name) for field in dataclasses.fields(self))
@@ -352,6 +357,10 @@ class Store:
         """The player's results as stored (JSON text, app.results.records reads them), in the order they were kept."""
         raise NotImplementedError
 
+    def results_by_game(self, player: str) -> dict[str, str]:
+        """The player's results as stored, by the id of the game each ended (the game may be gone since)."""
+        raise NotImplementedError
+
     def tallies_of(self, player: str) -> dict[str, str]:
         """The player's tallies as stored (key: JSON text, app.results.records.tallied reads them), {} for a player
         without results; a player whose results were kept before tallies has them counted now, once."""
@@ -409,6 +418,39 @@ class Store:
         hears "any of them" every CHANGES_POLL_SECONDS, and looks at all it watches in one read."""
         return PolledChanges(CHANGES_POLL_SECONDS)
 
+    # ----- passkeys and one-time tokens ---------------------------------------------------------------
+    # A passkey's data and a token's value are the app's words; the store never reads them.
+
+    def keep_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        """Keep a passkey of `player`'s under its credential id; False (nothing kept) when that id is kept already,
+        whoever's it is."""
+        raise NotImplementedError
+
+    def passkey(self, credential_id: str) -> tuple[str, str] | None:
+        """The player a credential id is kept for, and its data; None for an id not kept."""
+        raise NotImplementedError
+
+    def passkeys_of(self, player: str) -> dict[str, str]:
+        """The player's passkeys: credential id -> data."""
+        raise NotImplementedError
+
+    def update_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        """Replace the data of one of `player`'s passkeys; False when it is not theirs (or gone)."""
+        raise NotImplementedError
+
+    def drop_passkey(self, player: str, credential_id: str) -> bool:
+        """Take away one of `player`'s passkeys; False when it is not theirs (or gone already)."""
+        raise NotImplementedError
+
+    def put_token(self, key: str, value: str, until: float) -> bool:
+        """Keep `value` under `key` until `until` (the store clock's seconds); False when the key is in use."""
+        raise NotImplementedError
+
+    def take_token(self, key: str) -> str | None:
+        """The value under `key`, taken away: of two takers at once one gets it. None when there is none, or it
+        ran out (its time is past)."""
+        raise NotImplementedError
+
     # ----- a player's whole keeping -------------------------------------------------------------------
 
     def holdings(self, player: str) -> Holdings:
@@ -417,14 +459,15 @@ class Store:
 
     def forget(self, player: str, stand_in: str) -> None:
         """Take away everything kept about `player`, all at once: their results, tallies, boards seen, name,
-        ladder entries and claims; their games and rooms where nobody else plays; in a game or room others
-        share, their seat or place goes to `stand_in` (an id nobody holds), so that the others' game goes on."""
+        ladder entries, claims, passkeys and tokens; their games and rooms where nobody else plays; in a game or
+        room others share, their seat or place goes to `stand_in` (an id nobody holds), so that the others' game
+        goes on."""
         raise NotImplementedError
 
     def merge(self, source: str, target: str) -> None:
-        """Make `source` `target`, all at once: their games, rooms, results and boards seen become `target`'s
-        (where both kept one, `target`'s stays), each ladder keeps the entry kept first, `target`'s name stays
-        if they chose one, and the tallies are counted again from the results together."""
+        """Make `source` `target`, all at once: their games, rooms, results, boards seen, passkeys and tokens
+        become `target`'s (where both kept one, `target`'s stays), each ladder keeps the entry kept first,
+        `target`'s name stays if they chose one, and the tallies are counted again from the results together."""
         raise NotImplementedError
 
     def _recast_game(

@@ -47,6 +47,8 @@ class MemoryStore(Store):
         self._entered: dict[str, dict[str, str]] = {}
         self._ladder_kept: dict[str, int] = {}  # ladder key -> entries it ever kept (the next one's order)
         self._claims: dict[str, str] = {}
+        self._passkeys: dict[str, tuple[str, str]] = {}  # credential id -> (player, data)
+        self._tokens: dict[str, tuple[str, float]] = {}  # key -> (value, until)
         # Every change notifies waiters; one lock keeps reads and writes whole across threads.
         self._changed = threading.Condition()
 
@@ -135,6 +137,8 @@ class MemoryStore(Store):
             idle = [room_id for room_id, row in self._rooms.items() if row["updated"] < idle_before]
             for room_id in idle:
                 del self._rooms[room_id]
+            now = self.clock()
+            self._tokens = {key: held for key, held in self._tokens.items() if held[1] > now}
             self._changed.notify_all()
         return len(old) + len(idle)
 
@@ -162,6 +166,10 @@ class MemoryStore(Store):
     def results_of(self, player: str) -> list[str]:
         with self._changed:
             return list(self._results.get(player, {}).values())
+
+    def results_by_game(self, player: str) -> dict[str, str]:
+        with self._changed:
+            return dict(self._results.get(player, {}))
 
     def tallies_of(self, player: str) -> dict[str, str]:
         with self._changed:
@@ -300,6 +308,50 @@ class MemoryStore(Store):
             if self._claims.get(key) == value:
                 del self._claims[key]
 
+    # ----- passkeys and one-time tokens ---------------------------------------------------------------
+
+    def keep_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        with self._changed:
+            if credential_id in self._passkeys:
+                return False
+            self._passkeys[credential_id] = (player, data)
+            return True
+
+    def passkey(self, credential_id: str) -> tuple[str, str] | None:
+        with self._changed:
+            return self._passkeys.get(credential_id)
+
+    def passkeys_of(self, player: str) -> dict[str, str]:
+        with self._changed:
+            return {key: data for key, (owner, data) in self._passkeys.items() if owner == player}
+
+    def update_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        with self._changed:
+            if self._passkeys.get(credential_id, ("", ""))[0] != player:
+                return False
+            self._passkeys[credential_id] = (player, data)
+            return True
+
+    def drop_passkey(self, player: str, credential_id: str) -> bool:
+        with self._changed:
+            if self._passkeys.get(credential_id, ("", ""))[0] != player:
+                return False
+            del self._passkeys[credential_id]
+            return True
+
+    def put_token(self, key: str, value: str, until: float) -> bool:
+        with self._changed:
+            held = self._tokens.get(key)
+            if held is not None and held[1] > self.clock():
+                return False
+            self._tokens[key] = (value, until)
+            return True
+
+    def take_token(self, key: str) -> str | None:
+        with self._changed:
+            value, until = self._tokens.pop(key, (None, 0.0))
+            return value if until > self.clock() else None
+
     # ----- a player's whole keeping -------------------------------------------------------------------
 
     def holdings(self, player: str) -> Holdings:
@@ -309,12 +361,14 @@ class MemoryStore(Store):
                 games=games,
                 left=[game_id for game_id in games if player in self._games[game_id].get("departed", ())],
                 rooms=[room_id for room_id, row in self._rooms.items() if player in row["members"]],
-                results=dict(self._results.get(player, {})),
+                results=self.results_by_game(player),
                 tallies=dict(self._tallies.get(player, {})),
                 boards=dict(self._boards.get(player, {})),
                 name=self._names.get(player),
                 ladders=dict(self._entered.get(player, {})),
                 claims={key: value for key, value in self._claims.items() if names_player(key, value, player)},
+                passkeys=self.passkeys_of(player),
+                tokens={key: value for key, (value, _) in self._tokens.items() if names_player(key, value, player)},
             )
 
     @staticmethod
@@ -334,6 +388,10 @@ class MemoryStore(Store):
                 self._ladders[ladder].pop(player, None)
             for key in [key for key, value in self._claims.items() if names_player(key, value, player)]:
                 del self._claims[key]
+            for key in [key for key, (owner, _) in self._passkeys.items() if owner == player]:
+                del self._passkeys[key]
+            for key in [key for key, (value, _) in self._tokens.items() if names_player(key, value, player)]:
+                del self._tokens[key]
             self._changed.notify_all()
         self._forget_histories(games)
 
@@ -361,6 +419,13 @@ class MemoryStore(Store):
             for key, value in [(key, value) for key, value in self._claims.items() if names_player(key, value, source)]:
                 del self._claims[key]
                 self._claims.setdefault(key.replace(source, target), target if value == source else value)
+            for key, (owner, data) in list(self._passkeys.items()):
+                if owner == source:
+                    self._passkeys[key] = (target, data)
+            for key, (value, until) in list(self._tokens.items()):
+                if names_player(key, value, source):
+                    del self._tokens[key]
+                    self._tokens[key.replace(source, target)] = (target if value == source else value, until)
             _apply(self._games, games)
             _apply(self._rooms, rooms)
             # Counted again from the results together when next read (tallies_of).

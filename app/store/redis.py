@@ -33,6 +33,9 @@ Keys, under `prefix`:
     departed:<player>  set: the games the player took off their list (their seat kept): found for their export
     departures-indexed  set once the games left before that set was kept are in it (see _index_departures_once)
     claim:<key>     a claim's value (Store.claim)
+    passkey:<id>    hash: player, data (a passkey by its credential id)
+    passkeys:<player>  set: the player's passkeys' credential ids
+    token:<key>     a one-time token: "<until> <value>", expiring at its time
     (one script writes an entry's four keys, so they never disagree: see ENTER_LADDER)
 
 Times come from the store's clock (each host's, as with SQLite): keep the hosts' clocks synchronised.
@@ -669,6 +672,13 @@ class RedisStore(Store):
         except redis.ResponseError:  # a key of another type: no results to show, and nothing is changed
             return []
 
+    @store_faults()
+    def results_by_game(self, player: str) -> dict[str, str]:
+        try:
+            return _texts(cast(dict[bytes, bytes], self.redis.hgetall(self._key("results", player))))
+        except redis.ResponseError:  # a key of another type: no results to show, and nothing is changed
+            return {}
+
     @staticmethod
     def _stored_results(client: redis.Redis, key: str) -> list[str]:
         return [value.decode(errors="replace") for value in cast(list[bytes], client.hvals(key))]
@@ -1089,13 +1099,105 @@ class RedisStore(Store):
     def release(self, key: str, value: str) -> None:
         self._release(keys=[self._key("claim", key)], args=[value])
 
+    # ----- passkeys and one-time tokens ---------------------------------------------------------------
+
+    @store_faults()
+    def keep_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        key = self._key("passkey", credential_id)
+        kept = False
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            nonlocal kept
+            kept = not pipe.exists(key)
+            pipe.multi()
+            if kept:
+                pipe.hset(key, mapping={"player": player, "data": data})
+                pipe.sadd(self._key("passkeys", player), credential_id)
+
+        self._transaction([key], write)
+        return kept
+
+    @store_faults()
+    def passkey(self, credential_id: str) -> tuple[str, str] | None:
+        player, data = cast(list[bytes | None], self.redis.hmget(self._key("passkey", credential_id), "player", "data"))
+        return None if player is None or data is None else (player.decode(), data.decode())
+
+    @store_faults()
+    def passkeys_of(self, player: str) -> dict[str, str]:
+        ids = sorted(member.decode() for member in _replied_members(self.redis, self._key("passkeys", player)))
+        with self.redis.pipeline(transaction=False) as pipe:
+            for credential_id in ids:
+                pipe.hmget(self._key("passkey", credential_id), "player", "data")
+            rows = pipe.execute(raise_on_error=False)
+        return {
+            credential_id: row[1].decode()
+            for credential_id, row in zip(ids, rows, strict=True)
+            if not isinstance(row, Exception) and row[0] == player.encode() and row[1] is not None
+        }
+
+    @store_faults()
+    def update_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        return self._change_passkey(player, credential_id, data)
+
+    @store_faults()
+    def drop_passkey(self, player: str, credential_id: str) -> bool:
+        return self._change_passkey(player, credential_id, None)
+
+    def _change_passkey(self, player: str, credential_id: str, data: str | None) -> bool:
+        """Write a player's passkey's data, or with None take it away; False when it is not theirs."""
+        key = self._key("passkey", credential_id)
+        theirs = False
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            nonlocal theirs
+            theirs = pipe.hget(key, "player") == player.encode()
+            pipe.multi()
+            if theirs and data is not None:
+                pipe.hset(key, "data", data)
+            elif theirs:
+                pipe.delete(key)
+                pipe.srem(self._key("passkeys", player), credential_id)
+
+        self._transaction([key], write)
+        return theirs
+
+    @store_faults()
+    def put_token(self, key: str, value: str, until: float) -> bool:
+        # Redis lets it run out in its own time (the store clock's seconds left, on Redis's clock); take_token
+        # checks the store's clock as well, so a test that moves the clock sees it run out.
+        left = max(1, int(1000 * (until - self.clock())))
+        return bool(self.redis.set(self._key("token", key), f"{until!r} {value}", nx=True, px=left))
+
+    @store_faults()
+    def take_token(self, key: str) -> str | None:
+        held = cast(bytes | None, self.redis.getdel(self._key("token", key)))
+        if held is None:
+            return None
+        until, _, value = held.decode(errors="replace").partition(" ")
+        try:
+            return value if float(until) > self.clock() else None
+        except ValueError:
+            return None
+
+    def _tokens_naming(self, player: str) -> dict[str, str]:
+        """The tokens in play that name `player` (names_player), by their key: every token is looked at."""
+        prefix = self._key("token", "")
+        keys = list(self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="string"))
+        values = cast(list[bytes | None], self.redis.mget(keys)) if keys else []
+        found = {
+            key.decode().removeprefix(prefix): value.decode(errors="replace").partition(" ")[2]
+            for key, value in zip(keys, values, strict=True)
+            if value is not None
+        }
+        return {key: value for key, value in found.items() if names_player(key, value, player)}
+
     # ----- a player's whole keeping -------------------------------------------------------------------
     # Read under WATCH, worked out here, written in one MULTI/EXEC: Redis applies all of it or, if the process
     # dies before EXEC or another wrote a watched key, none of it.
 
     def _player_keys(self, player: str) -> dict[str, str]:
         """The keys named after a player, by what they hold."""
-        names = ("player", "owner", "departed", "member", "results", "tallies", "boards", "ladders")
+        names = ("player", "owner", "departed", "member", "results", "tallies", "boards", "ladders", "passkeys")
         keys = {name: self._key(name, player) for name in names}
         keys["vacated"] = self._key("player", vacated(player).id)  # the index of the seats they left in rooms
         return keys
@@ -1166,6 +1268,8 @@ class RedisStore(Store):
             name=name.decode(errors="replace") if name is not None else None,
             ladders=_texts(ladders),
             claims=self._claims_naming(player),
+            passkeys=self.passkeys_of(player),
+            tokens=self._tokens_naming(player),
         )
 
     @store_faults()
@@ -1185,7 +1289,11 @@ class RedisStore(Store):
             rooms = sorted(member.decode() for member in _replied_members(self.redis, mine["member"]))
             ladders = list(_texts(_replied(self._try(lambda: self.redis.hgetall(mine["ladders"])), None)))
             claims = self._claims_naming(source)
+            tokens = self._tokens_naming(source)
+            passkeys = sorted(member.decode() for member in _replied_members(self.redis, mine["passkeys"]))
             watched = [
+                *(self._key("token", key) for key in tokens),
+                *(self._key("passkey", credential_id) for credential_id in passkeys),
                 *mine.values(),
                 *theirs.values(),
                 names,
@@ -1204,6 +1312,7 @@ class RedisStore(Store):
                     ):
                         continue
                     writes = self._recast_writes(pipe, source, target, games, rooms, ladders, claims, forget=forget)
+                    writes += self._recast_passkeys_and_tokens(pipe, source, target, passkeys, tokens, forget=forget)
                     pipe.multi()
                     for command in writes:
                         pipe.execute_command(*command)
@@ -1314,6 +1423,36 @@ class RedisStore(Store):
                 writes.append(("SET", moved, target if value == source else value, "NX"))
         # The tallies are counted again from the results together when next read (tallies_of).
         writes += [("HDEL", names, source), ("DEL", theirs["tallies"], *mine.values())]
+        return writes
+
+    def _recast_passkeys_and_tokens(
+        self,
+        pipe: redis.client.Pipeline,
+        source: str,
+        target: str,
+        passkeys: list[str],
+        tokens: dict[str, str],
+        *,
+        forget: bool,
+    ) -> list[tuple[Any, ...]]:
+        """The commands that take `source`'s passkeys and tokens away (`forget`) or give them to `target`; a token
+        keeps the time it has left. Read under WATCH, before MULTI."""
+        writes: list[tuple[Any, ...]] = []
+        for credential_id in passkeys:
+            key = self._key("passkey", credential_id)
+            if forget:
+                writes.append(("DEL", key))
+            else:
+                writes += [("HSET", key, "player", target), ("SADD", self._key("passkeys", target), credential_id)]
+        for token, value in tokens.items():
+            key = self._key("token", token)
+            held, left = cast(bytes | None, pipe.get(key)), pipe.pttl(key)
+            writes.append(("DEL", key))
+            if forget or held is None or left <= 0:
+                continue
+            until = held.decode(errors="replace").partition(" ")[0]
+            moved = self._key("token", token.replace(source, target))
+            writes.append(("SET", moved, f"{until} {target if value == source else value}", "PX", left, "NX"))
         return writes
 
     def _try(self, read: Callable[[], Any]) -> Any:

@@ -267,6 +267,19 @@ class SQLiteStore(Store):
             key TEXT PRIMARY KEY,
             value TEXT NOT NULL
         ) WITHOUT ROWID;
+        -- Passkeys (WebAuthn credentials) by their id, each a player's; `data` is the app's JSON, never read here.
+        CREATE TABLE IF NOT EXISTS passkeys (
+            credential_id TEXT PRIMARY KEY,
+            player TEXT NOT NULL,
+            data TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS passkeys_by_player ON passkeys (player);
+        -- One-time tokens (a link code, a passkey's challenge): a value until a time of the store's clock.
+        CREATE TABLE IF NOT EXISTS tokens (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            until REAL NOT NULL
+        ) WITHOUT ROWID;
         -- /healthz writes its one row here: a write that fails says games cannot be saved either.
         CREATE TABLE IF NOT EXISTS health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -509,6 +522,7 @@ class SQLiteStore(Store):
         with self._transaction() as connection:
             games = connection.execute("DELETE FROM games WHERE updated_at < ?", (idle_before,)).rowcount
             rooms = connection.execute("DELETE FROM rooms WHERE updated_at < ?", (idle_before,)).rowcount
+            connection.execute("DELETE FROM tokens WHERE until <= ?", (self.clock(),))  # ran out: taken by nobody
         return games + rooms
 
     def record_result(self, player: str, game_id: str, result: dict[str, Any] | None, board: str | None = None) -> None:
@@ -568,6 +582,18 @@ class SQLiteStore(Store):
                 "SELECT data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
             ).fetchall()
         return [row[0] for row in rows]
+
+    def results_by_game(self, player: str) -> dict[str, str]:
+        with self._connection() as connection:
+            return self._results_by_game(connection, player)
+
+    @staticmethod
+    def _results_by_game(connection: sqlite3.Connection, player: str) -> dict[str, str]:
+        return dict(
+            connection.execute(
+                "SELECT game_id, data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
+            )
+        )
 
     def tallies_of(self, player: str) -> dict[str, str]:
         with self._connection() as connection:
@@ -836,6 +862,58 @@ class SQLiteStore(Store):
         with self._transaction() as connection:
             connection.execute("DELETE FROM claims WHERE key = ? AND value = ?", (key, value))
 
+    # ----- passkeys and one-time tokens ---------------------------------------------------------------
+
+    def keep_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        with self._transaction() as connection:
+            return bool(
+                connection.execute(
+                    "INSERT OR IGNORE INTO passkeys (credential_id, player, data) VALUES (?, ?, ?)",
+                    (credential_id, player, data),
+                ).rowcount
+            )
+
+    def passkey(self, credential_id: str) -> tuple[str, str] | None:
+        with self._connection() as connection:
+            row = connection.execute(
+                "SELECT player, data FROM passkeys WHERE credential_id = ?", (credential_id,)
+            ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def passkeys_of(self, player: str) -> dict[str, str]:
+        with self._connection() as connection:
+            return dict(connection.execute("SELECT credential_id, data FROM passkeys WHERE player = ?", (player,)))
+
+    def update_passkey(self, player: str, credential_id: str, data: str) -> bool:
+        with self._transaction() as connection:
+            return bool(
+                connection.execute(
+                    "UPDATE passkeys SET data = ? WHERE credential_id = ? AND player = ?", (data, credential_id, player)
+                ).rowcount
+            )
+
+    def drop_passkey(self, player: str, credential_id: str) -> bool:
+        with self._transaction() as connection:
+            return bool(
+                connection.execute(
+                    "DELETE FROM passkeys WHERE credential_id = ? AND player = ?", (credential_id, player)
+                ).rowcount
+            )
+
+    def put_token(self, key: str, value: str, until: float) -> bool:
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM tokens WHERE key = ? AND until <= ?", (key, self.clock()))
+            return bool(
+                connection.execute(
+                    "INSERT OR IGNORE INTO tokens (key, value, until) VALUES (?, ?, ?)", (key, value, until)
+                ).rowcount
+            )
+
+    def take_token(self, key: str) -> str | None:
+        with self._transaction() as connection:
+            row = connection.execute("DELETE FROM tokens WHERE key = ? RETURNING value, until", (key,)).fetchone()
+        return row[0] if row is not None and row[1] > self.clock() else None
+
     # ----- a player's whole keeping -------------------------------------------------------------------
 
     def holdings(self, player: str) -> Holdings:
@@ -845,17 +923,23 @@ class SQLiteStore(Store):
             rooms = [
                 row[0] for row in connection.execute("SELECT room_id FROM room_members WHERE player = ?", (player,))
             ]
-            results = dict(
-                connection.execute(
-                    "SELECT game_id, data FROM results WHERE player = ? ORDER BY kept_at, game_id", (player,)
-                )
-            )
+            results = self._results_by_game(connection, player)
             tallies = dict(connection.execute("SELECT key, data FROM tallies WHERE player = ?", (player,)))
             boards = dict(connection.execute("SELECT board, game_id FROM boards WHERE player = ?", (player,)))
             name = connection.execute("SELECT name FROM names WHERE player = ?", (player,)).fetchone()
             ladders = dict(connection.execute("SELECT ladder, data FROM ladders WHERE player = ?", (player,)))
             claims = dict(self._claims_naming(connection, player))
-        return Holdings(games, left, rooms, results, tallies, boards, name and name[0], ladders, claims)
+            passkeys = dict(connection.execute("SELECT credential_id, data FROM passkeys WHERE player = ?", (player,)))
+            tokens = dict(self._tokens_naming(connection, player))
+        return Holdings(
+            games, left, rooms, results, tallies, boards, name and name[0], ladders, claims, passkeys, tokens
+        )
+
+    @staticmethod
+    def _tokens_naming(connection: sqlite3.Connection, player: str) -> list[tuple[str, str]]:
+        return connection.execute(
+            "SELECT key, value FROM tokens WHERE value = ? OR instr(key, ?) > 0", (player, player)
+        ).fetchall()
 
     @staticmethod
     def _games_naming(connection: sqlite3.Connection, player: str) -> list[str]:
@@ -876,8 +960,11 @@ class SQLiteStore(Store):
         with self._transaction() as connection:
             rooms_kept = self._recast_rooms(connection, player, stand_in, forget=True)
             games = self._recast_games(connection, player, stand_in, rooms_kept=rooms_kept)
-            for table in ("departures", "results", "tallies", "boards", "names", "ladders"):
+            for table in ("departures", "results", "tallies", "boards", "names", "ladders", "passkeys"):
                 connection.execute(f"DELETE FROM {table} WHERE player = ?", (player,))
+            connection.executemany(
+                "DELETE FROM tokens WHERE key = ?", [(key,) for key, _ in self._tokens_naming(connection, player)]
+            )
             connection.executemany(
                 "DELETE FROM claims WHERE key = ?", [(key,) for key, _ in self._claims_naming(connection, player)]
             )
@@ -910,6 +997,12 @@ class SQLiteStore(Store):
                 connection.execute(
                     "INSERT OR IGNORE INTO claims (key, value) VALUES (?, ?)",
                     (key.replace(source, target), target if value == source else value),
+                )
+            connection.execute("UPDATE passkeys SET player = ? WHERE player = ?", (target, source))
+            for key, value in self._tokens_naming(connection, source):
+                connection.execute(
+                    "UPDATE OR REPLACE tokens SET key = ?, value = ? WHERE key = ?",
+                    (key.replace(source, target), target if value == source else value, key),
                 )
             # Counted again from the results together when next read (tallies_of), outside the write lock.
             connection.execute("DELETE FROM tallies WHERE player IN (?, ?)", (source, target))

@@ -14,10 +14,11 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from app.core.addresses import address_key
 from app.core.languages import day_text, decimal_text, gettext, list_text, number_text, percent_text, separated
 from app.service import GameService
+from app.service.players import Site
 from app.web import i18n
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path
-from app.web.views.game import accuracy_text, set_apart
+from app.web.views.game import accuracy_text, moment_html, set_apart
 
 # The repository's templates/ and static/, through the links beside this module in a checkout, and the copies a built
 # package carries in the same place.
@@ -36,6 +37,7 @@ templates.env.filters["separated"] = separated
 templates.env.filters["listed"] = list_text
 templates.env.filters["percent"] = percent_text
 templates.env.filters["set_apart"] = set_apart
+templates.env.filters["moment"] = moment_html
 # Words that are data (a mode's title, a setting's label: marked where they are written, with N_) in the reader's
 # language; unlike `_()` of a template's own words, escaped as any value is.
 templates.env.filters["translated"] = gettext
@@ -79,7 +81,23 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("HX-Request") == "true"
 
 
+async def site_of(request: Request) -> Site:
+    """Where the pages are, for passkeys: the configured domain over HTTPS, else the host name the request names
+    (localhost while developing: browsers make passkeys for a name, never for an address)."""
+    domain = request.app.state.service.settings.domain
+    if domain and domain != ":80":
+        return Site(rp_id=domain, origin=f"https://{domain}")
+    return Site(rp_id=request.url.hostname or "localhost", origin=f"{request.url.scheme}://{request.url.netloc}")
+
+
+def become(request: Request, player: str) -> None:
+    """This browser is `player` from now on: a new session (nothing of the one before is kept but the player)."""
+    request.session.clear()
+    request.session["player"] = player
+
+
 Player = Annotated[str, Depends(player_id)]
+Where = Annotated[Site, Depends(site_of)]
 Service = Annotated[GameService, Depends(game_service)]
 Client = Annotated[str, Depends(client_address)]
 

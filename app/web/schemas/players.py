@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from app.core.seats import held_by
 from app.results.records import tallied
-from app.service.players import Export
+from app.service.players import Export, Passkey
 from app.web.schemas.base import STRICT
 from app.web.schemas.games import game_out
 from app.web.schemas.records import RecordOut
@@ -72,6 +72,8 @@ class ExportOut(BaseModel):
         description="what the server holds in their name so that only one request wins: the look of their name, "
         "their game of a board of the day in play"
     )
+    passkeys: list[PasskeyOut] = Field(description="their passkeys' names and dates (a passkey's secret is never here)")
+    link_codes: int = Field(description="how many of their link codes are still to be used")
 
 
 def export_document(export: Export, now: float) -> dict[str, Any]:
@@ -91,6 +93,8 @@ def export_document(export: Export, now: float) -> dict[str, Any]:
         ladders=[ExportedLadderEntry(ladder=ladder, entry=_read(entry)) for ladder, entry in holdings.ladders.items()],
         rooms=[_room(export, room_id) for room_id in holdings.rooms],
         claims=holdings.claims,
+        passkeys=[PasskeyOut.of(passkey) for passkey in export.passkeys],
+        link_codes=sum(key.startswith("link:") for key in holdings.tokens),
     ).model_dump(mode="json")
 
 
@@ -145,3 +149,65 @@ class DeleteIn(BaseModel):
     confirm: Literal["delete everything"] = Field(
         description='the words "delete everything", so that no request deletes a player by mistake'
     )
+
+
+class PasskeyOut(BaseModel):
+    id: str = Field(description="the credential's id (base64url), as the browser names it")
+    name: str
+    created_at: float = Field(description="when it was made, in seconds since 1970 (UTC)")
+    last_used_at: float | None = Field(description="when it last signed in, in seconds since 1970; null: never")
+
+    @classmethod
+    def of(cls, passkey: Passkey) -> PasskeyOut:
+        return cls(
+            id=passkey.credential_id,
+            name=passkey.name,
+            created_at=passkey.created_at,
+            last_used_at=passkey.last_used_at,
+        )
+
+
+class NewPasskeyIn(BaseModel):
+    model_config = STRICT
+    credential: dict[str, Any] = Field(
+        description="what navigator.credentials.create answered, as its toJSON() writes it"
+    )
+    name: str = Field(description="what the player calls it: 1 to 40 characters")
+
+
+class PasskeyNameIn(BaseModel):
+    model_config = STRICT
+    name: str = Field(description="what the player calls it: 1 to 40 characters")
+
+
+class SignInIn(BaseModel):
+    model_config = STRICT
+    credential: dict[str, Any] = Field(description="what navigator.credentials.get answered, as its toJSON() writes it")
+
+
+class LinkIn(BaseModel):
+    model_config = STRICT
+    code: str = Field(description="the link code another device shows (any case; spaces and dashes are left out)")
+
+
+class JoinIn(BaseModel):
+    model_config = STRICT
+    bring: bool = Field(
+        description="true: this device's games, results, records and ladder entries become the signed-in "
+        "player's (merged); false: they stay with the player this device was, and the device leaves them"
+    )
+
+
+class SignInOut(BaseModel):
+    signed_in: bool = Field(description="this device is the player now")
+    choice: bool = Field(
+        description="this device has games of its own: it becomes the player once POST /api/player/join says "
+        "whether to bring them along (within ten minutes)"
+    )
+    next: str = Field(description="the page to go to: the home page, or the one that asks about the games")
+
+
+class LinkCodeOut(BaseModel):
+    code: str = Field(description="the code to type on the other device: three groups of four letters and digits")
+    expires_at: float = Field(description="when it stops linking, in seconds since 1970 (UTC)")
+    url: str = Field(description="a link that opens the page where the code is entered, the code filled in")

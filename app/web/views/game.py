@@ -678,11 +678,22 @@ def record_size(record: Record) -> str:
     return gettext("%(size)s, %(kind)s", size=described, kind=gettext(record.kind)) if record.kind else described
 
 
+def moment_texts(seconds: float) -> tuple[str, str]:
+    """A moment as a page writes it (UTC) until its script writes it in the reader's time zone, and in ISO 8601."""
+    moment = time.gmtime(seconds)
+    return time.strftime("%Y-%m-%d %H:%M UTC", moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
+
+
+def moment_html(seconds: float) -> Markup:
+    """A moment as a <time> the page's script writes in the reader's time zone (static/js/page.js)."""
+    text, iso = moment_texts(seconds)
+    return Markup('<time datetime="{}">{}</time>').format(iso, text)
+
+
 def game_list(listings: list[Listing], now: float, player: str) -> list[ListedGame]:
     rows = []
     for listing in listings:
-        moment = time.gmtime(listing.updated_at)
-        played, played_at = time.strftime("%Y-%m-%d %H:%M UTC", moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
+        played, played_at = moment_texts(listing.updated_at)
         game = listing.game
         if game is None:
             rows.append(
