@@ -2,10 +2,11 @@
 in the light and the dark scheme, in Debian's Chromium; the home page, the rules, the New game menu
 mid-game, a win with its figures, a finished game's review, the Flags bomb being aimed, cruel Flags against the
 computer, rooms (a co-op room of three, a race's lobby and a race under way), the boards of the day (the
-day's page with its ladders, the calendar, a board of the day in play), and the API's pages. The README shows two.
+day's page with its ladders, the calendar, a board of the day in play), the player's pages (passkeys and a link
+code, progress over time), and the API's pages. The README shows two.
 
     .venv/bin/python docs/screenshot.py            # all of them, into docs/screenshots/
-    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, rooms, daily, api
+    .venv/bin/python docs/screenshot.py expert     # one preset, or a scene: help-probabilities, …, daily, api, player
     .venv/bin/python docs/screenshot.py --language ar review rooms daily   # in a language, into screenshots/ar/
 
 Each game is dealt from a fixed seed and played by the cruel-but-fair strategy (solver.strategy),
@@ -14,6 +15,8 @@ so the pictures come out the same from one run to the next.
 
 import contextlib
 import datetime
+import json
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -394,6 +397,82 @@ def daily_pictures(browser, url: str, cookies: list[dict], size: str, scheme: st
     context.close()
 
 
+# The moment the progress pictures are taken at, so that they come out the same from one run to the next.
+PICTURED_AT = datetime.datetime(2026, 11, 26, 12, tzinfo=datetime.UTC).timestamp()
+
+
+def player_server(stack) -> tuple[str, Path]:
+    """A server of its own for the player's pages, on a clock stopped at PICTURED_AT, with room for many passkeys
+    and link codes from one address: its address as a host name (browsers make passkeys for names), its file."""
+    database = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "games.sqlite3"
+    clock = FakeClock(PICTURED_AT)
+    url = stack.enter_context(live_server(database, clock=clock, player_limit=1000, sign_in_limit=1000))
+    return url.replace("127.0.0.1", "localhost"), database
+
+
+def a_player_of_ten_weeks(url: str, database: Path, page, name: str) -> None:
+    """The page's player with ten weeks of results in three modes and sizes, boards of the day won and lost, a
+    name, two passkeys (one used to sign in) and a link code shown: every part of the player's pages drawn."""
+    from app.service.kept import KEPT
+    from app.store import SQLiteStore
+    from tests.authenticator import SoftAuthenticator
+
+    page.goto("/")
+    page.request.put("/api/name", data={"name": name})
+    for name in ("Laptop", "Phone"):
+        authenticator = SoftAuthenticator(url)
+        options = page.request.post("/api/player/passkeys/options").json()
+        page.request.post("/api/player/passkeys", data={"credential": authenticator.make(options), "name": name})
+    options = page.request.post("/api/player/sign-in/options").json()
+    page.request.post("/api/player/sign-in", data={"credential": authenticator.use(options)})
+    page.request.post("/player/link-codes", max_redirects=0)
+    player = page.request.get("/api/player/export").json()["player"]
+    chance = random.Random(4)
+    store = SQLiteStore(database, kept=KEPT)
+    for number in range(160):
+        mode, (width, height, mines) = chance.choice(
+            [("classic", (9, 9, 10)), ("classic", (16, 16, 40)), ("cruel", (16, 16, 40))]
+        )
+        won = chance.random() < 0.6
+        bbbv = chance.randint(20, 40) if mode == "classic" and won else None
+        result = {"mode": mode, "width": width, "height": height, "mines": mines, "won": won}
+        result.update(
+            seconds=chance.uniform(8, 40) if mines == 10 else chance.uniform(40, 160),
+            finished_at=PICTURED_AT - chance.uniform(0, 70 * 86400),
+            deaths=0,
+            hints=0,
+            bbbv=bbbv,
+            clicks=bbbv,
+            kind="",
+            accuracy=chance.uniform(0.6, 1.0),
+        )
+        store.record_result(player, f"pictured-{number}", result)
+    today = datetime.datetime.fromtimestamp(PICTURED_AT, datetime.UTC).date()
+    for back in range(50):
+        if chance.random() < 0.7:
+            won = chance.random() < 0.7
+            entry = {"won": won, "clean": won, "aids": [], "deaths": 0, "seconds": 100.0, "bbbv": None}
+            entry.update(finished_at=PICTURED_AT - back * 86400, bbbv_per_second=None, accuracy=None)
+            entry.update(game_id=f"day{back}", replay=None)
+            key = f"{(today - datetime.timedelta(days=back)).isoformat()}/cruel"
+            store.enter_ladder(key, player, 0 if won else 2, 100_000, json.dumps(entry))
+    store.close()
+
+
+def player_pictures(browser, url: str, database: Path, size: str, scheme: str, options: dict) -> None:
+    """The player page (passkeys, a link code with its QR code, the data) and the progress page's charts."""
+    context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
+    page = context.new_page()
+    # A name's look is one player's: each picture's player has their own.
+    name = {"laptop": {"light": "Zoë", "dark": "Ada"}, "phone": {"light": "Lin", "dark": "Mia"}}[size][scheme]
+    a_player_of_ten_weeks(url, database, page, name)
+    page.goto("/player")
+    page.screenshot(path=str(OUT / f"player-{size}-{scheme}.png"), full_page=size == "phone")
+    page.goto("/progress")
+    page.screenshot(path=str(OUT / f"progress-{size}-{scheme}.png"))
+    context.close()
+
+
 def main(presets: list[str], language: str | None = None) -> None:
     """`language`: the browser's (its Accept-Language and locale), each picture in screenshots/<language>/; the
     home page and the rules are pictured with whatever else is asked."""
@@ -418,6 +497,7 @@ def main(presets: list[str], language: str | None = None) -> None:
     ):
         browser = launch_chromium(playwright)
         daily = daily_server_with_ladders(stack) if "daily" in presets else None
+        players = player_server(stack) if "player" in presets else None
         for size, options in SIZES.items():
             if language:
                 options = {**options, "locale": language, "extra_http_headers": {"Accept-Language": language}}
@@ -425,7 +505,8 @@ def main(presets: list[str], language: str | None = None) -> None:
                 # bypass_csp: Playwright's waiting helpers evaluate strings, which the page's policy forbids.
                 context = browser.new_context(base_url=url, color_scheme=scheme, bypass_csp=True, **options)
                 page = context.new_page()
-                for name in (name for name in presets if name not in ("flags", "cruel-flags", "rooms", "daily", "api")):
+                scenes_apart = ("flags", "cruel-flags", "rooms", "daily", "api", "player")
+                for name in (name for name in presets if name not in scenes_apart):
                     deals.reseed(9)
                     if name in SCENES:
                         mode, preset, settings, then = SCENES[name]
@@ -455,6 +536,8 @@ def main(presets: list[str], language: str | None = None) -> None:
                     room_pictures(browser, url, size, scheme, options, deals)
                 if daily is not None:
                     daily_pictures(browser, *daily, size, scheme, options)
+                if players is not None:
+                    player_pictures(browser, *players, size, scheme, options)
         browser.close()
 
 
@@ -462,4 +545,4 @@ if __name__ == "__main__":
     arguments = sys.argv[1:]
     language = arguments[arguments.index("--language") + 1] if "--language" in arguments else None
     names = [name for name in arguments if name not in ("--language", language)]
-    main(names or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily", "api"], language)
+    main(names or [*PRESETS, *SCENES, "flags", "cruel-flags", "rooms", "daily", "api", "player"], language)

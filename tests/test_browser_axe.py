@@ -238,7 +238,7 @@ def test_the_home_page_records_rules_and_data_of_a_returning_player(open_page, d
     reveal(someone, new_game(someone, "cruel")["id"], 4, 4)
     api(someone, "POST", "/api/rooms", {"kind": "coop", "name": "Ann", **BOARD})
     with_a_passkey_and_a_link_code(someone)
-    audit(open_page, "/", "/records", "/rules", "/player", player=someone)
+    audit(open_page, "/", "/records", "/progress", "/rules", "/player", player=someone)
 
 
 def with_a_passkey_and_a_link_code(someone) -> str:

@@ -10,8 +10,7 @@ import json
 
 import pytest
 
-from app.service.kept import KEPT
-from app.service.players import (
+from app.service.devices import (
     CEREMONY_SECONDS,
     LINK_CODE_ALPHABET,
     LINK_CODE_SECONDS,
@@ -20,6 +19,7 @@ from app.service.players import (
     Site,
     read_link_code,
 )
+from app.service.kept import KEPT
 from app.store import MemoryStore
 from tests.authenticator import SoftAuthenticator
 from tests.clock import FakeClock
@@ -48,22 +48,22 @@ def run(work):
 def registered(service, player: str = ALICE, name: str = "Laptop", site: Site = SITE) -> SoftAuthenticator:
     """A passkey made for `player` on `site` through the whole ceremony; its authenticator."""
     authenticator = SoftAuthenticator(site.origin, site.rp_id)
-    options = run(service.players.passkey_options(player, "client", site))
-    passkey = run(service.players.add_passkey(player, "client", site, authenticator.make(options), name))
+    options = run(service.devices.passkey_options(player, "client", site))
+    passkey = run(service.devices.add_passkey(player, "client", site, authenticator.make(options), name))
     assert passkey.name == name and passkey.rp_id == site.rp_id
     return authenticator
 
 
 def signed_in(service, authenticator: SoftAuthenticator, site: Site = SITE, **how) -> str:
-    options = run(service.players.sign_in_options("client", site))
-    return run(service.players.sign_in("client", site, authenticator.use(options, **how)))
+    options = run(service.devices.sign_in_options("client", site))
+    return run(service.devices.sign_in("client", site, authenticator.use(options, **how)))
 
 
 def test_a_passkey_made_for_a_player_signs_in_as_them_and_says_when(service, clock):
     authenticator = registered(service)
     clock.advance(60)
     assert signed_in(service, authenticator) == ALICE
-    [passkey] = run(service.players.passkeys(ALICE))
+    [passkey] = run(service.devices.passkeys(ALICE))
     assert passkey.last_used_at == clock() and passkey.created_at == clock() - 60
     assert json.loads(service.store.passkey(passkey.credential_id)[1])["sign_count"] == authenticator.counter
 
@@ -94,20 +94,20 @@ def test_a_passkey_signs_in_only_for_the_site_it_was_made_for(service):
 
 def test_a_ceremony_answers_once_and_not_too_late(service, clock):
     authenticator = registered(service)
-    options = run(service.players.sign_in_options("client", SITE))
+    options = run(service.devices.sign_in_options("client", SITE))
     answer = authenticator.use(options)
-    assert run(service.players.sign_in("client", SITE, answer)) == ALICE
+    assert run(service.devices.sign_in("client", SITE, answer)) == ALICE
     with pytest.raises(SignInRefused, match="not asked for here"):
-        run(service.players.sign_in("client", SITE, authenticator.use(options)))
-    options = run(service.players.sign_in_options("client", SITE))
+        run(service.devices.sign_in("client", SITE, authenticator.use(options)))
+    options = run(service.devices.sign_in_options("client", SITE))
     clock.advance(CEREMONY_SECONDS + 1)
     with pytest.raises(SignInRefused, match="not asked for here"):
-        run(service.players.sign_in("client", SITE, authenticator.use(options)))
+        run(service.devices.sign_in("client", SITE, authenticator.use(options)))
     # A registration asked for by one player is no other's to finish.
-    options = run(service.players.passkey_options(ALICE, "client", SITE))
+    options = run(service.devices.passkey_options(ALICE, "client", SITE))
     with pytest.raises(SignInRefused, match="not asked for here"):
         run(
-            service.players.add_passkey(
+            service.devices.add_passkey(
                 "someone else", "client", SITE, SoftAuthenticator(SITE.origin).make(options), "Mine"
             )
         )
@@ -116,46 +116,46 @@ def test_a_ceremony_answers_once_and_not_too_late(service, clock):
 def test_passkeys_are_named_renamed_and_removed_by_their_player_alone(service):
     registered(service, name="Laptop")
     phone = registered(service, name="Phone")
-    [laptop, phone_key] = run(service.players.passkeys(ALICE))
+    [laptop, phone_key] = run(service.devices.passkeys(ALICE))
     assert (laptop.name, phone_key.name) == ("Laptop", "Phone")
-    assert run(service.players.rename_passkey(ALICE, laptop.credential_id, "  Work   laptop ")).name == "Work laptop"
+    assert run(service.devices.rename_passkey(ALICE, laptop.credential_id, "  Work   laptop ")).name == "Work laptop"
     for bad in ("", " ", "x" * 41, "tab\there\u200b"):
         with pytest.raises(Exception, match="1 to 40"):
-            run(service.players.rename_passkey(ALICE, laptop.credential_id, bad))
+            run(service.devices.rename_passkey(ALICE, laptop.credential_id, bad))
     with pytest.raises(Exception, match="no such passkey"):
-        run(service.players.remove_passkey("someone else", phone_key.credential_id))
-    run(service.players.remove_passkey(ALICE, phone_key.credential_id))
+        run(service.devices.remove_passkey("someone else", phone_key.credential_id))
+    run(service.devices.remove_passkey(ALICE, phone_key.credential_id))
     with pytest.raises(SignInRefused, match="belongs to no player here"):
         signed_in(service, phone)
-    assert [passkey.name for passkey in run(service.players.passkeys(ALICE))] == ["Work laptop"]
+    assert [passkey.name for passkey in run(service.devices.passkeys(ALICE))] == ["Work laptop"]
 
 
 def test_a_link_code_links_once_within_ten_minutes(service, clock):
-    code = run(service.players.link_code(ALICE, "client"))
+    code = run(service.devices.link_code(ALICE, "client"))
     assert len(code.code) == 12 and set(code.code) <= set(LINK_CODE_ALPHABET) and code.until == clock() + 600
     assert code.shown.count("-") == 2
     # Typed as a person types it: small letters, spaces, O for 0, I and L for 1.
     typed = code.shown.lower().replace("-", " ").replace("0", "o").replace("1", "l")
     assert read_link_code(typed) == code.code
-    assert run(service.players.redeem_link_code("client", typed)) == ALICE
+    assert run(service.devices.redeem_link_code("client", typed)) == ALICE
     with pytest.raises(SignInRefused, match="used already"):
-        run(service.players.redeem_link_code("client", code.code))
-    stale = run(service.players.link_code(ALICE, "client"))
+        run(service.devices.redeem_link_code("client", code.code))
+    stale = run(service.devices.link_code(ALICE, "client"))
     clock.advance(LINK_CODE_SECONDS + 1)
     with pytest.raises(SignInRefused, match="older than ten minutes"):
-        run(service.players.redeem_link_code("client", stale.code))
+        run(service.devices.redeem_link_code("client", stale.code))
 
 
 def test_wrong_link_codes_are_refused_and_guessing_is_limited_per_address(service):
-    code = run(service.players.link_code(ALICE, "client"))
+    code = run(service.devices.link_code(ALICE, "client"))
     limit = service.settings.sign_in_limit
     for guess in ("", "not a code", "0" * 12, *(f"{number:012d}" for number in range(limit - 3))):
         with pytest.raises(SignInRefused):
-            run(service.players.redeem_link_code("guesser", guess))
+            run(service.devices.redeem_link_code("guesser", guess))
     # The address is out of tries: even the right code is refused now, and stays usable from elsewhere.
     with pytest.raises(PlayerLimited, match="Too many sign-ins"):
-        run(service.players.redeem_link_code("guesser", code.code))
-    assert run(service.players.redeem_link_code("client", code.code)) == ALICE
+        run(service.devices.redeem_link_code("guesser", code.code))
+    assert run(service.devices.redeem_link_code("client", code.code)) == ALICE
 
 
 @pytest.mark.redis
@@ -175,10 +175,10 @@ def test_a_passkey_made_through_one_host_signs_in_through_another(kind, request,
     try:
         authenticator = registered(one)
         assert signed_in(other, authenticator) == ALICE
-        code = run(other.players.link_code(ALICE, "client"))
-        assert run(one.players.redeem_link_code("client", code.code)) == ALICE
+        code = run(other.devices.link_code(ALICE, "client"))
+        assert run(one.devices.redeem_link_code("client", code.code)) == ALICE
         with pytest.raises(SignInRefused):
-            run(other.players.redeem_link_code("client", code.code))
+            run(other.devices.redeem_link_code("client", code.code))
     finally:
         one.close()
         other.close()

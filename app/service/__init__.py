@@ -13,8 +13,8 @@ makes that safe and quick with many requests at once:
 Nothing here knows about HTTP.
 
 The service is composed of parts over one context, each a group of operations: games (games.py), aids (aids.py),
-seats (seats.py), reviews (reviews.py), rooms (rooms.py), the boards of the day (daily.py) and a player's own
-keeping as a whole (players.py). A part registers its
+seats (seats.py), reviews (reviews.py), rooms (rooms.py), the boards of the day (daily.py), a player as a whole
+(players.py) and the devices they play from (devices.py). A part registers its
 operations with the runner and its listeners with the hooks (hooks.py): what happens when a game ends — its result,
 a room's place, a ladder's entry, the share key, the grade — is a list a feature adds to, not code in the move.
 """
@@ -29,6 +29,7 @@ from app.core.config import Settings
 from app.service.aids import AidOperations
 from app.service.context import Context, Deals
 from app.service.daily import DailyOperations
+from app.service.devices import DeviceOperations
 from app.service.games import GameOperations
 from app.service.kept import KEPT
 from app.service.players import PlayerOperations
@@ -62,6 +63,7 @@ class GameService:
         self.rooms = RoomOperations(context, self.seats)
         self.daily = DailyOperations(context)
         self.players = PlayerOperations(context)
+        self.devices = DeviceOperations(context)
         for part in (self.games, self.aids, self.seats, self.reviews, self.rooms, self.daily):
             context.runner.register(part)
 

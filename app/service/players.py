@@ -1,64 +1,23 @@
-"""A player as a whole: everything the server holds about them, to download or delete; their passkeys and link
-codes, which make another device the same player; and two players made one when a device that has games of its
-own signs in.
+"""A player as a whole: everything the server holds about them, to download or delete; two players made one when
+a device that has games of its own signs in as another (app/service/devices.py: how it signs in); their progress
+over time.
 
 The store lists what it keeps about a player, takes it away and merges two players, each at once (Store.holdings,
-Store.forget, Store.merge); this part reads their games and rooms for the export, checks passkeys (py_webauthn),
-deals link codes, and keeps each operation within a client address's limit. What the download looks like, and the
-pages, are the web layer's.
+Store.forget, Store.merge); this part reads their games and rooms for the export, and keeps each operation within a
+client address's limit. What the download looks like, and the pages, are the web layer's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import secrets
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-import webauthn
-from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_client_data_json
-from webauthn.helpers.exceptions import WebAuthnException
-from webauthn.helpers.structs import (
-    AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
-
-from app.core.errors import KaboomError
-from app.core.game import Game, Invalid, Refused
-from app.core.languages import lazy_gettext
-from app.results.daily import anonymous_name
+from app.core.game import Game
+from app.results.progress import Progress, progress_of
 from app.service.context import Context
+from app.service.devices import Passkey, passkeys_in, within_limit
 from app.store import Corrupt, Holdings, NotFound
-
-
-class PlayerLimited(KaboomError):
-    """Too many exports, deletions, passkeys, link codes or sign-ins from one client address in the current window."""
-
-    @classmethod
-    def of(cls, limit: int, window: float) -> PlayerLimited:
-        return cls(
-            lazy_gettext(
-                "Too many downloads, deletions, passkeys or link codes from your address: at most %(limit)s every "
-                "%(window)s seconds. Wait a little.",
-                limit=limit,
-                window=format(window, "g"),
-            )
-        )
-
-    @classmethod
-    def of_sign_ins(cls, limit: int, window: float) -> PlayerLimited:
-        return cls(
-            lazy_gettext(
-                "Too many sign-ins from your address: at most %(limit)s every %(window)s seconds. Wait a little.",
-                limit=limit,
-                window=format(window, "g"),
-            )
-        )
 
 
 @dataclass(frozen=True)
@@ -75,106 +34,18 @@ class Export:
     passkeys: list[Passkey]
 
 
-# ----- passkeys, link codes, and a device that becomes another player -------------------------------------------
-
-# How long a passkey's ceremony may take between the options and the answer (browsers allow 60 s by default, a
-# person choosing among their passkeys may take longer).
-CEREMONY_SECONDS = 300
-# How long a link code links, and how it is written: Crockford's base 32 (no I, L, O or U, so nothing reads as
-# another symbol), 12 symbols shown in three groups of four: 60 bits, guessed at most `sign_in_limit` times per
-# address per `player_window` seconds.
-LINK_CODE_SECONDS = 600
-LINK_CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-LINK_CODE_LENGTH = 12
-# What a person may call a passkey (it is shown to them alone).
-PASSKEY_NAME_LENGTH = 40
-
-
-@dataclass(frozen=True)
-class Site:
-    """Where the pages are, as a browser sees them: the relying party passkeys are made for, and the origin
-    their answers must come from."""
-
-    rp_id: str
-    origin: str
-
-
-@dataclass(frozen=True)
-class Passkey:
-    credential_id: str
-    name: str
-    created_at: float
-    last_used_at: float | None
-    rp_id: str
-
-
-@dataclass(frozen=True)
-class LinkCode:
-    code: str  # as typed: twelve symbols of LINK_CODE_ALPHABET
-    until: float  # the clock's seconds
-
-    @property
-    def shown(self) -> str:
-        return "-".join(self.code[start : start + 4] for start in range(0, LINK_CODE_LENGTH, 4))
-
-
-class SignInRefused(Refused):
-    """A passkey or a link code that signs nobody in here; nothing changed."""
-
-
-def read_link_code(text: Any) -> str | None:
-    """A link code as a person may type it (any case, spaces and dashes, O for 0, I and L for 1), or None."""
-    if not isinstance(text, str):
-        return None
-    code = text.upper().translate(str.maketrans("OIL", "011", " -\t"))
-    return code if len(code) == LINK_CODE_LENGTH and all(symbol in LINK_CODE_ALPHABET for symbol in code) else None
-
-
-def _passkey(credential_id: str, data: str) -> Passkey | None:
-    try:
-        fields = json.loads(data)
-        return Passkey(
-            credential_id, fields["name"], float(fields["created_at"]), fields.get("last_used_at"), fields["rp_id"]
-        )
-    except (ValueError, KeyError, TypeError):
-        return None  # damaged: listed by nobody, and signs nobody in
-
-
-def _passkeys_in(kept: dict[str, str]) -> list[Passkey]:
-    """Passkeys as the store keeps them, the first made first; a damaged one is left out."""
-    found = [passkey for key, data in kept.items() if (passkey := _passkey(key, data)) is not None]
-    return sorted(found, key=lambda passkey: passkey.created_at)
-
-
-def checked_passkey_name(name: Any) -> str:
-    """A passkey's name, trimmed: 1 to PASSKEY_NAME_LENGTH characters, none of them a control."""
-    if not isinstance(name, str):
-        raise Invalid(lazy_gettext("a passkey's name is text"))
-    name = " ".join(name.split())
-    if not 1 <= len(name) <= PASSKEY_NAME_LENGTH or any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
-        raise Invalid(
-            lazy_gettext("a passkey's name has 1 to %(length)s letters, digits or signs", length=PASSKEY_NAME_LENGTH)
-        )
-    return name
-
-
 class PlayerOperations:
     def __init__(self, context: Context):
         self.context = context
         self.store = context.store
         self.settings = context.settings
 
-    def _within_limit(self, client: str) -> None:
-        limit, window = self.settings.player_limit, self.settings.player_window
-        if not self.store.allow(f"player:{client}", limit, window):
-            raise PlayerLimited.of(limit, window)
-
     async def export(self, player: str, client: str) -> Export:
         """Everything the server holds about `player`; PlayerLimited past the client's limit."""
         return await self.context.offload(self._export, player, client)
 
     def _export(self, player: str, client: str) -> Export:
-        self._within_limit(client)
+        within_limit(self.context, client)
         holdings = self.store.holdings(player)
         games: dict[str, Game] = {}
         damaged, closed = [], []
@@ -191,7 +62,7 @@ class PlayerOperations:
                 rooms[room_id] = self.store.load_room(room_id)
             except (NotFound, Corrupt):
                 rooms[room_id] = None
-        return Export(player, holdings, games, damaged, closed, rooms, _passkeys_in(holdings.passkeys))
+        return Export(player, holdings, games, damaged, closed, rooms, passkeys_in(holdings.passkeys))
 
     async def forget(self, player: str, client: str) -> None:
         """Delete everything held about `player`, at once: games and rooms of theirs alone go; in one others
@@ -200,189 +71,11 @@ class PlayerOperations:
         await self.context.offload(self._forget, player, client)
 
     def _forget(self, player: str, client: str) -> None:
-        self._within_limit(client)
+        within_limit(self.context, client)
         holdings = self.store.holdings(player)
         self.store.forget(player, secrets.token_urlsafe(16))
         for game_id in holdings.games:
             self.context.forget(game_id)
-
-    # ----- passkeys --------------------------------------------------------------------------------------------
-
-    def _passkey_user(self, player: str) -> tuple[bytes, str]:
-        """The user handle an authenticator keeps with the player's passkeys (not their id: the id opens their
-        games), and the name it shows them by: the one they chose for the ladders, else their anonymous tag."""
-        handle = hmac.new(self.context.board_secret, f"kaboom passkey user|{player}".encode(), hashlib.sha256)
-        name = self.store.names_of([player]).get(player) or anonymous_name(player, self.context.board_secret)
-        return handle.digest()[:16], name
-
-    async def passkeys(self, player: str) -> list[Passkey]:
-        """The player's passkeys, the first made first."""
-        return _passkeys_in(await self.context.offload(self.store.passkeys_of, player))
-
-    async def passkey_options(self, player: str, client: str, site: Site) -> str:
-        """What a browser is asked to make a passkey with (JSON for navigator.credentials.create)."""
-        return await self.context.offload(self._passkey_options, player, client, site)
-
-    def _passkey_options(self, player: str, client: str, site: Site) -> str:
-        # Counted with the sign-ins: each ceremony begun keeps a token for a while, whichever way it goes.
-        self._within_sign_in_limit(client)
-        handle, name = self._passkey_user(player)
-        options = webauthn.generate_registration_options(
-            rp_id=site.rp_id,
-            rp_name="Kaboom",
-            user_id=handle,
-            user_name=name,
-            user_display_name=name,
-            authenticator_selection=AuthenticatorSelectionCriteria(
-                resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.PREFERRED
-            ),
-            exclude_credentials=[
-                PublicKeyCredentialDescriptor(id=base64url_to_bytes(key)) for key in self.store.passkeys_of(player)
-            ],
-            timeout=CEREMONY_SECONDS * 1000,
-        )
-        challenge = bytes_to_base64url(options.challenge)
-        self.store.put_token(f"passkey-made:{challenge}", player, self.context.clock() + CEREMONY_SECONDS)
-        return webauthn.options_to_json(options)
-
-    async def add_passkey(self, player: str, client: str, site: Site, credential: Any, name: Any) -> Passkey:
-        """Keep the passkey a browser made from passkey_options, under `name`; SignInRefused when it does not
-        check out (another ceremony's, a stale one, another site's)."""
-        name = checked_passkey_name(name)
-        return await self.context.offload(self._add_passkey, player, client, site, credential, name)
-
-    def _add_passkey(self, player: str, client: str, site: Site, credential: Any, name: str) -> Passkey:
-        self._within_limit(client)
-        challenge = self._challenge_of(credential)
-        if self.store.take_token(f"passkey-made:{challenge}") != player:
-            raise SignInRefused(lazy_gettext("this passkey was not asked for here, or too long ago: add it again"))
-        try:
-            made = webauthn.verify_registration_response(
-                credential=credential,
-                expected_challenge=base64url_to_bytes(challenge),
-                expected_rp_id=site.rp_id,
-                expected_origin=site.origin,
-            )
-        except (WebAuthnException, ValueError, TypeError, KeyError) as error:
-            raise SignInRefused(lazy_gettext("this passkey could not be checked: %(why)s", why=str(error))) from None
-        credential_id = bytes_to_base64url(made.credential_id)
-        now = self.context.clock()
-        data = {
-            "name": name,
-            "public_key": bytes_to_base64url(made.credential_public_key),
-            "sign_count": made.sign_count,
-            "created_at": now,
-            "last_used_at": None,
-            "rp_id": site.rp_id,
-        }
-        if not self.store.keep_passkey(player, credential_id, json.dumps(data)):
-            raise SignInRefused(lazy_gettext("this passkey is kept here already"))
-        return Passkey(credential_id, name, now, None, site.rp_id)
-
-    async def rename_passkey(self, player: str, credential_id: str, name: Any) -> Passkey:
-        name = checked_passkey_name(name)
-        return await self.context.offload(self._change_passkey, player, credential_id, {"name": name})
-
-    def _change_passkey(self, player: str, credential_id: str, changes: dict[str, Any]) -> Passkey:
-        kept = self.store.passkey(credential_id)
-        passkey = _passkey(credential_id, kept[1]) if kept is not None and kept[0] == player else None
-        if kept is None or passkey is None:
-            raise Invalid(lazy_gettext("no such passkey"))
-        data = {**json.loads(kept[1]), **changes}
-        if not self.store.update_passkey(player, credential_id, json.dumps(data)):
-            raise Invalid(lazy_gettext("no such passkey"))
-        return _passkey(credential_id, json.dumps(data)) or passkey
-
-    async def remove_passkey(self, player: str, credential_id: str) -> None:
-        if not await self.context.offload(self.store.drop_passkey, player, credential_id):
-            raise Invalid(lazy_gettext("no such passkey"))
-
-    async def sign_in_options(self, client: str, site: Site) -> str:
-        """What a browser is asked to sign in with (JSON for navigator.credentials.get): any passkey it keeps for
-        this site, the person choosing."""
-        return await self.context.offload(self._sign_in_options, client, site)
-
-    def _sign_in_options(self, client: str, site: Site) -> str:
-        self._within_sign_in_limit(client)
-        options = webauthn.generate_authentication_options(
-            rp_id=site.rp_id, user_verification=UserVerificationRequirement.PREFERRED, timeout=CEREMONY_SECONDS * 1000
-        )
-        challenge = bytes_to_base64url(options.challenge)
-        self.store.put_token(f"passkey-asked:{challenge}", "sign-in", self.context.clock() + CEREMONY_SECONDS)
-        return webauthn.options_to_json(options)
-
-    async def sign_in(self, client: str, site: Site, credential: Any) -> str:
-        """The player whose passkey answered sign_in_options; SignInRefused for one that does not check out."""
-        return await self.context.offload(self._sign_in, client, site, credential)
-
-    def _sign_in(self, client: str, site: Site, credential: Any) -> str:
-        self._within_sign_in_limit(client)
-        challenge = self._challenge_of(credential)
-        if self.store.take_token(f"passkey-asked:{challenge}") is None:
-            raise SignInRefused(lazy_gettext("this sign-in was not asked for here, or too long ago: try again"))
-        credential_id = credential.get("id") if isinstance(credential, dict) else None
-        kept = self.store.passkey(credential_id) if isinstance(credential_id, str) and credential_id else None
-        passkey = _passkey(str(credential_id), kept[1]) if kept is not None else None
-        # A passkey signs in only where it was made: the authenticator's signature covers the site too.
-        if kept is None or passkey is None or passkey.rp_id != site.rp_id:
-            raise SignInRefused(lazy_gettext("this passkey belongs to no player here (it may have been removed)"))
-        player, data = kept[0], json.loads(kept[1])
-        try:
-            checked = webauthn.verify_authentication_response(
-                credential=credential,
-                expected_challenge=base64url_to_bytes(challenge),
-                expected_rp_id=site.rp_id,
-                expected_origin=site.origin,
-                credential_public_key=base64url_to_bytes(data["public_key"]),
-                credential_current_sign_count=data["sign_count"],
-            )
-        except (WebAuthnException, ValueError, TypeError, KeyError) as error:
-            raise SignInRefused(lazy_gettext("this passkey could not be checked: %(why)s", why=str(error))) from None
-        data.update(sign_count=checked.new_sign_count, last_used_at=self.context.clock())
-        self.store.update_passkey(player, passkey.credential_id, json.dumps(data))
-        return player
-
-    @staticmethod
-    def _challenge_of(credential: Any) -> str:
-        """The challenge a browser's answer signed (its client data's), as the ceremony's token names it."""
-        try:
-            client_data = parse_client_data_json(base64url_to_bytes(credential["response"]["clientDataJSON"]))
-        except (WebAuthnException, ValueError, TypeError, KeyError) as error:
-            raise SignInRefused(lazy_gettext("this passkey could not be checked: %(why)s", why=str(error))) from None
-        return bytes_to_base64url(client_data.challenge)
-
-    def _within_sign_in_limit(self, client: str) -> None:
-        limit, window = self.settings.sign_in_limit, self.settings.player_window
-        if not self.store.allow(f"sign-in:{client}", limit, window):
-            raise PlayerLimited.of_sign_ins(limit, window)
-
-    # ----- link codes ------------------------------------------------------------------------------------------
-
-    async def link_code(self, player: str, client: str) -> LinkCode:
-        """A new one-time code that makes another device `player`, for LINK_CODE_SECONDS."""
-        return await self.context.offload(self._link_code, player, client)
-
-    def _link_code(self, player: str, client: str) -> LinkCode:
-        self._within_limit(client)
-        until = self.context.clock() + LINK_CODE_SECONDS
-        while True:  # a code in use already is as likely as guessing one: 2**-60
-            code = "".join(secrets.choice(LINK_CODE_ALPHABET) for _ in range(LINK_CODE_LENGTH))
-            if self.store.put_token(f"link:{code}", player, until):
-                return LinkCode(code, until)
-
-    async def redeem_link_code(self, client: str, code: Any) -> str:
-        """The player a link code was made for, the code used up; SignInRefused for a wrong, used or stale one."""
-        return await self.context.offload(self._redeem_link_code, client, code)
-
-    def _redeem_link_code(self, client: str, text: Any) -> str:
-        self._within_sign_in_limit(client)
-        code = read_link_code(text)
-        player = self.store.take_token(f"link:{code}") if code is not None else None
-        if player is None:
-            raise SignInRefused(
-                lazy_gettext("this code links no device: it is mistyped, used already, or older than ten minutes")
-            )
-        return player
 
     # ----- two players made one -------------------------------------------------------------------------------
 
@@ -415,3 +108,15 @@ class PlayerOperations:
             self.context.forget(game_id)
         for listener in self.context.hooks.merged:
             listener(source, target, kept)
+
+    # ----- progress over time ---------------------------------------------------------------------------------
+
+    async def progress(self, player: str) -> tuple[Progress, set[str]]:
+        """The player's progress from their results, and which of their finished games are still kept (their
+        replays open)."""
+        return await self.context.offload(self._progress, player)
+
+    def _progress(self, player: str) -> tuple[Progress, set[str]]:
+        progress = progress_of(self.store.results_by_game(player), self.context.clock())
+        versions = self.store.stored_versions([game.game_id for game in progress.finished])
+        return progress, {game_id for game_id, version in versions.items() if version is not None}

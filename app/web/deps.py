@@ -14,7 +14,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from app.core.addresses import address_key
 from app.core.languages import day_text, decimal_text, gettext, list_text, number_text, percent_text, separated
 from app.service import GameService
-from app.service.players import Site
+from app.service.devices import Site
 from app.web import i18n
 from app.web.faces import FaceLoader
 from app.web.guard import is_api_path

@@ -22,9 +22,9 @@ from app.core.languages import Text, lazy_gettext
 from app.rooms import RoomNotFound
 from app.service.changes import StreamsFull, TooManyStreams
 from app.service.daily import DailyLimited
+from app.service.devices import PlayerLimited
 from app.service.games import NoGuessLimited, RateLimited
 from app.service.overlays import TooComplex
-from app.service.players import PlayerLimited
 from app.service.reviews import InPlay
 from app.service.rooms import TooManyRooms
 from app.store import Conflict, Corrupt, NotFound, StoreUnavailable

@@ -9,14 +9,15 @@ import json
 from typing import Annotated, Any
 
 import segno
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from app.core.game import Invalid
 from app.core.languages import lazy_gettext
 from app.service import GameService
-from app.service.players import LINK_CODE_SECONDS, Export, LinkCode, SignInRefused, Site
+from app.service.devices import LINK_CODE_SECONDS, LinkCode, SignInRefused, Site
+from app.service.players import Export
 from app.web.deps import Client, Player, Service, Where, become, player_of
 from app.web.render import page, page_context
 from app.web.schemas.base import ERROR_RESPONSES
@@ -29,10 +30,12 @@ from app.web.schemas.players import (
     NewPasskeyIn,
     PasskeyNameIn,
     PasskeyOut,
+    ProgressOut,
     SignInIn,
     SignInOut,
     export_document,
 )
+from app.web.views.progress import progress_view
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 api_router = APIRouter(prefix="/api/player", tags=["player"], responses=ERROR_RESPONSES)
@@ -54,7 +57,7 @@ async def _player_page(
     code = _shown_code(request, service)
     context = page_context(
         None,
-        passkeys=await service.players.passkeys(player),
+        passkeys=await service.devices.passkeys(player),
         shown_name=await service.daily.shown_name(player),
         code=code,
         code_qr=_qr(_link_url(site, code.code)) if code else None,
@@ -90,7 +93,7 @@ async def link_page(request: Request, player: Player, service: Service, site: Wh
 async def new_link_code(request: Request, player: Player, client: Client, service: Service, site: Where) -> Response:
     """Show a new link code on this device (and its QR code) for another device to enter."""
     _again_on_player_page(request, service, site)
-    code = await service.players.link_code(player, client)
+    code = await service.devices.link_code(player, client)
     request.session[SHOWN_CODE] = {"code": code.code, "until": code.until}
     return RedirectResponse("/player#link", status_code=303)
 
@@ -101,7 +104,7 @@ async def link_form(
 ) -> Response:
     """This device becomes the player whose link code it entered."""
     _again_on_player_page(request, service, site, typed_code=code[:40])
-    target = await service.players.redeem_link_code(client, code)
+    target = await service.devices.redeem_link_code(client, code)
     return RedirectResponse((await _signed_in(request, service, player, target)).next, status_code=303)
 
 
@@ -133,7 +136,7 @@ async def rename_passkey_form(
     name: Annotated[str, Form()] = "",
 ) -> Response:
     _again_on_player_page(request, service, site)
-    await service.players.rename_passkey(player, credential_id, name)
+    await service.devices.rename_passkey(player, credential_id, name)
     return RedirectResponse("/player#passkeys", status_code=303)
 
 
@@ -142,7 +145,7 @@ async def remove_passkey_form(
     request: Request, credential_id: str, player: Player, service: Service, site: Where
 ) -> Response:
     _again_on_player_page(request, service, site)
-    await service.players.remove_passkey(player, credential_id)
+    await service.devices.remove_passkey(player, credential_id)
     return RedirectResponse("/player#passkeys", status_code=303)
 
 
@@ -170,6 +173,42 @@ async def delete_form(
     await service.players.forget(player, client)
     request.session.clear()
     return RedirectResponse("/player/deleted", status_code=303)
+
+
+# The finished games a page of the progress lists.
+FINISHED_PER_PAGE = 50
+
+
+@router.get("/progress")
+async def progress_page(
+    request: Request, player: Player, service: Service, page_number: Annotated[int, Query(alias="page", ge=1)] = 1
+) -> Response:
+    """The player's progress over time: charts of their games, wins, times, 3BV/s and accuracy per week and of the
+    boards of the day, and every finished game with its replay (while the game is kept), newest first."""
+    progress, kept = await service.players.progress(player)
+    history = await service.daily.history(player)
+    days = [(day.date, _outcome(day)) for day in history.days]
+    view = progress_view(progress, days)
+    pages = max(1, -(-len(view["finished"]) // FINISHED_PER_PAGE))
+    page_number = min(max(page_number, 1), pages)
+    shown = view["finished"][(page_number - 1) * FINISHED_PER_PAGE : page_number * FINISHED_PER_PAGE]
+    context = page_context(
+        None,
+        charts=view["charts"],
+        finished=shown,
+        kept=kept,
+        page_number=page_number,
+        pages=pages,
+        streak=(history.streak, history.best_streak),
+        unreadable=progress.unreadable,
+    )
+    return page(request, "progress.html", context)
+
+
+def _outcome(day: Any) -> str:
+    """How a day of the boards of the day went for the player: a board won, played, or none."""
+    entries = [board.entry for board in day.boards if board.entry is not None]
+    return "won" if any(entry["won"] for entry in entries) else "played" if entries else "none"
 
 
 @router.get("/player/deleted")
@@ -264,17 +303,24 @@ async def delete(body: DeleteIn, request: Request, player: Player, client: Clien
     return Response(status_code=204)
 
 
+@api_router.get("/progress", response_model=ProgressOut)
+async def progress(player: Player, service: Service) -> ProgressOut:
+    """The player's progress over time, per week (ISO weeks, UTC): games and wins, the mean 3BV per second of the
+    wins and the mean accuracy; and per mode and size, the best and median winning time of each week won in."""
+    return ProgressOut.of((await service.players.progress(player))[0])
+
+
 @api_router.get("/passkeys", response_model=list[PasskeyOut])
 async def passkeys(player: Player, service: Service) -> list[PasskeyOut]:
     """The player's passkeys, the first made first: another device signs in as the player with any of them."""
-    return [PasskeyOut.of(passkey) for passkey in await service.players.passkeys(player)]
+    return [PasskeyOut.of(passkey) for passkey in await service.devices.passkeys(player)]
 
 
 @api_router.post("/passkeys/options")
 async def passkey_options(player: Player, client: Client, service: Service, site: Where) -> Response:
     """What navigator.credentials.create is asked to make a passkey with (PublicKeyCredential's JSON form, for
     parseCreationOptionsFromJSON): for this site, the player's passkeys excluded. Good for five minutes, once."""
-    options = await service.players.passkey_options(player, client, site)
+    options = await service.devices.passkey_options(player, client, site)
     return Response(options, media_type="application/json")
 
 
@@ -282,18 +328,18 @@ async def passkey_options(player: Player, client: Client, service: Service, site
 async def add_passkey(body: NewPasskeyIn, player: Player, client: Client, service: Service, site: Where) -> PasskeyOut:
     """Keep the passkey the browser made from the options above, under a name. Refused (409) when it does not
     check out: another site's, another ceremony's, or made too long ago."""
-    return PasskeyOut.of(await service.players.add_passkey(player, client, site, body.credential, body.name))
+    return PasskeyOut.of(await service.devices.add_passkey(player, client, site, body.credential, body.name))
 
 
 @api_router.patch("/passkeys/{credential_id}", response_model=PasskeyOut)
 async def rename_passkey(credential_id: str, body: PasskeyNameIn, player: Player, service: Service) -> PasskeyOut:
-    return PasskeyOut.of(await service.players.rename_passkey(player, credential_id, body.name))
+    return PasskeyOut.of(await service.devices.rename_passkey(player, credential_id, body.name))
 
 
 @api_router.delete("/passkeys/{credential_id}", status_code=204)
 async def remove_passkey(credential_id: str, player: Player, service: Service) -> Response:
     """Remove a passkey: it signs nobody in from now on (the device may still offer it)."""
-    await service.players.remove_passkey(player, credential_id)
+    await service.devices.remove_passkey(player, credential_id)
     return Response(status_code=204)
 
 
@@ -302,7 +348,7 @@ async def sign_in_options(client: Client, service: Service, site: Where) -> Resp
     """What navigator.credentials.get is asked to sign in with (for parseRequestOptionsFromJSON): any passkey the
     device keeps for this site. Good for five minutes, once. At most `sign_in_limit` sign-ins and link codes
     entered per address every `player_window` seconds (429)."""
-    return Response(await service.players.sign_in_options(client, site), media_type="application/json")
+    return Response(await service.devices.sign_in_options(client, site), media_type="application/json")
 
 
 @api_router.post("/sign-in", response_model=SignInOut)
@@ -311,7 +357,7 @@ async def sign_in(
 ) -> SignInOut:
     """This device becomes the player whose passkey answered the options above (a new session). A device that has
     games of its own is asked first (`choice`): POST /join says whether to bring them along."""
-    target = await service.players.sign_in(client, site, body.credential)
+    target = await service.devices.sign_in(client, site, body.credential)
     return await _signed_in(request, service, player, target)
 
 
@@ -319,7 +365,7 @@ async def sign_in(
 async def link_code(player: Player, client: Client, service: Service, site: Where) -> LinkCodeOut:
     """A one-time code that makes another device this player: 12 letters and digits of Crockford's base 32
     (60 bits), good for ten minutes and one use. Within the export's limit."""
-    code = await service.players.link_code(player, client)
+    code = await service.devices.link_code(player, client)
     return LinkCodeOut(code=code.shown, expires_at=code.until, url=_link_url(site, code.code))
 
 
@@ -328,7 +374,7 @@ async def link(body: LinkIn, request: Request, player: Player, client: Client, s
     """This device becomes the player whose link code it entered (the code used up). Wrong, used and stale codes
     are refused alike (409), within the sign-ins' limit; a device with games of its own is asked first, as for
     a passkey."""
-    target = await service.players.redeem_link_code(client, body.code)
+    target = await service.devices.redeem_link_code(client, body.code)
     return await _signed_in(request, service, player, target)
 
 

@@ -10,8 +10,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.core.seats import held_by
+from app.results.progress import Progress
 from app.results.records import tallied
-from app.service.players import Export, Passkey
+from app.service.devices import Passkey
+from app.service.players import Export
 from app.web.schemas.base import STRICT
 from app.web.schemas.games import game_out
 from app.web.schemas.records import RecordOut
@@ -211,3 +213,63 @@ class LinkCodeOut(BaseModel):
     code: str = Field(description="the code to type on the other device: three groups of four letters and digits")
     expires_at: float = Field(description="when it stops linking, in seconds since 1970 (UTC)")
     url: str = Field(description="a link that opens the page where the code is entered, the code filled in")
+
+
+class WeekOut(BaseModel):
+    start: str = Field(description="the week's Monday (UTC), ISO 8601")
+    games: int
+    wins: int
+    bbbv_per_second: float | None = Field(description="the mean 3BV per second of its wins that have a 3BV")
+    accuracy: float | None = Field(description="the mean accuracy of its graded games, 0 to 1")
+
+
+class WeekTimesOut(BaseModel):
+    start: str
+    best: float = Field(description="the week's best winning time, in seconds")
+    median: float = Field(description="the week's median winning time, in seconds")
+    wins: int
+
+
+class GroupTimesOut(BaseModel):
+    mode: str
+    width: int
+    height: int
+    mines: int
+    kind: str
+    weeks: list[WeekTimesOut] = Field(description="the weeks it was won in, oldest first")
+
+
+class ProgressOut(BaseModel):
+    weeks: list[WeekOut] = Field(description="every week of the last year from the player's first result, oldest first")
+    groups: list[GroupTimesOut] = Field(description="each mode and size won in, in the order of its first win")
+    finished: int = Field(description="how many finished games the results count (their list: GET /api/player/export)")
+
+    @classmethod
+    def of(cls, progress: Progress) -> ProgressOut:
+        return cls(
+            weeks=[
+                WeekOut(
+                    start=week.start.isoformat(),
+                    games=week.games,
+                    wins=week.wins,
+                    bbbv_per_second=week.bbbv_per_second,
+                    accuracy=week.accuracy,
+                )
+                for week in progress.weeks
+            ],
+            groups=[
+                GroupTimesOut(
+                    mode=group.mode,
+                    width=group.width,
+                    height=group.height,
+                    mines=group.mines,
+                    kind=group.kind,
+                    weeks=[
+                        WeekTimesOut(start=week.start.isoformat(), best=week.best, median=week.median, wins=week.wins)
+                        for week in group.weeks
+                    ],
+                )
+                for group in progress.groups
+            ],
+            finished=len(progress.finished),
+        )

@@ -663,25 +663,30 @@ def board_title(mode_name: str, width: int, height: int, mines: int) -> str:
 
 def record_size(record: Record) -> str:
     """A record's board as the records page heads it: "Beginner (9×9, 10 mines), no guessing"."""
-    mines = record.mines
+    return board_size(record.width, record.height, record.mines, record.kind)
+
+
+def board_size(width: int, height: int, mines: int, kind: str = "") -> str:
+    """A board of a mode as the pages name it: its preset if it is one, its size and mines, its kind."""
     described = ngettext(
         "%(width)s×%(height)s, %(mines)s mine",
         "%(width)s×%(height)s, %(mines)s mines",
         mines,
-        width=record.width,
-        height=record.height,
+        width=width,
+        height=height,
         mines=number_text(mines),
     )
-    preset = next((name for name, size in PRESETS.items() if size == (record.width, record.height, mines)), None)
+    preset = next((name for name, size in PRESETS.items() if size == (width, height, mines)), None)
     if preset is not None:
         described = gettext("%(preset)s (%(size)s)", preset=gettext(PRESET_TITLES[preset]), size=described)
-    return gettext("%(size)s, %(kind)s", size=described, kind=gettext(record.kind)) if record.kind else described
+    return gettext("%(size)s, %(kind)s", size=described, kind=gettext(kind)) if kind else described
 
 
-def moment_texts(seconds: float) -> tuple[str, str]:
+def moment_texts(seconds: float, to_the_second: bool = False) -> tuple[str, str]:
     """A moment as a page writes it (UTC) until its script writes it in the reader's time zone, and in ISO 8601."""
     moment = time.gmtime(seconds)
-    return time.strftime("%Y-%m-%d %H:%M UTC", moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
+    shown = "%Y-%m-%d %H:%M:%S UTC" if to_the_second else "%Y-%m-%d %H:%M UTC"
+    return time.strftime(shown, moment), time.strftime("%Y-%m-%dT%H:%M:%SZ", moment)
 
 
 def moment_html(seconds: float) -> Markup:
