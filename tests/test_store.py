@@ -183,8 +183,8 @@ class MemoryBackend(Backend):
             elif isinstance(value, str) and needle in value:
                 found.append((*path, value))
 
-        kept = ("_games", "_results", "_tallies", "_boards", "_rooms", "_names", "_ladders", "_entered", "_claims")
-        for name in kept:
+        kept = ("_games", "_results", "_tallies", "_boards", "_rooms", "_names", "_named_at", "_ladders", "_entered")
+        for name in (*kept, "_claims", "_passkeys", "_tokens", "_audit"):
             walk(getattr(self.store, name), (name,))
         return found
 

@@ -74,6 +74,12 @@ def listed(holdings) -> set[str]:
     return named | ({holdings.name} if holdings.name else set())
 
 
+def bare(place: tuple[str, ...], player: str) -> bool:
+    """A place that holds the player's id and nothing else but a figure (when they chose their name): theirs, and
+    nothing else's to list."""
+    return all(part == player or part.replace(".", "", 1).isdigit() for part in place[1:])
+
+
 def located(place: tuple[str, ...]) -> set[str]:
     """The strings that locate a place a scan found, a Redis key's every tail included (a ladder key has colons)."""
     parts = place[0].split(":")
@@ -99,7 +105,7 @@ def test_holdings_list_everything_a_scan_finds_and_only_the_players(backend):
     assert theirs["alone"] not in holdings.games
     places = backend.scan(ALICE)
     assert places, "the scan finds the player"
-    unlisted = [place for place in places if not located(place) & listed(holdings)]
+    unlisted = [place for place in places if not located(place) & listed(holdings) and not bare(place, ALICE)]
     assert not unlisted, f"kept for the player but not in their holdings: {unlisted}"
     assert not store.holdings(STAND_IN)
 
@@ -265,3 +271,30 @@ def test_a_token_is_taken_once_and_runs_out_by_the_stores_clock(backend, clock):
     assert store.put_token("link:three", ALICE, clock() + 600)
     clock.advance(599)
     assert store.take_token("link:three") == ALICE
+
+
+def test_names_are_listed_newest_first_and_dropped_and_entries_taken_off_a_ladder(backend, clock):
+    store = backend.store
+    for player, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
+        store.set_name(player, name)
+        clock.advance(1)
+    store.set_name(ALICE, "Alice Again")
+    reader = backend.reopened()
+    assert [(player, name) for player, name, _ in reader.recent_names(2)] == [(ALICE, "Alice Again"), (CAROL, "Carol")]
+    assert reader.recent_names(10)[0][2] == clock() and len(reader.recent_names(10)) == 3
+    assert store.drop_name(BOB) and not store.drop_name(BOB)
+    assert reader.names_of([BOB]) == {} and [line[0] for line in reader.recent_names(10)] == [ALICE, CAROL]
+    for player, millis in ((ALICE, 30_000), (BOB, 20_000), (CAROL, 40_000)):
+        store.enter_ladder(DAY, player, 0, millis, json.dumps({"by": player[:3]}))
+    assert store.drop_ladder_entry(DAY, BOB) and not store.drop_ladder_entry(DAY, BOB)
+    page = reader.ladder(DAY, 10, BOB)
+    assert [(row.place, row.player) for row in page.top] == [(1, ALICE), (2, CAROL)] and page.own is None
+    assert reader.ladder_entries_of(BOB) == {} and page.counts == (2, 0, 0)
+
+
+def test_the_audit_log_keeps_every_line_newest_first(backend):
+    store = backend.store
+    for number in range(5):
+        store.write_audit(json.dumps({"action": "rename", "number": number}))
+    assert [json.loads(line)["number"] for line in backend.reopened().audit_log(3)] == [4, 3, 2]
+    assert len(store.audit_log(100)) == 5

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from app.cli import analyze, bot, generate, move, serve, tournament
+from app.cli import admin, analyze, bot, generate, move, serve, tournament
 from app.cli.errors import EXIT_BAD_INPUT
 from app.core.errors import KaboomError
 
-COMMANDS = (analyze, bot, generate, move, serve, tournament)
+COMMANDS = (admin, analyze, bot, generate, move, serve, tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.cli.errors import BadInput
+from app.cli.errors import BadInput, positive
 from app.core.game import Invalid, board_size
 from app.play.bot import PRESET_SIZES, CalibrationBin, GameResult, GameSetup, calibration, play, wilson_interval
 from solver.strategy import STRATEGIES
@@ -29,16 +29,6 @@ def size_argument(text: str) -> tuple[int, int, int]:
     except (ValueError, Invalid) as error:
         detail = error.message if isinstance(error, Invalid) else f"expected {', '.join(PRESET_SIZES)} or WxH/K"
         raise argparse.ArgumentTypeError(f"{text!r}: {detail}") from None
-
-
-def positive(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return number
 
 
 def first_argument(text: str) -> str:

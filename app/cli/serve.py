@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.errors import BadInput
+from app.cli.errors import settings_checked
 
 
 def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
-    from pydantic import ValidationError
 
-    from app.core.config import ConfigurationError, Settings
+    from app.core.config import Settings
     from app.host.server import listening_socket, trusted_networks
     from app.host.server import serve as run_server
     from app.service.kept import KEPT
@@ -25,7 +24,7 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
     for name in ("host", "port", "database", "workers"):
         if (value := getattr(args, name)) is not None:
             os.environ[f"KABOOM_{name.upper()}"] = str(value)
-    try:
+    with settings_checked():
         settings = Settings()
         trusted_networks(settings.forwarded_allow_ips)
         # Opening the store and reading the secret here, once, makes a bad setting (an unwritable database, a
@@ -35,11 +34,6 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> None:
         settings.signing_key()
         open_store(settings, KEPT).close()
         listener = listening_socket(settings)
-    except ValidationError as error:
-        problems = "; ".join(f"KABOOM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors())
-        raise BadInput(f"bad setting: {problems}") from None
-    except ConfigurationError as error:
-        raise BadInput(str(error)) from None
     where = settings.store or settings.database
     print(
         f"Kaboom on http://{settings.host}:{settings.port}, {settings.workers} worker(s), games in {where}",

@@ -11,8 +11,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from app.cli.bot import positive
-from app.cli.errors import BadInput
+from app.cli.errors import BadInput, positive
 from app.play.bot import wilson_interval
 from app.play.tournament import (
     ANSWER_SECONDS,

@@ -14,7 +14,8 @@ Nothing here knows about HTTP.
 
 The service is composed of parts over one context, each a group of operations: games (games.py), aids (aids.py),
 seats (seats.py), reviews (reviews.py), rooms (rooms.py), the boards of the day (daily.py), a player as a whole
-(players.py) and the devices they play from (devices.py). A part registers its
+(players.py), the devices they play from (devices.py) and what the host does to keep the server civil
+(moderation.py). A part registers its
 operations with the runner and its listeners with the hooks (hooks.py): what happens when a game ends — its result,
 a room's place, a ladder's entry, the share key, the grade — is a list a feature adds to, not code in the move.
 """
@@ -32,6 +33,7 @@ from app.service.daily import DailyOperations
 from app.service.devices import DeviceOperations
 from app.service.games import GameOperations
 from app.service.kept import KEPT
+from app.service.moderation import ModerationOperations
 from app.service.players import PlayerOperations
 from app.service.reviews import ReviewOperations
 from app.service.rooms import RoomOperations
@@ -64,6 +66,7 @@ class GameService:
         self.daily = DailyOperations(context)
         self.players = PlayerOperations(context)
         self.devices = DeviceOperations(context)
+        self.moderation = ModerationOperations(context, self.daily)
         for part in (self.games, self.aids, self.seats, self.reviews, self.rooms, self.daily):
             context.runner.register(part)
 

@@ -159,9 +159,16 @@ class DailyOperations:
         return await self.context.offload(self._set_name, player, client, name)
 
     def _set_name(self, player: str, client: str, name: str) -> str:
+        refusal = self.context.hooks.first_refusal(self.context.hooks.name_refusals, player, client)
+        if refusal is not None:
+            raise Refused(refusal)
         limit, window = self.settings.create_limit, self.settings.create_window
         if not self.store.allow(f"name:{client}", limit, window):
             raise DailyLimited.of("name changes", limit, window)
+        return self.keep_name(player, name)
+
+    def keep_name(self, player: str, name: str) -> str:
+        """Keep a checked name as the player's, if no other player goes by its look (Refused otherwise)."""
         # One player at a time goes by a look (Alice, alice, Аlice): taken before the name is kept, and the look
         # of the name before let go after, so that a request failing between leaves the player holding both.
         claim = name_claim(name)

@@ -59,6 +59,8 @@ class Hooks:
     acted: list[Callable[[Game, str, str], None]] = field(default_factory=list)
     # A game was read or moved (game id, game): one whose turn is due (the computer's) is played on.
     seen: list[Callable[[str, Game], None]] = field(default_factory=list)
+    # Why a player may not choose a name now (player, client address): a host's block of the address.
+    name_refusals: list[Callable[[str, str], Refusal]] = field(default_factory=list)
     # Two players were just made one (source, target, what the store kept of the source before): a feature
     # tidies what the store cannot tell (a name's look the target no longer goes by).
     merged: list[Callable[[str, str, Any], None]] = field(default_factory=list)

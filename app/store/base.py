@@ -549,6 +549,29 @@ class Store:
         """The names these players chose; a player who chose none is absent."""
         raise NotImplementedError
 
+    def recent_names(self, limit: int) -> list[tuple[str, str, float]]:
+        """The names chosen last, newest first: (player, name, when it was chosen by the store's clock; 0 for a
+        name kept before the time was)."""
+        raise NotImplementedError
+
+    def drop_name(self, player: str) -> bool:
+        """Take away the name a player chose (they are anonymous again); False when they had none."""
+        raise NotImplementedError
+
+    def drop_ladder_entry(self, ladder: str, player: str) -> bool:
+        """Take a player's entry off a ladder (the places below move up); False when they had none there."""
+        raise NotImplementedError
+
+    # ----- the host's audit log -------------------------------------------------------------------------------
+
+    def write_audit(self, entry: str) -> None:
+        """Keep one line of the audit log (the app's JSON): what the host did, kept for good."""
+        raise NotImplementedError
+
+    def audit_log(self, limit: int) -> list[str]:
+        """The audit log's last `limit` lines, newest first."""
+        raise NotImplementedError
+
     def enter_ladder(self, ladder: str, player: str, group: int, millis: int, entry: str) -> bool:
         """Keep the player's entry (JSON text, app-level; the store does not read it) on a ladder (a board of the
         day's, by its key), unless the player has one there already: the first kept counts, later ones are

@@ -42,6 +42,8 @@ class MemoryStore(Store):
         self._presence: dict[tuple[str, int], float] = {}  # (game id, seat) -> connected until
         self._rooms: dict[str, dict[str, Any]] = {}  # room id -> data, version, members, updated
         self._names: dict[str, str] = {}  # player -> the display name they chose
+        self._named_at: dict[str, float] = {}  # player -> when they chose it
+        self._audit: list[str] = []  # the host's audit log, oldest first
         # ladder key -> player -> (group, millis, the order kept, entry JSON), and player -> ladder key -> entry JSON
         self._ladders: dict[str, dict[str, tuple[int, int, int, str]]] = {}
         self._entered: dict[str, dict[str, str]] = {}
@@ -258,6 +260,30 @@ class MemoryStore(Store):
     def set_name(self, player: str, name: str) -> None:
         with self._changed:
             self._names[player] = name
+            self._named_at[player] = self.clock()
+
+    def recent_names(self, limit: int) -> list[tuple[str, str, float]]:
+        with self._changed:
+            named = [(player, name, self._named_at.get(player, 0.0)) for player, name in self._names.items()]
+        return sorted(named, key=lambda line: line[2], reverse=True)[:limit]
+
+    def drop_name(self, player: str) -> bool:
+        with self._changed:
+            self._named_at.pop(player, None)
+            return self._names.pop(player, None) is not None
+
+    def drop_ladder_entry(self, ladder: str, player: str) -> bool:
+        with self._changed:
+            self._entered.get(player, {}).pop(ladder, None)
+            return self._ladders.get(ladder, {}).pop(player, None) is not None
+
+    def write_audit(self, entry: str) -> None:
+        with self._changed:
+            self._audit.append(entry)
+
+    def audit_log(self, limit: int) -> list[str]:
+        with self._changed:
+            return self._audit[::-1][:limit]
 
     def names_of(self, players: list[str]) -> dict[str, str]:
         with self._changed:
@@ -382,7 +408,7 @@ class MemoryStore(Store):
                 row.get("departed", set()).discard(player)
             _apply(self._games, games)
             _apply(self._rooms, rooms)
-            for kept in (self._results, self._tallies, self._boards, self._names):
+            for kept in (self._results, self._tallies, self._boards, self._names, self._named_at):
                 kept.pop(player, None)
             for ladder in self._entered.pop(player, {}):
                 self._ladders[ladder].pop(player, None)
@@ -408,6 +434,9 @@ class MemoryStore(Store):
             results = self._results.pop(source, {})
             self._results[target] = {**results, **self._results.get(target, {})}
             self._boards[target] = {**self._boards.pop(source, {}), **self._boards.get(target, {})}
+            named_at = self._named_at.pop(source, 0.0)
+            if source in self._names and target not in self._names:
+                self._named_at[target] = named_at
             if source in self._names:
                 self._names.setdefault(target, self._names.pop(source))
             for ladder in self._entered.pop(source, {}):

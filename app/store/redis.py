@@ -24,6 +24,8 @@ Keys, under `prefix`:
     rooms           sorted set: every room id by last activity (its saves and its games'), for expiry and order
     member:<player> set: the rooms the player is a member of
     names           hash: player -> the display name they chose
+    names-at        sorted set: player by when they chose their name (kaboom admin lists the latest)
+    audit           list: the host's audit log (kaboom admin), oldest first
     ladder:<key>    hash: player -> their entry on that board of the day's ladder, as
                     "<group>:<millis>:<seq>:<entry JSON>" (all an entry is: its ranking can be told from it)
     ladder-rank:<key>  sorted set: "<seq, 12 digits>:<player>" by group * LADDER_MILLIS + millis: the ladder in
@@ -1004,9 +1006,68 @@ class RedisStore(Store):
     @store_faults()
     def set_name(self, player: str, name: str) -> None:
         try:
-            self.redis.hset(self._key("names"), player, name)
+            with self.redis.pipeline() as pipe:
+                pipe.hset(self._key("names"), player, name)
+                pipe.zadd(self._key("names-at"), {player: self.clock()})
+                pipe.execute()
         except redis.ResponseError as error:
             raise Corrupt(f"{self._key('names')}: not stored as a hash: {error}") from None
+
+    @store_faults()
+    def recent_names(self, limit: int) -> list[tuple[str, str, float]]:
+        timed = cast(
+            list[tuple[bytes, float]], self.redis.zrevrange(self._key("names-at"), 0, limit - 1, withscores=True)
+        )
+        players = [player.decode() for player, _ in timed]
+        names = self.names_of(players)
+        found = [
+            (player, names[player], float(at))
+            for player, (_, at) in zip(players, timed, strict=True)
+            if player in names
+        ]
+        if len(found) < limit:  # names kept before their time was: listed last
+            listed = set(players)
+            for player, name in self.redis.hscan_iter(self._key("names")):
+                if len(found) >= limit:
+                    break
+                if player.decode() not in listed:
+                    found.append((player.decode(), name.decode(errors="replace"), 0.0))
+        return found
+
+    @store_faults()
+    def drop_name(self, player: str) -> bool:
+        with self.redis.pipeline() as pipe:
+            pipe.hdel(self._key("names"), player)
+            pipe.zrem(self._key("names-at"), player)
+            dropped, _ = pipe.execute()
+        return bool(dropped)
+
+    @store_faults()
+    def drop_ladder_entry(self, ladder: str, player: str) -> bool:
+        entries, ranking, _ = self._ladder_keys(ladder)
+        dropped = False
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            nonlocal dropped
+            kept = _ladder_value(cast(bytes | None, pipe.hget(entries, player)))
+            dropped = kept is not None
+            pipe.multi()
+            if kept is not None:
+                pipe.hdel(entries, player)
+                pipe.zrem(ranking, f"{kept[2]:012d}:{player}")
+                pipe.hdel(self._key("ladders", player), ladder)
+
+        self._transaction([entries], write)
+        return dropped
+
+    @store_faults()
+    def write_audit(self, entry: str) -> None:
+        self.redis.rpush(self._key("audit"), entry)
+
+    @store_faults()
+    def audit_log(self, limit: int) -> list[str]:
+        lines = cast(list[bytes], self.redis.lrange(self._key("audit"), -limit, -1))
+        return [line.decode(errors="replace") for line in reversed(lines)]
 
     @store_faults()
     def names_of(self, players: list[str]) -> dict[str, str]:
@@ -1292,6 +1353,7 @@ class RedisStore(Store):
             tokens = self._tokens_naming(source)
             passkeys = sorted(member.decode() for member in _replied_members(self.redis, mine["passkeys"]))
             watched = [
+                self._key("names-at"),
                 *(self._key("token", key) for key in tokens),
                 *(self._key("passkey", credential_id) for credential_id in passkeys),
                 *mine.values(),
@@ -1399,6 +1461,7 @@ class RedisStore(Store):
             name = pipe.hget(names, source)
             if name is not None and pipe.hget(names, target) is None:
                 writes.append(("HSET", names, target, name))
+                writes.append(("ZADD", self._key("names-at"), pipe.zscore(self._key("names-at"), source) or 0, target))
         for ladder in ladders:
             entries, ranking, _ = self._ladder_keys(ladder)
             ours, others = (
@@ -1422,7 +1485,8 @@ class RedisStore(Store):
                 moved = self._key("claim", key.replace(source, target))
                 writes.append(("SET", moved, target if value == source else value, "NX"))
         # The tallies are counted again from the results together when next read (tallies_of).
-        writes += [("HDEL", names, source), ("DEL", theirs["tallies"], *mine.values())]
+        writes += [("HDEL", names, source), ("ZREM", self._key("names-at"), source)]
+        writes.append(("DEL", theirs["tallies"], *mine.values()))
         return writes
 
     def _recast_passkeys_and_tokens(

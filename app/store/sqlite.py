@@ -247,7 +247,13 @@ class SQLiteStore(Store):
         -- The display name each player chose (checked by the app before it is kept).
         CREATE TABLE IF NOT EXISTS names (
             player TEXT PRIMARY KEY,
-            name TEXT NOT NULL
+            name TEXT NOT NULL,
+            named_at REAL NOT NULL DEFAULT 0
+        );
+        -- The host's audit log (kaboom admin): what was done, in the order it was, kept for good.
+        CREATE TABLE IF NOT EXISTS audit (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            entry TEXT NOT NULL
         );
         -- Each player's first entry on a board of the day's ladder (`data`: the app's JSON, never read here),
         -- ranked by (grp, millis, seq); `seq` numbers a ladder's entries in the order they were kept.
@@ -305,6 +311,18 @@ class SQLiteStore(Store):
         # Idempotent: workers starting together may all run it.
         with self._connection() as connection:
             connection.executescript(self.SCHEMA)
+            self._add_columns(connection)
+
+    @staticmethod
+    def _add_columns(connection: sqlite3.Connection) -> None:
+        """Columns a file made before them lacks: when each name was chosen."""
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(names)")}
+        if "named_at" not in columns:
+            try:
+                connection.execute("ALTER TABLE names ADD COLUMN named_at REAL NOT NULL DEFAULT 0")
+            except sqlite3.OperationalError as error:
+                if "duplicate column" not in str(error):  # another worker starting at once added it
+                    raise
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -780,10 +798,35 @@ class SQLiteStore(Store):
     def set_name(self, player: str, name: str) -> None:
         with self._transaction() as connection:
             connection.execute(
-                "INSERT INTO names (player, name) VALUES (?, ?) "
-                "ON CONFLICT (player) DO UPDATE SET name = excluded.name",
-                (player, name),
+                "INSERT INTO names (player, name, named_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (player) DO UPDATE SET name = excluded.name, named_at = excluded.named_at",
+                (player, name, self.clock()),
             )
+
+    def recent_names(self, limit: int) -> list[tuple[str, str, float]]:
+        with self._connection() as connection:
+            rows = connection.execute(
+                "SELECT player, name, named_at FROM names ORDER BY named_at DESC, player LIMIT ?", (limit,)
+            ).fetchall()
+        return [(player, name, float(named_at)) for player, name, named_at in rows]
+
+    def drop_name(self, player: str) -> bool:
+        with self._transaction() as connection:
+            return bool(connection.execute("DELETE FROM names WHERE player = ?", (player,)).rowcount)
+
+    def drop_ladder_entry(self, ladder: str, player: str) -> bool:
+        with self._transaction() as connection:
+            return bool(
+                connection.execute("DELETE FROM ladders WHERE ladder = ? AND player = ?", (ladder, player)).rowcount
+            )
+
+    def write_audit(self, entry: str) -> None:
+        with self._transaction() as connection:
+            connection.execute("INSERT INTO audit (entry) VALUES (?)", (entry,))
+
+    def audit_log(self, limit: int) -> list[str]:
+        with self._connection() as connection:
+            return [row[0] for row in connection.execute("SELECT entry FROM audit ORDER BY seq DESC LIMIT ?", (limit,))]
 
     def names_of(self, players: list[str]) -> dict[str, str]:
         names: dict[str, str] = {}
@@ -981,7 +1024,8 @@ class SQLiteStore(Store):
                 connection.execute(f"UPDATE OR IGNORE {table} SET player = ? WHERE player = ?", (target, source))
                 connection.execute(f"DELETE FROM {table} WHERE player = ?", (source,))
             connection.execute(
-                "INSERT OR IGNORE INTO names (player, name) SELECT ?, name FROM names WHERE player = ?",
+                "INSERT OR IGNORE INTO names (player, name, named_at) "
+                "SELECT ?, name, named_at FROM names WHERE player = ?",
                 (target, source),
             )
             connection.execute("DELETE FROM names WHERE player = ?", (source,))
