@@ -191,3 +191,25 @@ def test_a_link_code_makes_a_device_the_player_and_the_device_brings_its_games_o
             assert sorted(game["id"] for game in ok(laptop.get("/api/games"))) == both
             assert left not in {game["id"] for game in ok(alice.get("/api/games"))}
         assert ok(alice.get("/api/player/export"))["player"] == player
+
+
+def test_a_cross_site_request_does_nothing_to_a_player(server):
+    # A page elsewhere that posts with the player's cookie (a browser says so in Sec-Fetch-Site) makes no passkey,
+    # no link code, no sign-in, no join and no deletion: the pages' own requests are same-origin.
+    url, database = server
+    with client(url) as alice:
+        ok(alice.post("/api/games", json=BOARD), 201)
+        player = ok(alice.get("/api/player/export"))["player"]
+        before = scan(database, player)
+        elsewhere = {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}
+        for path, body in (
+            ("/api/player/passkeys/options", None),
+            ("/api/player/link-codes", None),
+            ("/api/player/sign-in/options", None),
+            ("/api/player/join", {"bring": True}),
+            ("/api/player/delete", {"confirm": "delete everything"}),
+        ):
+            assert alice.post(path, json=body, headers=elsewhere).status_code == 403, path
+        for path, form in (("/player/delete", {"confirm": "yes"}), ("/player/link-codes", {}), ("/player/join", {})):
+            assert alice.post(path, data=form, headers=elsewhere).status_code == 403, path
+        assert scan(database, player) == before
