@@ -33,7 +33,8 @@ ALL_TEMPLATES = sorted(str(path.relative_to(ROOT / "templates")) for path in (RO
 # Corrupt or a Conflict is answered with a sentence of the page's own (app.web.errors.ANSWERS), its words going
 # to the log alone; a BadInput is a command's (app/cli), and the command line speaks English. Every other
 # refusal is marked, in every module of the app (issue 44).
-OPERATOR_ERRORS = frozenset({"ConfigurationError", "Corrupt", "Conflict", "BadInput"})
+# NoSuchThing: what the host named to kaboom admin is not there (the command line stays English).
+OPERATOR_ERRORS = frozenset({"ConfigurationError", "Corrupt", "Conflict", "BadInput", "NoSuchThing"})
 # Words that are the same in every language: the game's name, and 3BV (each glossary keeps it).
 UNTRANSLATED_WORDS = {"Kaboom", "BV"}
 

@@ -20,7 +20,7 @@ from app.service.devices import LINK_CODE_SECONDS, LinkCode, SignInRefused, Site
 from app.service.players import Export
 from app.web.deps import Client, Player, Service, Where, become, player_of
 from app.web.render import page, page_context
-from app.web.schemas.base import ERROR_RESPONSES
+from app.web.schemas.base import ERROR_RESPONSES, ErrorOut
 from app.web.schemas.players import (
     DeleteIn,
     ExportOut,
@@ -38,7 +38,9 @@ from app.web.schemas.players import (
 from app.web.views.progress import progress_view
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
-api_router = APIRouter(prefix="/api/player", tags=["player"], responses=ERROR_RESPONSES)
+# Every request here that reads or writes much, or could be used to guess, counts towards a limit per address.
+LIMITED = {429: {"model": ErrorOut, "description": "too many of these requests from this address for now"}}
+api_router = APIRouter(prefix="/api/player", tags=["player"], responses={**ERROR_RESPONSES, **LIMITED})
 
 # What the delete form's box sends when ticked, and the join form's buttons.
 CONFIRMED = "yes"
