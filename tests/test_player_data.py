@@ -172,6 +172,9 @@ def test_a_link_code_makes_a_device_the_player_and_the_device_brings_its_games_o
         tablet_player = ok(tablet.get("/api/player/export"))["player"]
         fresh = ok(alice.post("/api/player/link-codes"), 201)
         assert fresh["url"].endswith(f"/player/link?code={fresh['code'].replace('-', '')}")
+        # The QR code's link fills the code in on the other device's page: entering it is still a button away.
+        filled = tablet.get("/" + fresh["url"].split("/", 3)[3])
+        assert f'value="{fresh["code"].replace("-", "")}"' in filled.text
         answer = ok(tablet.post("/api/player/link", json={"code": fresh["code"]}))
         assert answer == {"signed_in": False, "choice": True, "next": "/player/join"}
         assert "Bring this device" in tablet.get("/player/join").text
@@ -213,3 +216,11 @@ def test_a_cross_site_request_does_nothing_to_a_player(server):
         for path, form in (("/player/delete", {"confirm": "yes"}), ("/player/link-codes", {}), ("/player/join", {})):
             assert alice.post(path, data=form, headers=elsewhere).status_code == 403, path
         assert scan(database, player) == before
+
+
+def test_passkeys_are_made_for_the_configured_domain_or_else_the_requests_host(tmp_path):
+    with live_server(tmp_path / "one.sqlite3", domain="games.example.org") as url, client(url) as behind_caddy:
+        options = ok(behind_caddy.post("/api/player/passkeys/options"))
+        assert options["rp"] == {"name": "Kaboom", "id": "games.example.org"}
+    with live_server(tmp_path / "two.sqlite3") as url, client(url.replace("127.0.0.1", "localhost")) as developer:
+        assert ok(developer.post("/api/player/passkeys/options"))["rp"]["id"] == "localhost"
