@@ -39,7 +39,9 @@ from app.web.views.progress import progress_view
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 # Every request here that reads or writes much, or could be used to guess, counts towards a limit per address.
-LIMITED = {429: {"model": ErrorOut, "description": "too many of these requests from this address for now"}}
+LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorOut, "description": "too many of these requests from this address for now"}
+}
 api_router = APIRouter(prefix="/api/player", tags=["player"], responses={**ERROR_RESPONSES, **LIMITED})
 
 # What the delete form's box sends when ticked, and the join form's buttons.
