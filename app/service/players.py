@@ -3,8 +3,9 @@ a device that has games of its own signs in as another (app/service/devices.py: 
 over time.
 
 The store lists what it keeps about a player, takes it away and merges two players, each at once (Store.holdings,
-Store.forget, Store.merge); this part reads their games and rooms for the export, and keeps each operation within a
-client address's limit. What the download looks like, and the pages, are the web layer's.
+Store.forget, Store.merge); this part reads their games and rooms for the export, and keeps an export and a deletion
+within a client address's limit (a merge follows a sign-in, which has its own). What the download looks like, and
+the pages, are the web layer's.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from app.store import Corrupt, Holdings, NotFound
 
 @dataclass(frozen=True)
 class Export:
-    """Everything the server holds about a player: what the store keeps, with their games and rooms read
-    (None for one that does not read back: its id is all there is to give)."""
+    """Everything the server holds about a player: what the store keeps, with their games and rooms read (a game
+    that does not read back, or that they no longer open, by its id alone; a room that does not, None)."""
 
     player: str
     holdings: Holdings
