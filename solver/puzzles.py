@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Inconsistent, Status
 from solver.limits import Allowance
+from solver.local import subtract_groups
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, neighbour_table, reading_order
 
 # The eight ways a board can be turned or mirrored onto itself (for a square board; a rectangle's quarter turns
@@ -129,16 +130,15 @@ class Puzzle:
         }
         return Puzzle(transformed(self.position, symmetry), {cell: proofs[cell] for cell in reading_order(proofs)})
 
-    def canonical(self) -> Puzzle:
-        """The puzzle in the form it is kept in, whichever of its eight it was found in."""
-        return self.moved(canonical(self.position)[1])
-
 
 def puzzle_in(position: Position, allowance: Allowance | None = None) -> Puzzle | None:
-    """The puzzle a position holds, or None: when it is inconsistent, proves no covered cell, or one fact (a single
-    number, or the mines left) proves a covered cell by itself, so that the trainer would have an answer needing no
-    thought. Reasoning stops at `allowance` (solver.limits), raising Interrupted."""
-    position = unflagged(position)
+    """The puzzle a position holds, in its canonical form, or None: when it is inconsistent, proves no covered cell,
+    or one fact (a single number, or the mines left) proves a covered cell by itself, so that the trainer would have
+    an answer needing no thought. Reasoning stops at `allowance` (solver.limits), raising Interrupted.
+
+    The canonical form is reasoned about, not the form given: every turn and mirror of a position finds the same
+    puzzle, proofs and all (a cell may have several smallest proofs, and the solver finds one by the board's order)."""
+    position, _ = canonical(unflagged(position))
     try:
         analyzer = Analyzer(position)
         with analyzer.limits(allowance):
@@ -153,3 +153,77 @@ def puzzle_in(position: Position, allowance: Allowance | None = None) -> Puzzle 
         for cell, found in explained.items()
     }
     return Puzzle(position, proofs)
+
+
+# The named patterns a proof may follow along a line of numbers, by the mines each number still misses.
+NAMED_LINES = {(1, 2, 1): "1-2-1", (1, 2, 2, 1): "1-2-2-1"}
+
+
+def themes(puzzle: Puzzle) -> frozenset[str]:
+    """What the puzzle's key proof asks of a player, as a trainer practises it:
+
+    - "1-1", "1-2": two numbers side by side, one's covered cells inside the other's, missing one mine each (the
+      other's cells beyond are safe), or one and two with one cell beyond (it is a mine); "subset" for any other
+      such pair, "overlap" for two numbers that share cells without one inside the other;
+    - "1-2-1", "1-2-2-1": three or four numbers in a line, missing those mines;
+    - "chain": three numbers or more that the pair rules (solver.local.subtract_groups) still reach one pair at
+      a time; "cases": a proof those rules never reach, to be reasoned through case by case;
+    - "count": the mines left are part of the proof.
+
+    Computed from the canonical form (puzzle_in's), so the same whatever the turn or mirror it was found in."""
+    position, key = puzzle.position, puzzle.key
+    width = position.width
+    groups = _groups(position)
+    found: set[str] = set()
+    if key.uses_count:
+        found.add("count")
+    numbers = key.numbers
+    if len(numbers) == 2 and not key.uses_count:
+        found.add(_pair(groups[numbers[0]], groups[numbers[1]], _side_by_side(*numbers)))
+    in_a_line = _in_a_line(numbers) and not key.uses_count
+    named = NAMED_LINES.get(tuple(groups[number][1] for number in numbers)) if in_a_line else None
+    if named:
+        found.add(named)
+    symbols = [symbol for row in position.rows for symbol in row]
+    reached = subtract_groups(width, position.height, symbols)
+    index = key.cell[1] * width + key.cell[0]
+    if not key.uses_count and index not in {*reached.safe, *reached.mines}:
+        found.add("cases")
+    elif len(numbers) >= 3 and not named and not key.uses_count:
+        found.add("chain")
+    return frozenset(found)
+
+
+def _groups(position: Position) -> dict[Cell, tuple[frozenset[Cell], int]]:
+    """Each revealed number's covered neighbours, and the mines it still misses among them."""
+    found = {}
+    for cell in position.cells():
+        if position[cell] in NUMBERS:
+            around = list(position.neighbours(cell))
+            covered = frozenset(n for n in around if position.is_covered(n))
+            found[cell] = (covered, int(position[cell]) - sum(position[n] == MINE for n in around))
+    return found
+
+
+def _pair(first: tuple[frozenset[Cell], int], second: tuple[frozenset[Cell], int], side_by_side: bool) -> str:
+    """A pair's theme; the names players give are for numbers side by side."""
+    (small, a), (big, b) = sorted((first, second), key=lambda group: (len(group[0]), group[1]))
+    if small <= big:
+        if side_by_side and a == b == 1:
+            return "1-1"
+        if side_by_side and (a, b) == (1, 2) and len(big - small) == 1:
+            return "1-2"
+        return "subset"
+    return "overlap"
+
+
+def _side_by_side(first: Cell, second: Cell) -> bool:
+    return abs(first[0] - second[0]) + abs(first[1] - second[1]) == 1
+
+
+def _in_a_line(numbers: tuple[Cell, ...]) -> bool:
+    """Whether the numbers stand side by side in one row or one column."""
+    if len(numbers) < 3:
+        return False
+    steps = {(b[0] - a[0], b[1] - a[1]) for a, b in zip(numbers, numbers[1:], strict=False)}
+    return steps in ({(1, 0)}, {(0, 1)})

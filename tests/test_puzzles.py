@@ -1,7 +1,7 @@
 """Puzzles found in positions (solver/puzzles.py, issue 46 #2), checked against brute force on small boards: a
 position holds a puzzle exactly when it is consistent, proves some covered cell, and no single number proves one;
 the solution is every proven cell; each proof is sufficient on its own and has nothing to spare; a puzzle is the
-same whatever its rotation or reflection."""
+same whatever its rotation or reflection, and so are the themes its proof is given."""
 
 from __future__ import annotations
 
@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.position import Position
-from solver.puzzles import SYMMETRIES, canonical, moved_cell, proven_at_a_glance, puzzle_in, transformed, unflagged
+from solver.puzzles import (
+    SYMMETRIES,
+    canonical,
+    moved_cell,
+    proven_at_a_glance,
+    puzzle_in,
+    themes,
+    transformed,
+    unflagged,
+)
 from tests.reference import proves, truth, visible_constraints
 from tests.strategies import examples, positions, render
 
@@ -53,8 +62,9 @@ def test_positions_of_real_layouts_half_revealed_hold_puzzles_that_brute_force_c
 
 
 def checked_against_brute_force(position: Position) -> bool:
-    """The checks of one position against brute force; whether it holds a puzzle."""
-    position = unflagged(position)
+    """The checks of one position against brute force; whether it holds a puzzle. A puzzle is found in the
+    position's canonical form: it is checked on that."""
+    position = canonical(unflagged(position))[0]
     proven = brute_force_proven(position)
     puzzle = puzzle_in(position)
     trivial = proven is not None and any(one_fact_proves(position, cell, mine) for cell, mine in proven.items())
@@ -85,16 +95,14 @@ def test_a_puzzle_is_the_same_turned_or_mirrored(position, symmetry):
     position = unflagged(position)
     turned = transformed(position, symmetry)
     assert canonical(turned)[0] == canonical(position)[0]
-    puzzle, turned_puzzle = puzzle_in(position), puzzle_in(turned)
-    assert (puzzle is None) == (turned_puzzle is None)
-    if puzzle is None:
-        return
-    assert turned_puzzle.solution == puzzle.moved(symmetry).solution
-    assert turned_puzzle.canonical().position == puzzle.canonical().position
-    assert turned_puzzle.canonical().solution == puzzle.canonical().solution
-    # A proof turned with its board still proves its cell there.
-    for cell, proof in puzzle.moved(symmetry).proofs.items():
-        assert proves(turned, proof.numbers, proof.uses_count, cell, proof.mine)
+    # Proofs and all: every form is reasoned about as the one kept.
+    assert puzzle_in(turned) == puzzle_in(position)
+    puzzle = puzzle_in(position)
+    if puzzle is not None:
+        # A puzzle turned with its board is the same puzzle there: its proofs still prove its cells.
+        moved = puzzle.moved(symmetry)
+        for cell, proof in moved.proofs.items():
+            assert proves(moved.position, proof.numbers, proof.uses_count, cell, proof.mine)
 
 
 def test_the_eight_forms_of_a_board_are_its_turns_and_mirrors():
@@ -118,8 +126,10 @@ def test_the_one_one_against_a_wall_is_a_puzzle_and_its_proof_names_both_numbers
     # The 1-1 at a wall: the first 1's mine is among the two cells the second 1 sees too, so the second 1's other
     # cells are safe; the rest of the board holds the other mine.
     puzzle = puzzle_in(Position(4, 2, 2, ("....", "11..")))
-    assert puzzle is not None and puzzle.solution == {(2, 0): False, (2, 1): False}
-    assert puzzle.key.numbers == ((0, 1), (1, 1)) and not puzzle.key.uses_count and puzzle.key.cell == (2, 0)
+    # Kept turned: the form whose text comes first.
+    assert puzzle is not None and puzzle.position.rows == ("..", "..", ".1", ".1")
+    assert puzzle.solution == {(0, 1): False, (1, 1): False}
+    assert puzzle.key.numbers == ((1, 2), (1, 3)) and not puzzle.key.uses_count and puzzle.key.cell == (0, 1)
     assert puzzle.region == "edge"
 
 
@@ -128,3 +138,42 @@ def test_a_position_with_an_answer_one_number_gives_holds_no_puzzle():
     assert puzzle_in(Position(2, 2, 1, ("1.", ".."))) is None
     assert puzzle_in(Position(2, 2, 5, ("1.", ".."))) is None, "inconsistent: more mines than cells"
     assert puzzle_in(Position(2, 2, 1, ("..", ".."))) is None, "nothing proven"
+
+
+# ----- themes ---------------------------------------------------------------------------------------------------
+
+# A small board of each theme, kept as found (canonical), with its key proof's themes.
+THEMED = [
+    (Position(2, 3, 1, (".1", ".1", ".1")), {"1-1"}),
+    (Position(2, 3, 2, (".1", ".2", ".1")), {"1-2"}),
+    (Position(2, 3, 1, (".1", "1.", ".1")), {"subset"}),
+    (Position(2, 3, 2, (".1", "..", "2.")), {"overlap"}),
+    (Position(2, 3, 1, (".1", "..", "1.")), {"count"}),
+    (Position(3, 3, 3, ("..2", "2..", "1.2")), {"chain"}),
+    (Position(3, 3, 3, ("..2", "2..", "..2")), {"cases"}),
+    (Position(4, 4, 4, ("....", "..1.", ".22.", "1.1.")), {"1-2-1", "cases"}),
+]
+
+
+def test_each_theme_on_a_board_of_its_own_turned_every_way():
+    for position, expected in THEMED:
+        for symmetry in SYMMETRIES:
+            puzzle = puzzle_in(transformed(position, symmetry))
+            assert puzzle is not None and themes(puzzle) == expected, (position.rows, symmetry)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(positions(max_side=5))
+def test_a_proof_by_cases_is_one_no_two_numbers_give(position):
+    puzzle = puzzle_in(position)
+    if puzzle is None:
+        return
+    found = themes(puzzle)
+    key, board = puzzle.key, puzzle.position
+    numbers = list(visible_constraints(board))
+    by_pairs = any(proves(board, [a, b], False, key.cell, key.mine) for a, b in itertools.combinations(numbers, 2))
+    if "cases" in found:
+        assert not by_pairs, "a proof by cases needs more than two numbers at once"
+    if found & {"1-1", "1-2", "subset", "overlap"}:
+        assert by_pairs and len(key.numbers) == 2
+    assert ("count" in found) == key.uses_count
