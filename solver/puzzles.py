@@ -155,17 +155,12 @@ def puzzle_in(position: Position, allowance: Allowance | None = None) -> Puzzle 
     return Puzzle(position, proofs)
 
 
-# The named patterns a proof may follow along a line of numbers, by the mines each number still misses.
-NAMED_LINES = {(1, 2, 1): "1-2-1", (1, 2, 2, 1): "1-2-2-1"}
-
-
 def themes(puzzle: Puzzle) -> frozenset[str]:
     """What the puzzle's key proof asks of a player, as a trainer practises it:
 
     - "1-1", "1-2": two numbers side by side, one's covered cells inside the other's, missing one mine each (the
       other's cells beyond are safe), or one and two with one cell beyond (it is a mine); "subset" for any other
       such pair, "overlap" for two numbers that share cells without one inside the other;
-    - "1-2-1", "1-2-2-1": three or four numbers in a line, missing those mines;
     - "chain": three numbers or more that the pair rules (solver.local.subtract_groups) still reach one pair at
       a time; "cases": a proof those rules never reach, to be reasoned through case by case;
     - "count": the mines left are part of the proof.
@@ -180,16 +175,12 @@ def themes(puzzle: Puzzle) -> frozenset[str]:
     numbers = key.numbers
     if len(numbers) == 2 and not key.uses_count:
         found.add(_pair(groups[numbers[0]], groups[numbers[1]], _side_by_side(*numbers)))
-    in_a_line = _in_a_line(numbers) and not key.uses_count
-    named = NAMED_LINES.get(tuple(groups[number][1] for number in numbers)) if in_a_line else None
-    if named:
-        found.add(named)
     symbols = [symbol for row in position.rows for symbol in row]
     reached = subtract_groups(width, position.height, symbols)
     index = key.cell[1] * width + key.cell[0]
     if not key.uses_count and index not in {*reached.safe, *reached.mines}:
         found.add("cases")
-    elif len(numbers) >= 3 and not named and not key.uses_count:
+    elif len(numbers) >= 3 and not key.uses_count:
         found.add("chain")
     return frozenset(found)
 
@@ -219,11 +210,3 @@ def _pair(first: tuple[frozenset[Cell], int], second: tuple[frozenset[Cell], int
 
 def _side_by_side(first: Cell, second: Cell) -> bool:
     return abs(first[0] - second[0]) + abs(first[1] - second[1]) == 1
-
-
-def _in_a_line(numbers: tuple[Cell, ...]) -> bool:
-    """Whether the numbers stand side by side in one row or one column."""
-    if len(numbers) < 3:
-        return False
-    steps = {(b[0] - a[0], b[1] - a[1]) for a, b in zip(numbers, numbers[1:], strict=False)}
-    return steps in ({(1, 0)}, {(0, 1)})
