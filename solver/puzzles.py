@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from solver.analysis import Analyzer, Inconsistent, Status
 from solver.limits import Allowance
-from solver.local import subtract_groups
+from solver.local import deduce, subtract_groups
 from solver.position import COVERED, FLAG, MINE, NUMBERS, Cell, Position, neighbour_table, reading_order
 
 # The eight ways a board can be turned or mirrored onto itself (for a square board; a rectangle's quarter turns
@@ -77,6 +77,38 @@ def proven_at_a_glance(position: Position) -> set[Cell]:
         if covered and missing in (0, len(covered)):
             found.update((n % position.width, n // position.width) for n in covered)
     return found
+
+
+def settled(position: Position, mines: frozenset[Cell]) -> Position:
+    """The position once a player has done all that one fact at a time gives, with the layout `mines` it was
+    dealt from: the local rules (solver.local) to a fixpoint, each cell they prove opened (its number from the
+    layout) or, a mine, known ('*'), and the mines left when they settle everything; again until nothing is left.
+    What it still proves is what needs thought."""
+    width = position.width
+    symbols = [symbol.replace(FLAG, COVERED) for row in position.rows for symbol in row]
+    neighbours = neighbour_table(width, position.height)
+    layout = {y * width + x for x, y in mines}
+    start: list[int] | None = None
+    while True:
+        found = deduce(width, position.height, symbols, start=start)
+        safe, known = set(found.safe), set(found.mines)
+        covered = [index for index, symbol in enumerate(symbols) if symbol == COVERED]
+        left = position.mines - symbols.count(MINE) - len(known)
+        rest = [index for index in covered if index not in safe and index not in known]
+        if rest and left in (0, len(rest)):
+            (known if left else safe).update(rest)
+        if not safe and not known:
+            return Position(width, position.height, position.mines, _rows(symbols, width))
+        for index in known:
+            symbols[index] = MINE
+        for index in safe:
+            symbols[index] = str(sum(neighbour in layout for neighbour in neighbours[index]))
+        # The rules go on from the numbers the changes touch: the new ones, and those beside a new mine.
+        start = sorted({*safe, *(n for index in known | safe for n in neighbours[index] if symbols[n] in NUMBERS)})
+
+
+def _rows(symbols: list[str], width: int) -> tuple[str, ...]:
+    return tuple("".join(symbols[start : start + width]) for start in range(0, len(symbols), width))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.cli.bot import first_cell
+from app.play.bot import GameSetup, play
+from app.results.puzzles import puzzles_of
 from solver.position import Position
 from solver.puzzles import (
     SYMMETRIES,
@@ -18,12 +21,13 @@ from solver.puzzles import (
     moved_cell,
     proven_at_a_glance,
     puzzle_in,
+    settled,
     themes,
     transformed,
     unflagged,
 )
 from tests.reference import proves, truth, visible_constraints
-from tests.strategies import examples, positions, render
+from tests.strategies import boards, examples, positions, render
 
 
 def brute_force_proven(position: Position) -> dict:
@@ -177,3 +181,36 @@ def test_a_proof_by_cases_is_one_no_two_numbers_give(position):
     if found & {"1-1", "1-2", "subset", "overlap"}:
         assert by_pairs and len(key.numbers) == 2
     assert ("count" in found) == key.uses_count
+
+
+# ----- settling a position, and puzzles from games ---------------------------------------------------------------
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(boards(max_side=6), st.data())
+def test_a_settled_position_leaves_nothing_one_fact_gives_and_keeps_to_its_layout(board, data):
+    width, height, cells, mines = board
+    revealed = data.draw(st.sets(st.sampled_from(cells)))
+    position = render(width, height, len(mines), mines, {cell for cell in revealed if cell not in mines}, set())
+    after = settled(position, mines)
+    assert proven_at_a_glance(after) == set()
+    for cell in position.cells():
+        if not position.is_covered(cell):
+            assert after[cell] == position[cell], "what was shown stays as it was"
+        elif after[cell] == "*":
+            assert cell in mines
+        elif after[cell] != ".":
+            assert cell not in mines and after[cell] == render(width, height, len(mines), mines, {cell}, set())[cell]
+    # What one fact gave at first is settled; what settling opened after it, the numbers it opened gave.
+    assert all(not after.is_covered(cell) for cell in proven_at_a_glance(position))
+
+
+def test_bot_games_pass_through_puzzles_each_kept_once_in_its_canonical_form():
+    board = GameSetup(9, 9, 10, first_cell("center", 9, 9), opening=True)
+    games = [game for number in range(12) if (game := play(board, "exact", number).game) is not None]
+    found = puzzles_of(games, work=200_000)
+    assert found, "a dozen Beginner games pass through some puzzles"
+    for position, puzzle in found.items():
+        assert puzzle_in(position) == puzzle and position == canonical(position)[0]
+        assert puzzle.key.size >= 2
+    assert puzzles_of([*games, *games], work=200_000) == found, "each kept once, whichever game it came from"
