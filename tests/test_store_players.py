@@ -298,3 +298,15 @@ def test_the_audit_log_keeps_every_line_newest_first(backend):
         store.write_audit(json.dumps({"action": "rename", "number": number}))
     assert [json.loads(line)["number"] for line in backend.reopened().audit_log(3)] == [4, 3, 2]
     assert len(store.audit_log(100)) == 5
+
+
+def test_a_shared_game_the_player_took_off_their_list_keeps_nothing_of_them_once_forgotten(backend):
+    store = backend.store
+    shared = game_for(BOB)
+    shared.seats = [Player(BOB), Invitation("invitation-of-b0b", ALICE)]
+    game_id = store.create(shared)
+    store.leave(game_id, ALICE)
+    store.forget(ALICE, STAND_IN)
+    assert backend.scan(ALICE) == []
+    assert store.load(game_id, BOB).seats == [Player(BOB), Invitation("invitation-of-b0b", STAND_IN)]
+    assert [listing.game_id for listing in store.games_of(BOB)] == [game_id]

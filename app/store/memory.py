@@ -404,8 +404,6 @@ class MemoryStore(Store):
     def forget(self, player: str, stand_in: str) -> None:
         with self._changed:
             games, rooms = self._recast_all(player, stand_in, forget=True)
-            for row in self._games.values():
-                row.get("departed", set()).discard(player)
             _apply(self._games, games)
             _apply(self._rooms, rooms)
             for kept in (self._results, self._tallies, self._boards, self._names, self._named_at):
@@ -426,19 +424,12 @@ class MemoryStore(Store):
             return
         with self._changed:
             games, rooms = self._recast_all(source, target, forget=False)
-            for row in games.values():
-                departed = row.get("departed", set()) if row else set()
-                if source in departed:
-                    departed.discard(source)
-                    departed.add(target)
             results = self._results.pop(source, {})
             self._results[target] = {**results, **self._results.get(target, {})}
             self._boards[target] = {**self._boards.pop(source, {}), **self._boards.get(target, {})}
-            named_at = self._named_at.pop(source, 0.0)
-            if source in self._names and target not in self._names:
-                self._named_at[target] = named_at
-            if source in self._names:
-                self._names.setdefault(target, self._names.pop(source))
+            name, named_at = self._names.pop(source, None), self._named_at.pop(source, 0.0)
+            if name is not None and target not in self._names:
+                self._names[target], self._named_at[target] = name, named_at
             for ladder in self._entered.pop(source, {}):
                 entries = self._ladders[ladder]
                 mine, theirs = entries.pop(source), entries.get(target)
@@ -502,7 +493,9 @@ class MemoryStore(Store):
                     "seats": game.credentials(),
                     "data": self._encode(game, game_id),
                     "version": game.version,
-                    "departed": set(row.get("departed", ())),
+                    # Taken off the source's list: off the target's too, or off nobody's when forgotten.
+                    "departed": {target if who == source else who for who in row.get("departed", ())}
+                    - ({target} if forget else set()),
                 }
             )
         return games, rooms
