@@ -476,10 +476,13 @@ class Store:
         """A stored game's state with `target` in `source`'s seats and its version one on (a page open on it
         hears of the change, and a save read before it cannot write the old seats back). Forgetting `source`
         (`rooms_kept` given: the rooms that go on), None for a game nobody else plays, unless it is played in a
-        room that goes on (its others see it). Corrupt where the state does not read back."""
+        room that goes on (its others see it), and for one that does not read back (it opens for nobody: it goes
+        with the player). A merge meeting a game that does not read back is Corrupt: nothing is merged."""
         try:
             game = read_state(data, self.kept.modes)
         except ValueError as error:
+            if rooms_kept is not None:
+                return None
             raise Corrupt(f"a game of the player: {error}") from None
         if rooms_kept is not None and people(game.seats) <= {source}:
             if game.room is None or game.room["id"] not in rooms_kept:

@@ -15,7 +15,6 @@ from app.store.base import (
     LADDER_LISTED_GROUPS,
     Clock,
     Conflict,
-    Corrupt,
     Holdings,
     Kept,
     LadderPage,
@@ -478,12 +477,7 @@ class MemoryStore(Store):
         for game_id, row in self._games.items():
             if not self._names_in(row["seats"], source):
                 continue
-            try:
-                game = self._recast_game(row["data"], source, target, rooms_kept=rooms_kept)
-            except Corrupt:
-                if not forget:
-                    raise
-                game = None  # it opens for nobody: it goes with the player
+            game = self._recast_game(row["data"], source, target, rooms_kept=rooms_kept)
             games[game_id] = (
                 None
                 if game is None

@@ -1240,18 +1240,6 @@ class RedisStore(Store):
         except ValueError:
             return None
 
-    def _tokens_naming(self, player: str) -> dict[str, str]:
-        """The tokens in play that name `player` (names_player), by their key: every token is looked at."""
-        prefix = self._key("token", "")
-        keys = list(self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="string"))
-        values = cast(list[bytes | None], self.redis.mget(keys)) if keys else []
-        found = {
-            key.decode().removeprefix(prefix): value.decode(errors="replace").partition(" ")[2]
-            for key, value in zip(keys, values, strict=True)
-            if value is not None
-        }
-        return {key: value for key, value in found.items() if names_player(key, value, player)}
-
     # ----- a player's whole keeping -------------------------------------------------------------------
     # Read under WATCH, worked out here, written in one MULTI/EXEC: Redis applies all of it or, if the process
     # dies before EXEC or another wrote a watched key, none of it.
@@ -1263,16 +1251,17 @@ class RedisStore(Store):
         keys["vacated"] = self._key("player", vacated(player).id)  # the index of the seats they left in rooms
         return keys
 
-    def _claims_naming(self, player: str) -> dict[str, str]:
-        """The claims about `player` (names_player): every claim is looked at, as no index says whose it is."""
-        prefix = self._key("claim", "")
+    def _naming(self, kind: str, player: str) -> dict[str, str]:
+        """The claims or tokens (`kind`) about `player` (names_player), by their key: every one is looked at, as
+        no index says whose it is. A token's value is what follows its time."""
+        prefix = self._key(kind, "")
         keys = list(self.redis.scan_iter(match=f"{prefix}*", count=1000, _type="string"))
         values = cast(list[bytes | None], self.redis.mget(keys)) if keys else []
-        found = {
-            key.decode().removeprefix(prefix): value.decode(errors="replace")
-            for key, value in zip(keys, values, strict=True)
-            if value is not None
-        }
+        found = {}
+        for key, value in zip(keys, values, strict=True):
+            if value is not None:
+                text = value.decode(errors="replace")
+                found[key.decode().removeprefix(prefix)] = text.partition(" ")[2] if kind == "token" else text
         return {key: value for key, value in found.items() if names_player(key, value, player)}
 
     def _games_naming(self, client: Any, player: str) -> list[str]:
@@ -1328,9 +1317,9 @@ class RedisStore(Store):
             boards=_texts(boards),
             name=name.decode(errors="replace") if name is not None else None,
             ladders=_texts(ladders),
-            claims=self._claims_naming(player),
+            claims=self._naming("claim", player),
             passkeys=self.passkeys_of(player),
-            tokens=self._tokens_naming(player),
+            tokens=self._naming("token", player),
         )
 
     @store_faults()
@@ -1349,8 +1338,8 @@ class RedisStore(Store):
             games = self._games_naming(self.redis, source)
             rooms = sorted(member.decode() for member in _replied_members(self.redis, mine["member"]))
             ladders = list(_texts(_replied(self._try(lambda: self.redis.hgetall(mine["ladders"])), None)))
-            claims = self._claims_naming(source)
-            tokens = self._tokens_naming(source)
+            claims = self._naming("claim", source)
+            tokens = self._naming("token", source)
             passkeys = sorted(member.decode() for member in _replied_members(self.redis, mine["passkeys"]))
             watched = [
                 self._key("names-at"),
@@ -1425,12 +1414,7 @@ class RedisStore(Store):
             data, updated, departed, seats, owner = fields
             if data is None:
                 continue
-            try:
-                game = self._recast_game(data, source, target, rooms_kept=rooms_kept if forget else None)
-            except Corrupt:
-                if not forget:
-                    raise
-                game = None  # it opens for nobody: it goes with the player
+            game = self._recast_game(data, source, target, rooms_kept=rooms_kept if forget else None)
             if game is None:
                 writes += [("DEL", key, self._key("history", game_id)), ("ZREM", self._key("games"), game_id)]
                 for player in self._seats(game_id, seats, owner) if seats is not None else []:

@@ -33,7 +33,6 @@ from app.store.base import (
     LEASE_WAIT_SECONDS,
     Clock,
     Conflict,
-    Corrupt,
     Holdings,
     Kept,
     LadderPage,
@@ -971,18 +970,12 @@ class SQLiteStore(Store):
             boards = dict(connection.execute("SELECT board, game_id FROM boards WHERE player = ?", (player,)))
             name = connection.execute("SELECT name FROM names WHERE player = ?", (player,)).fetchone()
             ladders = dict(connection.execute("SELECT ladder, data FROM ladders WHERE player = ?", (player,)))
-            claims = dict(self._claims_naming(connection, player))
+            claims = dict(self._naming(connection, "claims", player))
             passkeys = dict(connection.execute("SELECT credential_id, data FROM passkeys WHERE player = ?", (player,)))
-            tokens = dict(self._tokens_naming(connection, player))
+            tokens = dict(self._naming(connection, "tokens", player))
         return Holdings(
             games, left, rooms, results, tallies, boards, name and name[0], ladders, claims, passkeys, tokens
         )
-
-    @staticmethod
-    def _tokens_naming(connection: sqlite3.Connection, player: str) -> list[tuple[str, str]]:
-        return connection.execute(
-            "SELECT key, value FROM tokens WHERE value = ? OR instr(key, ?) > 0", (player, player)
-        ).fetchall()
 
     @staticmethod
     def _games_naming(connection: sqlite3.Connection, player: str) -> list[str]:
@@ -994,9 +987,10 @@ class SQLiteStore(Store):
         ]
 
     @staticmethod
-    def _claims_naming(connection: sqlite3.Connection, player: str) -> list[tuple[str, str]]:
+    def _naming(connection: sqlite3.Connection, table: str, player: str) -> list[tuple[str, str]]:
+        """The rows of `table` (claims or tokens: key, value) about `player` (names_player)."""
         return connection.execute(
-            "SELECT key, value FROM claims WHERE value = ? OR instr(key, ?) > 0", (player, player)
+            f"SELECT key, value FROM {table} WHERE value = ? OR instr(key, ?) > 0", (player, player)
         ).fetchall()
 
     def forget(self, player: str, stand_in: str) -> None:
@@ -1006,10 +1000,10 @@ class SQLiteStore(Store):
             for table in ("departures", "results", "tallies", "boards", "names", "ladders", "passkeys"):
                 connection.execute(f"DELETE FROM {table} WHERE player = ?", (player,))
             connection.executemany(
-                "DELETE FROM tokens WHERE key = ?", [(key,) for key, _ in self._tokens_naming(connection, player)]
+                "DELETE FROM tokens WHERE key = ?", [(key,) for key, _ in self._naming(connection, "tokens", player)]
             )
             connection.executemany(
-                "DELETE FROM claims WHERE key = ?", [(key,) for key, _ in self._claims_naming(connection, player)]
+                "DELETE FROM claims WHERE key = ?", [(key,) for key, _ in self._naming(connection, "claims", player)]
             )
         self._forget_histories(games)
 
@@ -1036,14 +1030,14 @@ class SQLiteStore(Store):
                 (source, target, source, target),
             )
             connection.execute("UPDATE ladders SET player = ? WHERE player = ?", (target, source))
-            for key, value in self._claims_naming(connection, source):
+            for key, value in self._naming(connection, "claims", source):
                 connection.execute("DELETE FROM claims WHERE key = ?", (key,))
                 connection.execute(
                     "INSERT OR IGNORE INTO claims (key, value) VALUES (?, ?)",
                     (key.replace(source, target), target if value == source else value),
                 )
             connection.execute("UPDATE passkeys SET player = ? WHERE player = ?", (target, source))
-            for key, value in self._tokens_naming(connection, source):
+            for key, value in self._naming(connection, "tokens", source):
                 connection.execute(
                     "UPDATE OR REPLACE tokens SET key = ?, value = ? WHERE key = ?",
                     (key.replace(source, target), target if value == source else value, key),
@@ -1060,12 +1054,7 @@ class SQLiteStore(Store):
         games = self._games_naming(connection, source)
         for game_id in games:
             row = connection.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()
-            try:
-                game = self._recast_game(row[0], source, target, rooms_kept=rooms_kept)
-            except Corrupt:
-                if rooms_kept is None:
-                    raise
-                game = None  # it opens for nobody: it goes with the player
+            game = self._recast_game(row[0], source, target, rooms_kept=rooms_kept)
             if game is None:
                 connection.execute("DELETE FROM games WHERE id = ?", (game_id,))
                 continue
