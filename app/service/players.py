@@ -112,12 +112,11 @@ class PlayerOperations:
 
     # ----- progress over time ---------------------------------------------------------------------------------
 
-    async def progress(self, player: str) -> tuple[Progress, set[str]]:
-        """The player's progress from their results, and which of their finished games are still kept (their
-        replays open)."""
-        return await self.context.offload(self._progress, player)
+    async def progress(self, player: str) -> Progress:
+        """The player's progress from their results."""
+        return await self.context.offload(lambda: progress_of(self.store.results_by_game(player), self.context.clock()))
 
-    def _progress(self, player: str) -> tuple[Progress, set[str]]:
-        progress = progress_of(self.store.results_by_game(player), self.context.clock())
-        versions = self.store.stored_versions([game.game_id for game in progress.finished])
-        return progress, {game_id for game_id, version in versions.items() if version is not None}
+    async def kept(self, game_ids: list[str]) -> set[str]:
+        """Which of these games are still kept (a finished one's replay opens)."""
+        versions = await self.context.offload(self.store.stored_versions, game_ids)
+        return {game_id for game_id, version in versions.items() if version is not None}

@@ -35,7 +35,7 @@ from app.web.schemas.players import (
     SignInOut,
     export_document,
 )
-from app.web.views.progress import progress_view
+from app.web.views.progress import finished_rows, progress_charts
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 # Every request here that reads or writes much, or could be used to guess, counts towards a limit per address.
@@ -98,7 +98,7 @@ async def new_link_code(request: Request, player: Player, client: Client, servic
     """Show a new link code on this device (and its QR code) for another device to enter."""
     _again_on_player_page(request, service, site)
     code = await service.devices.link_code(player, client)
-    request.session[SHOWN_CODE] = {"code": code.code, "until": code.until}
+    _note(request, SHOWN_CODE, code.code, code.until)
     return RedirectResponse("/player#link", status_code=303)
 
 
@@ -189,18 +189,17 @@ async def progress_page(
 ) -> Response:
     """The player's progress over time: charts of their games, wins, times, 3BV/s and accuracy per week and of the
     boards of the day, and every finished game with its replay (while the game is kept), newest first."""
-    progress, kept = await service.players.progress(player)
+    progress = await service.players.progress(player)
     history = await service.daily.history(player)
     days = [(day.date, _outcome(day)) for day in history.days]
-    view = progress_view(progress, days)
-    pages = max(1, -(-len(view["finished"]) // FINISHED_PER_PAGE))
-    page_number = min(max(page_number, 1), pages)
-    shown = view["finished"][(page_number - 1) * FINISHED_PER_PAGE : page_number * FINISHED_PER_PAGE]
+    pages = max(1, -(-len(progress.finished) // FINISHED_PER_PAGE))
+    page_number = min(page_number, pages)
+    shown = progress.finished[(page_number - 1) * FINISHED_PER_PAGE : page_number * FINISHED_PER_PAGE]
     context = page_context(
         None,
-        charts=view["charts"],
-        finished=shown,
-        kept=kept,
+        charts=progress_charts(progress, days),
+        finished=finished_rows(shown),
+        kept=await service.players.kept([game.game_id for game in shown]),
         page_number=page_number,
         pages=pages,
         streak=(history.streak, history.best_streak),
@@ -243,25 +242,31 @@ def _qr(url: str) -> Markup:
     return Markup(svg)  # noqa: S704 - segno's own SVG of a URL the server made
 
 
+def _noted(request: Request, service: GameService, note: str) -> tuple[str, float] | None:
+    """A note the session keeps for a while ({"value", "until"}): its value and time, while that time is to come."""
+    kept = request.session.get(note)
+    if not isinstance(kept, dict):
+        return None
+    value, until = kept.get("value"), kept.get("until")
+    if isinstance(value, str) and isinstance(until, (int, float)) and until > service.clock():
+        return value, float(until)
+    return None
+
+
+def _note(request: Request, note: str, value: str, until: float) -> None:
+    request.session[note] = {"value": value, "until": until}
+
+
 def _shown_code(request: Request, service: GameService) -> LinkCode | None:
     """The link code this device showed last, while it may still link."""
-    shown = request.session.get(SHOWN_CODE)
-    if not (isinstance(shown, dict) and isinstance(shown.get("code"), str) and _moment(shown.get("until"))):
-        return None
-    return LinkCode(shown["code"], shown["until"]) if shown["until"] > service.clock() else None
-
-
-def _moment(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    noted = _noted(request, service, SHOWN_CODE)
+    return LinkCode(*noted) if noted else None
 
 
 def _joining(request: Request, service: GameService) -> str | None:
     """The player this device signed in as and waits to become, while its choice is still to be made."""
-    pending = request.session.get(JOINING)
-    if not (isinstance(pending, dict) and isinstance(pending.get("player"), str)):
-        return None
-    until = pending.get("until")
-    return pending["player"] if isinstance(until, (int, float)) and until > service.clock() else None
+    noted = _noted(request, service, JOINING)
+    return noted[0] if noted else None
 
 
 async def _signed_in(request: Request, service: GameService, player: str, target: str) -> SignInOut:
@@ -270,7 +275,7 @@ async def _signed_in(request: Request, service: GameService, player: str, target
     if target == player:
         return SignInOut(signed_in=True, choice=False, next="/")
     if await service.players.has_keeping(player):
-        request.session[JOINING] = {"player": target, "until": service.clock() + LINK_CODE_SECONDS}
+        _note(request, JOINING, target, service.clock() + LINK_CODE_SECONDS)
         return SignInOut(signed_in=False, choice=True, next="/player/join")
     become(request, target)
     return SignInOut(signed_in=True, choice=False, next="/")
@@ -311,7 +316,7 @@ async def delete(body: DeleteIn, request: Request, player: Player, client: Clien
 async def progress(player: Player, service: Service) -> ProgressOut:
     """The player's progress over time, per week (ISO weeks, UTC): games and wins, the mean 3BV per second of the
     wins and the mean accuracy; and per mode and size, the best and median winning time of each week won in."""
-    return ProgressOut.of((await service.players.progress(player))[0])
+    return ProgressOut.of(await service.players.progress(player))
 
 
 @api_router.get("/passkeys", response_model=list[PasskeyOut])

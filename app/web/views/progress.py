@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from app.core.languages import day_text, decimal_text, gettext, number_text, percent_text
 from app.modes import MODES
-from app.results.progress import Progress
+from app.results.progress import Finished, Progress
 from app.web.views.game import board_size, clock_text, moment_texts
 
 # The drawing's own units: the SVG scales to the width of the page, its words with it.
@@ -149,9 +149,8 @@ class FinishedRow:
     accuracy: str
 
 
-def progress_view(progress: Progress, days: list[tuple[datetime.date, str]] | None = None) -> dict:
-    """What the progress page shows: its charts (the boards of the day's calendar among them, from `days`), and
-    the finished games' rows."""
+def progress_charts(progress: Progress, days: list[tuple[datetime.date, str]] | None = None) -> list[Chart]:
+    """The progress page's charts (the boards of the day's calendar among them, from `days`)."""
     weeks = progress.weeks
     columns = [day_text(week.start) for week in weeks]
     charts = []
@@ -204,8 +203,13 @@ def progress_view(progress: Progress, days: list[tuple[datetime.date, str]] | No
                 lambda value: clock_text(value, tenths=True),
             )
         )
+    return charts
+
+
+def finished_rows(finished: list[Finished]) -> list[FinishedRow]:
+    """The rows of these finished games, as the progress page lists them."""
     rows = []
-    for game in progress.finished:
+    for game in finished:
         result = game.result
         mode = MODES.get(result["mode"])
         rate = result["bbbv"] / result["seconds"] if result["won"] and result["bbbv"] and result["seconds"] else None
@@ -223,4 +227,4 @@ def progress_view(progress: Progress, days: list[tuple[datetime.date, str]] | No
                 percent_text(accuracy) if accuracy is not None else "–",
             )
         )
-    return {"charts": charts, "finished": rows}
+    return rows
