@@ -158,7 +158,9 @@ def test_a_link_code_makes_a_device_the_player_and_the_device_brings_its_games_o
         page = alice.get("/player").text
         code = re.search(r'<p class="link-code"><code>([0-9A-Z-]{14})</code>', page).group(1)
         assert "<svg" in page and "QR code of the link" in page
+        phone.get("/")  # a player of its own first: its cookie is there to change
         before = dict(phone.cookies)
+        assert before
         linked = phone.post("/player/link", data={"code": code.lower()})
         assert linked.status_code == 303 and linked.headers["location"] == "/"
         assert dict(phone.cookies) != before, "a sign-in starts a new session"
